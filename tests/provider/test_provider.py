@@ -1,0 +1,111 @@
+"""The provider contract of seed 003 over a real SQLite store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trainboard.errors import InvalidArgumentError, NotFoundError
+from trainboard.normaliser.points import (
+    Batch,
+    BlobSequencePoint,
+    DataClass,
+    RunState,
+    ScalarPoint,
+    SeriesMetadata,
+    TensorPoint,
+)
+from trainboard.provider.downsample import sample_indices
+from trainboard.provider.provider import DataProvider
+from trainboard.provider.values import RunTagFilter
+from trainboard.reader.protos.tensor_pb2 import TensorProto
+from trainboard.reader.tail import FileCursor
+from trainboard.store.sqlite import SqliteStore
+
+SCALARS = SeriesMetadata(plugin_name="scalars", data_class=DataClass.SCALAR)
+
+
+@pytest.fixture
+def provider(tmp_path: Path) -> Iterator[DataProvider]:
+    store = SqliteStore(tmp_path / "s.sqlite")
+    for run, start in (("train", 10.0), ("eval", 5.0)):
+        ops = [ScalarPoint(tag=tag, step=s, wall_time=start + s, value=s * 0.25) for s in range(1000) for tag in "ab"]
+        tensor = TensorProto(dtype=2, tensor_content=np.arange(6, dtype="<f8").tobytes())
+        tensor.tensor_shape.dim.add(size=2)
+        tensor.tensor_shape.dim.add(size=3)
+        ops.append(TensorPoint(tag="h", step=7, wall_time=start, tensor=tensor.SerializeToString()))
+        ops.append(BlobSequencePoint(tag="img", step=3, wall_time=start, blobs=(b"1", b"2", b"\x89PNG")))
+        metadata = {
+            "a": SCALARS,
+            "b": SCALARS,
+            "h": SeriesMetadata(plugin_name="histograms", data_class=DataClass.TENSOR),
+            "img": SeriesMetadata(plugin_name="images", data_class=DataClass.BLOB_SEQUENCE),
+        }
+        store.write_batch(
+            run,
+            FileCursor(path=f"/{run}", offset=1, size=1, head=b""),
+            RunState(start_time=start),
+            Batch(operations=ops, metadata=metadata),
+            restarted=False,
+        )
+    yield DataProvider(store, data_location="/logs")
+    store.close()
+
+
+def test_sample_indices_keep_first_and_last_and_are_increasing() -> None:
+    for length in range(0, 60):
+        for k in range(0, 70):
+            indices = list(sample_indices(length, k))
+            assert len(indices) == min(k, length)
+            assert indices == sorted(set(indices))
+            if indices and k >= 2:
+                assert indices[0] == 0 and indices[-1] == length - 1
+            if indices:
+                assert indices[-1] == length - 1
+
+
+def test_runs_plugins_and_listing(provider: DataProvider) -> None:
+    assert [(r.run_name, r.start_time) for r in provider.list_runs()] == [("train", 10.0), ("eval", 5.0)]
+    assert provider.list_plugins() == ["histograms", "images", "scalars"]
+    listing = provider.list_scalars(plugin_name="scalars")
+    assert set(listing) == {"train", "eval"}
+    assert listing["eval"]["a"].max_step == 999 and listing["eval"]["a"].max_wall_time == 1004.0
+    assert provider.list_scalars(plugin_name="histograms") == {}
+
+
+def test_read_scalars_every_point_and_downsampled(provider: DataProvider) -> None:
+    every = provider.read_scalars(plugin_name="scalars", downsample=None)
+    assert len(every["train"]["a"]) == 1000
+    assert every["train"]["a"][10].value == 2.5
+    sampled = provider.read_scalars(plugin_name="scalars", downsample=100, run_tag_filter=RunTagFilter.of(["train"]))
+    a, b = sampled["train"]["a"], sampled["train"]["b"]
+    assert len(a) == 100
+    assert a[0].step == 0 and a[-1].step == 999
+    assert [d.step for d in a] == [d.step for d in b]
+    assert set(sampled) == {"train"}
+
+
+def test_filters_and_argument_checks(provider: DataProvider) -> None:
+    only = provider.read_scalars(plugin_name="scalars", downsample=5, run_tag_filter=RunTagFilter.of(["eval"], ["b"]))
+    assert list(only) == ["eval"] and list(only["eval"]) == ["b"]
+    with pytest.raises(TypeError):
+        RunTagFilter.of(runs="train")
+    with pytest.raises(InvalidArgumentError):
+        provider.read_scalars(plugin_name="scalars", downsample=-1)
+
+
+def test_tensors_and_blobs(provider: DataProvider) -> None:
+    (datum,) = provider.read_tensors(plugin_name="histograms", downsample=None)["train"]["h"]
+    assert datum.step == 7
+    assert datum.numpy.shape == (2, 3) and datum.numpy[1, 2] == 5.0
+    listing = provider.list_blob_sequences(plugin_name="images")
+    assert listing["train"]["img"].max_length == 3
+    (point,) = provider.read_blob_sequences(plugin_name="images", downsample=10)["train"]["img"]
+    assert provider.read_blob(blob_key=point.values[2].blob_key) == b"\x89PNG"
+    with pytest.raises(InvalidArgumentError):
+        provider.read_blob(blob_key="../../etc/passwd")
+    with pytest.raises(NotFoundError):
+        provider.read_blob(blob_key="999999.0")

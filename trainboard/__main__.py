@@ -1,0 +1,3 @@
+from trainboard.cli import main
+
+main()

@@ -1,0 +1,46 @@
+"""The `trainboard` command: TensorBoard's flags where they make sense, plus --db."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from trainboard.settings import SETTINGS, Settings, parse_samples_per_plugin
+
+
+def parse_settings(argv: Sequence[str] | None = None) -> Settings:
+    parser = argparse.ArgumentParser(prog="trainboard", description="A fast, lossless dashboard for training logs.")
+    for setting in SETTINGS:
+        env_default = os.environ.get(f"TRAINBOARD_{setting.name.upper()}")
+        flag = f"--{setting.name}"
+        if isinstance(setting.default, bool):
+            default = setting.default if env_default is None else env_default.lower() in ("1", "true", "yes")
+            parser.add_argument(flag, action="store_true", default=default, help=setting.help)
+        else:
+            kind = type(setting.default)
+            parser.add_argument(
+                flag,
+                type=kind,
+                default=setting.default if env_default is None else kind(env_default),
+                help=setting.help,
+            )
+    args = parser.parse_args(argv)
+    values = vars(args)
+    try:
+        sampling = parse_samples_per_plugin(values["samples_per_plugin"])
+    except ValueError as error:
+        parser.error(str(error))
+    return Settings(**values, sampling=sampling)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import uvicorn
+
+    from trainboard.http.app import create_app
+
+    settings = parse_settings(argv)
+    host = "0.0.0.0" if settings.bind_all else settings.host
+    print(f"trainboard serving {settings.logdir} at http://{host}:{settings.port}/", file=sys.stderr)
+    uvicorn.run(create_app(settings), host=host, port=settings.port, log_level="warning")

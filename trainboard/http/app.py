@@ -1,0 +1,66 @@
+"""`create_app(settings)`: the ASGI app. The store opens and ingest starts in its lifespan."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount
+
+from trainboard.errors import PublicError
+from trainboard.http import tensorboard
+from trainboard.http.context import Experiment
+from trainboard.http.responses import TextResponse
+from trainboard.ingest.loader import Loader
+from trainboard.ingest.progress import IngestProgress
+from trainboard.provider.provider import DataProvider
+from trainboard.reader.logdir import LogDir
+from trainboard.settings import Settings
+from trainboard.store.sqlite import SqliteStore
+
+logger = logging.getLogger("trainboard.http")
+
+
+def create_app(settings: Settings) -> Starlette:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store = SqliteStore(settings.store_path(settings.logdir))
+        progress = IngestProgress()
+        loader = Loader(LogDir(settings.logdir), store, progress)
+        stop = threading.Event()
+        ingest = threading.Thread(
+            target=loader.run_forever, args=(settings.reload_interval, stop), name="trainboard-ingest", daemon=True
+        )
+        provider = DataProvider(store, data_location=settings.logdir)
+        app.state.experiments = {"": Experiment("", provider, progress, settings.sampling)}
+        app.state.settings = settings
+        ingest.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            ingest.join(timeout=10)
+            store.close()
+
+    routes: list[BaseRoute] = tensorboard.routes()
+    routes = [Mount("/experiment/{experiment_id}", routes=routes), *routes]
+    if settings.path_prefix.strip("/"):
+        routes = [Mount("/" + settings.path_prefix.strip("/"), routes=routes)]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
+        exception_handlers={PublicError: _public_error},
+        lifespan=lifespan,
+    )
+
+
+async def _public_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, PublicError)
+    return TextResponse(exc.message, status_code=exc.http_code)

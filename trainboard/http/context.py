@@ -1,0 +1,37 @@
+"""What a handler needs from the app: the experiment its URL names, with its provider and sampling hints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from starlette.requests import Request
+
+from trainboard.errors import NotFoundError
+from trainboard.ingest.progress import IngestProgress
+from trainboard.provider.provider import DataProvider
+
+# The experiment id TensorBoard's own UI puts in its URLs; it and "" name the default experiment.
+DEFAULT_EXPERIMENT_IDS = ("", "defaultExperimentId")
+
+
+@dataclass
+class Experiment:
+    id: str
+    provider: DataProvider
+    progress: IngestProgress
+    # --samples_per_plugin: plugin name -> points per series (None: all).
+    sampling: dict[str, int | None] = field(default_factory=dict)
+
+    def samples(self, plugin_name: str, default: int) -> int | None:
+        return self.sampling.get(plugin_name, default)
+
+
+def experiment(request: Request) -> Experiment:
+    experiments: dict[str, Experiment] = request.app.state.experiments
+    experiment_id = request.path_params.get("experiment_id", "")
+    if experiment_id in DEFAULT_EXPERIMENT_IDS:
+        return next(iter(experiments.values()))
+    try:
+        return experiments[experiment_id]
+    except KeyError:
+        raise NotFoundError(f"no experiment with id {experiment_id!r}") from None

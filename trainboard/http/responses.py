@@ -1,0 +1,49 @@
+"""Responses as TensorBoard writes them: JSON with NaN and infinities as strings, and its security headers."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+# TensorBoard sends these on every response; HTML additionally gets its Content-Security-Policy.
+SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff"}
+
+
+def cleanse(value: Any) -> Any:
+    """Replace non-finite floats by TensorBoard's strings and bytes by text, recursively."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, list | tuple):
+        return [cleanse(item) for item in value]
+    if isinstance(value, dict):
+        return {key: cleanse(item) for key, item in value.items()}
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return value
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def __init__(self, content: Any, status_code: int = 200, headers: dict[str, str] | None = None) -> None:
+        super().__init__(content, status_code, {**SECURITY_HEADERS, **(headers or {})})
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(cleanse(content))
+
+
+class TextResponse(Response):
+    media_type = "text/plain"
+
+    def __init__(self, content: str | bytes, status_code: int = 200, media_type: str | None = None) -> None:
+        super().__init__(content, status_code, SECURITY_HEADERS, media_type)
+
+
+class BytesResponse(Response):
+    def __init__(self, content: bytes, media_type: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(content, 200, {**SECURITY_HEADERS, **(headers or {})}, media_type)

@@ -1,0 +1,81 @@
+"""The normaliser's output: plain values that the store keeps, one kind per data class."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class DataClass(enum.IntEnum):
+    """Seed 003's three kinds of time series (SummaryMetadata.data_class)."""
+
+    UNKNOWN = 0
+    SCALAR = 1
+    TENSOR = 2
+    BLOB_SEQUENCE = 3
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesMetadata:
+    """What a tag is: the first SummaryMetadata seen for it in its run."""
+
+    plugin_name: str
+    data_class: DataClass
+    plugin_content: bytes = b""
+    display_name: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarPoint:
+    tag: str
+    step: int
+    wall_time: float
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
+class TensorPoint:
+    """A tensor value, kept as the serialized TensorProto it arrived as (or was converted to)."""
+
+    tag: str
+    step: int
+    wall_time: float
+    tensor: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class BlobSequencePoint:
+    tag: str
+    step: int
+    wall_time: float
+    blobs: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Purge:
+    """Drop points with step >= `step`: of every tag of the run when `tags` is None, else of those tags only."""
+
+    step: int
+    tags: tuple[str, ...] | None = None
+
+
+Point = ScalarPoint | TensorPoint | BlobSequencePoint
+Operation = Point | Purge
+
+
+@dataclass(slots=True)
+class RunState:
+    """What the purge rules remember about a run between events, files and restarts."""
+
+    file_version: float | None = None
+    most_recent_step: int = -1
+    start_time: float | None = None
+
+
+@dataclass(slots=True)
+class Batch:
+    """Normalised events of one run, in file order; `metadata` holds the first metadata seen for each tag."""
+
+    operations: list[Operation] = field(default_factory=list)
+    metadata: dict[str, SeriesMetadata] = field(default_factory=dict)
