@@ -112,6 +112,7 @@ def test_purge_all_tags_drops_steps_at_or_after(store: Store) -> None:
 def test_purge_by_tags_leaves_other_tags(store: Store) -> None:
     batch = scalar_batch("a", range(10))
     batch.operations += scalar_batch("b", range(10)).operations + [Purge(step=3, tags=("b",))]
+    batch.metadata["b"] = SCALARS
     store.write_batch("r", cursor("/f", 1), RunState(), batch, restarted=False)
     rows = series_by_tag(store, "r")
     assert store.scalars(rows["a"].id).steps.tolist() == list(range(10))
@@ -168,12 +169,13 @@ def test_filters_have_cross_product_semantics(store: Store) -> None:
 
 
 def test_state_and_cursors_survive_reopen(store: Store, tmp_path) -> None:
-    state = RunState(file_version=2.0, most_recent_step=41, start_time=123.5)
+    state = RunState(file_version=2.0, most_recent_step=41, seen_session_start=True, start_time=123.5)
     store.write_batch("train/a", cursor("/logs/x", 77), state, scalar_batch("t", range(3)), restarted=False)
     if not isinstance(store, SqliteStore):
         return
     reopened = SqliteStore(store.path)
     try:
+        state.first_metadata = {"t": SCALARS}  # rebuilt from the series the store keeps
         assert reopened.run_states() == {"train/a": state}
         assert reopened.file_cursors()["/logs/x"] == cursor("/logs/x", 77)
         assert [r.name for r in reopened.runs()] == ["train/a"]
@@ -190,7 +192,7 @@ def test_readers_see_committed_data_while_a_write_is_open(store: Store) -> None:
     entered, release = threading.Event(), threading.Event()
 
     def slow_write() -> None:
-        with store._write_lock:  # noqa: SLF001 - the test takes the writer's place to keep its transaction open
+        with store._write_lock:  # the test takes the writer's place to keep its transaction open
             store._writer.execute("BEGIN IMMEDIATE")
             store._writer.execute("DELETE FROM scalar_chunks")
             entered.set()

@@ -70,7 +70,10 @@ class RunState:
 
     file_version: float | None = None
     most_recent_step: int = -1
+    seen_session_start: bool = False
     start_time: float | None = None
+    # The first metadata of each tag: it decides the data class of all the tag's values.
+    first_metadata: dict[str, SeriesMetadata] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -81,7 +81,7 @@ class DataProvider:
     def read_tensors(
         self, *, plugin_name: str, downsample: int | None, run_tag_filter: RunTagFilter | None = None
     ) -> Nested[list[TensorDatum]]:
-        from trainboard.provider.tensors import to_ndarray
+        from trainboard.reader.tensors import to_ndarray
 
         _check_downsample(downsample)
         result: Nested[list[TensorDatum]] = {}

@@ -11,7 +11,8 @@ MIGRATIONS: list[tuple[str, str]] = [
             name TEXT NOT NULL UNIQUE,
             start_time REAL,
             file_version REAL,
-            most_recent_step INTEGER NOT NULL DEFAULT -1
+            most_recent_step INTEGER NOT NULL DEFAULT -1,
+            seen_session_start INTEGER NOT NULL DEFAULT 0
         );
         CREATE TABLE files (
             id INTEGER PRIMARY KEY,

@@ -87,11 +87,21 @@ class SqliteStore:
         }
 
     def run_states(self) -> dict[str, RunState]:
-        rows = self._reader().execute("SELECT name, file_version, most_recent_step, start_time FROM runs")
-        return {
-            name: RunState(file_version=file_version, most_recent_step=most_recent_step, start_time=start_time)
-            for name, file_version, most_recent_step, start_time in rows
+        rows = self._reader().execute(
+            "SELECT name, file_version, most_recent_step, seen_session_start, start_time FROM runs"
+        )
+        states = {
+            name: RunState(
+                file_version=file_version,
+                most_recent_step=most_recent_step,
+                seen_session_start=bool(seen_session_start),
+                start_time=start_time,
+            )
+            for name, file_version, most_recent_step, seen_session_start, start_time in rows
         }
+        for row in self.series():
+            states[row.run].first_metadata[row.tag] = row.metadata
+        return states
 
     def write_batch(self, run: str, cursor: FileCursor, state: RunState, batch: Batch, *, restarted: bool) -> None:
         with self._write_lock:
@@ -112,10 +122,11 @@ class SqliteStore:
     def _save_run(self, run: str, state: RunState) -> int:
         db = self._writer
         db.execute(
-            "INSERT INTO runs (name, start_time, file_version, most_recent_step) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (name) DO UPDATE SET start_time = excluded.start_time,"
-            " file_version = excluded.file_version, most_recent_step = excluded.most_recent_step",
-            (run, state.start_time, state.file_version, state.most_recent_step),
+            "INSERT INTO runs (name, start_time, file_version, most_recent_step, seen_session_start)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET start_time = excluded.start_time,"
+            " file_version = excluded.file_version, most_recent_step = excluded.most_recent_step,"
+            " seen_session_start = excluded.seen_session_start",
+            (run, state.start_time, state.file_version, state.most_recent_step, int(state.seen_session_start)),
         )
         (run_id,) = db.execute("SELECT id FROM runs WHERE name = ?", (run,)).fetchone()
         return int(run_id)

@@ -1,0 +1,161 @@
+"""Parsed events of one run → scalar, tensor and blob-sequence points, as TensorBoard's Python loader sees them.
+
+The order of work per event follows TensorBoard 2.21's loader: legacy values are migrated to tensors (data_compat),
+data classes are assigned from the plugin of the tag's first metadata (dataclass_compat), then the restart purge is
+checked before the event's values are kept (plugin_event_accumulator).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from trainboard.normaliser import legacy
+from trainboard.normaliser.points import (
+    Batch,
+    BlobSequencePoint,
+    DataClass,
+    Purge,
+    RunState,
+    ScalarPoint,
+    SeriesMetadata,
+    TensorPoint,
+)
+from trainboard.reader.protos.event_pb2 import Event, SessionLog
+from trainboard.reader.protos.summary_pb2 import Summary, SummaryMetadata
+
+RUN_GRAPH_TAG = "__run_graph__"
+META_GRAPH_TAG = "__run_meta_graph__"
+GRAPHS_PLUGIN = "graphs"
+TAGGED_RUN_METADATA_PLUGIN = "graph_tagged_run_metadata"
+# trainboard keeps meta graphs too (TensorBoard's data provider does not serve them) under a plugin of its own.
+META_GRAPH_PLUGIN = "graph_meta_graph_def"
+
+# dataclass_compat: the data class a tag's values get from the plugin of its first metadata.
+PLUGIN_DATA_CLASSES = {
+    "scalars": DataClass.SCALAR,
+    "histograms": DataClass.TENSOR,
+    "text": DataClass.TENSOR,
+    "hparams": DataClass.TENSOR,
+    "pr_curves": DataClass.TENSOR,
+    "mesh": DataClass.TENSOR,
+    "custom_scalars": DataClass.TENSOR,
+    "images": DataClass.BLOB_SEQUENCE,
+    "audio": DataClass.BLOB_SEQUENCE,
+    "graph_run_metadata": DataClass.BLOB_SEQUENCE,
+    "graph_run_metadata_graph": DataClass.BLOB_SEQUENCE,
+    "graph_keras_model": DataClass.BLOB_SEQUENCE,
+}
+
+
+def normalise(events: Iterable[Event], state: RunState) -> Batch:
+    """Turn one run's events, in file order, into a Batch; `state` carries the purge rules' memory across calls."""
+    batch = Batch()
+    operations = batch.operations
+    for event in events:
+        if state.start_time is None:
+            state.start_time = event.wall_time
+        kind = event.WhichOneof("what")
+        if kind == "meta_graph_def":
+            # Not a summary for TensorBoard: no purge check and no effect on the most recent step.
+            value = _blob_value(META_GRAPH_TAG, META_GRAPH_PLUGIN, event.meta_graph_def)
+            _keep(value, event, state, batch)
+            continue
+        if kind == "file_version":
+            state.file_version = _file_version(event.file_version)
+        values = _summary_values(event, kind)
+        purge = _purge(event, kind, values, state)
+        if purge is not None:
+            operations.append(purge)
+        if values is not None:
+            state.most_recent_step = event.step
+            for value in values:
+                _keep(value, event, state, batch)
+    return batch
+
+
+def _summary_values(event: Event, kind: str | None) -> list[Summary.Value] | None:
+    """The event's values as summary values (TensorBoard turns graphs and run metadata into summaries too)."""
+    if kind == "summary":
+        return [legacy.migrate(value) for value in event.summary.value]
+    if kind == "graph_def":
+        return [_blob_value(RUN_GRAPH_TAG, GRAPHS_PLUGIN, event.graph_def)]
+    if kind == "tagged_run_metadata":
+        run_metadata = event.tagged_run_metadata
+        return [_blob_value(run_metadata.tag, TAGGED_RUN_METADATA_PLUGIN, run_metadata.run_metadata)]
+    return None
+
+
+def _keep(value: Summary.Value, event: Event, state: RunState, batch: Batch) -> None:
+    point = _point(value, event, state, batch)
+    if point is not None:
+        batch.operations.append(point)
+
+
+def _purge(event: Event, kind: str | None, values: list[Summary.Value] | None, state: RunState) -> Purge | None:
+    """TensorBoard's two rules for dropping data orphaned by a restart."""
+    if state.file_version is not None and state.file_version >= 2:
+        if kind != "session_log" or event.session_log.status != SessionLog.START:
+            return None
+        if not state.seen_session_start:
+            state.seen_session_start = True  # the first START is the session's own start, not a restart
+            return None
+        return Purge(step=event.step)
+    if values is not None and event.step < state.most_recent_step:
+        return Purge(step=event.step, tags=tuple(value.tag for value in values))
+    return None
+
+
+def _point(
+    value: Summary.Value, event: Event, state: RunState, batch: Batch
+) -> ScalarPoint | TensorPoint | BlobSequencePoint | None:
+    tag = value.tag or value.node_name.decode("utf-8", "replace")
+    first = state.first_metadata.get(tag)
+    if first is None:
+        first = _series_metadata(value)
+        state.first_metadata[tag] = first
+        batch.metadata[tag] = first
+    if not value.HasField("tensor"):
+        return None
+    data_class = first.data_class
+    if data_class == DataClass.SCALAR:
+        return ScalarPoint(tag=tag, step=event.step, wall_time=event.wall_time, value=legacy.scalar(value.tensor))
+    if data_class == DataClass.BLOB_SEQUENCE:
+        blobs = legacy.blobs(value.tensor, audio=first.plugin_name == "audio")
+        return BlobSequencePoint(tag=tag, step=event.step, wall_time=event.wall_time, blobs=blobs)
+    return TensorPoint(tag=tag, step=event.step, wall_time=event.wall_time, tensor=value.tensor.SerializeToString())
+
+
+def _series_metadata(value: Summary.Value) -> SeriesMetadata:
+    metadata = value.metadata
+    data_class = DataClass(metadata.data_class)
+    plugin_name = metadata.plugin_data.plugin_name
+    if data_class == DataClass.UNKNOWN:
+        data_class = PLUGIN_DATA_CLASSES.get(plugin_name, DataClass.UNKNOWN)
+    if not value.HasField("metadata"):
+        # TensorBoard keeps no metadata for such a tag, so its values are never served.
+        data_class = DataClass.UNKNOWN
+    return SeriesMetadata(
+        plugin_name=plugin_name,
+        data_class=data_class,
+        plugin_content=metadata.plugin_data.content,
+        display_name=metadata.display_name,
+        description=metadata.summary_description,
+    )
+
+
+def _blob_value(tag: str, plugin_name: str, blob: bytes) -> Summary.Value:
+    value = Summary.Value(tag=tag)
+    value.metadata.plugin_data.plugin_name = plugin_name
+    value.metadata.data_class = SummaryMetadata.DataClass.DATA_CLASS_BLOB_SEQUENCE
+    value.tensor.dtype = 7  # DT_STRING
+    value.tensor.tensor_shape.dim.add(size=1)
+    value.tensor.string_val.append(blob)
+    return value
+
+
+def _file_version(text: str) -> float:
+    """ "brain.Event:2" → 2.0; an unreadable version counts as old (-1), as in TensorBoard."""
+    try:
+        return float(text.split("brain.Event:")[-1])
+    except ValueError:
+        return -1.0

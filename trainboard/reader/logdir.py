@@ -1,0 +1,76 @@
+"""A log directory on any filesystem fsspec knows (local paths, file://, s3://, gs://, ...) and its runs."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from typing import Any, BinaryIO
+
+import fsspec
+from fsspec.implementations.local import LocalFileSystem
+
+
+def is_event_file(name: str) -> bool:
+    """TensorBoard reads only files whose name contains "tfevents"."""
+    return "tfevents" in name
+
+
+class LogDir:
+    def __init__(self, url: str, storage_options: dict[str, Any] | None = None) -> None:
+        self.url = url
+        self._fs, root = fsspec.core.url_to_fs(url, **(storage_options or {}))
+        self._local = isinstance(self._fs, LocalFileSystem)
+        self._root = os.path.realpath(root) if self._local else root.rstrip("/")
+
+    def runs(self) -> dict[str, list[str]]:
+        """Every directory that directly holds an event file, by run name ("." for the root), files sorted by name."""
+        runs: dict[str, list[str]] = {}
+        for directory, names in self._directories():
+            files = sorted(name for name in names if is_event_file(name))
+            if files:
+                run = self._run_name(directory)
+                runs[run] = [self._join(directory, name) for name in files]
+        return runs
+
+    def open(self, path: str) -> BinaryIO:
+        self._check_inside(path)
+        stream: BinaryIO = self._fs.open(path, "rb") if not self._local else open(path, "rb")
+        return stream
+
+    def size(self, path: str) -> int:
+        self._check_inside(path)
+        if self._local:
+            return os.stat(path).st_size
+        self._fs.invalidate_cache(path)
+        return int(self._fs.size(path))
+
+    def _directories(self) -> list[tuple[str, list[str]]]:
+        if self._local:
+            if not os.path.isdir(self._root):
+                return []
+            return [
+                (directory, [n for n in names if self._is_inside(os.path.join(directory, n))])
+                for directory, _, names in os.walk(self._root)
+            ]
+        self._fs.invalidate_cache(self._root)
+        if not self._fs.exists(self._root):
+            return []
+        return [(directory, names) for directory, _, names in self._fs.walk(self._root)]
+
+    def _run_name(self, directory: str) -> str:
+        if self._local:
+            relative = os.path.relpath(directory, self._root)
+            return relative.replace(os.sep, "/")
+        relative = posixpath.relpath(directory.rstrip("/"), self._root)
+        return relative
+
+    def _join(self, directory: str, name: str) -> str:
+        return os.path.join(directory, name) if self._local else posixpath.join(directory, name)
+
+    def _is_inside(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return real == self._root or real.startswith(self._root + os.sep)
+
+    def _check_inside(self, path: str) -> None:
+        if self._local and not self._is_inside(path):
+            raise PermissionError(f"{path} is outside the log directory {self._root}")

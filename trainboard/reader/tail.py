@@ -1,0 +1,60 @@
+"""Reading what is new in one event file since the last read, across growth, truncation and replacement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from trainboard.reader.logdir import LogDir
+from trainboard.reader.records import Record, read_records
+
+# The first bytes of a file identify it: a file whose head changed was replaced.
+HEAD_SIZE = 64
+# At most this many bytes are read per call; the caller calls again while `more` is set.
+READ_LIMIT = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class FileCursor:
+    """How far a file has been read: `offset` is the end of the last complete record."""
+
+    path: str
+    offset: int
+    size: int
+    head: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    cursor: FileCursor
+    records: list[Record] = field(default_factory=list)
+    # The file was truncated or replaced: what was read from it before is void and records start at 0.
+    restarted: bool = False
+    # The read limit was reached before the end of the file.
+    more: bool = False
+
+
+def read_new(logdir: LogDir, cursor: FileCursor | None, path: str) -> Tail:
+    try:
+        size = logdir.size(path)
+        with logdir.open(path) as stream:
+            head = stream.read(HEAD_SIZE)
+            restarted = cursor is not None and (size < cursor.offset or not _same_head(cursor.head, head))
+            offset = 0 if cursor is None or restarted else cursor.offset
+            if cursor is not None and not restarted and size == cursor.size and cursor.offset == size:
+                return Tail(cursor=cursor)
+            records = list(read_records(stream, offset, path=path, limit=READ_LIMIT))
+    except FileNotFoundError:
+        # A file that vanished keeps what was read from it.
+        return Tail(cursor=cursor or FileCursor(path=path, offset=0, size=0, head=b""))
+    end = records[-1].end if records else offset
+    return Tail(
+        cursor=FileCursor(path=path, offset=end, size=size, head=head),
+        records=records,
+        restarted=restarted,
+        more=end - offset >= READ_LIMIT,
+    )
+
+
+def _same_head(seen: bytes, now: bytes) -> bool:
+    """A growing file keeps its first bytes; a shorter head seen earlier must be a prefix of the current one."""
+    return now.startswith(seen) if len(seen) <= len(now) else False
