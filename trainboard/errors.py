@@ -9,23 +9,32 @@ from __future__ import annotations
 
 class PublicError(Exception):
     http_code = 500
+    # TensorBoard prefixes its error texts with the kind of error ("Not found: ...").
+    kind = "Internal error"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
 
 class InvalidArgumentError(PublicError):
     http_code = 400
+    kind = "Invalid argument"
 
 
 class NotFoundError(PublicError):
     http_code = 404
+    kind = "Not found"
 
 
 class PermissionDeniedError(PublicError):
     http_code = 403
+    kind = "Permission denied"
 
 
 class UnauthenticatedError(PublicError):
     http_code = 401
+    kind = "Unauthenticated"

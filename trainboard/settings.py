@@ -61,10 +61,17 @@ def _normalised(logdir: str) -> str:
     return logdir if "://" in logdir else os.path.abspath(os.path.expanduser(logdir))
 
 
+# The key of --samples_per_plugin's bare `all`.
+ALL_PLUGINS = "*"
+
+
 def parse_samples_per_plugin(spec: str) -> dict[str, int | None]:
-    """TensorBoard's `name=count,...` syntax; 0 or `all` keeps every point (None)."""
+    """TensorBoard's `name=count,...` syntax; 0 or `all` keeps every point (None); a bare `all` applies to every plugin."""
     sampling: dict[str, int | None] = {}
     for item in filter(None, (part.strip() for part in spec.split(","))):
+        if item.lower() == "all":
+            sampling[ALL_PLUGINS] = None
+            continue
         name, equals, count = item.partition("=")
         if not equals or not name.strip():
             raise ValueError(f"--samples_per_plugin expects name=count pairs, got {item!r}")

@@ -63,4 +63,4 @@ def create_app(settings: Settings) -> Starlette:
 
 async def _public_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, PublicError)
-    return TextResponse(exc.message, status_code=exc.http_code)
+    return TextResponse(str(exc), status_code=exc.http_code)

@@ -9,6 +9,7 @@ from starlette.requests import Request
 from trainboard.errors import NotFoundError
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
+from trainboard.settings import ALL_PLUGINS
 
 # The experiment id TensorBoard's own UI puts in its URLs; it and "" name the default experiment.
 DEFAULT_EXPERIMENT_IDS = ("", "defaultExperimentId")
@@ -23,7 +24,7 @@ class Experiment:
     sampling: dict[str, int | None] = field(default_factory=dict)
 
     def samples(self, plugin_name: str, default: int) -> int | None:
-        return self.sampling.get(plugin_name, default)
+        return self.sampling.get(plugin_name, self.sampling.get(ALL_PLUGINS, default))
 
 
 def experiment(request: Request) -> Experiment:

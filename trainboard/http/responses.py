@@ -9,7 +9,7 @@ import orjson
 from starlette.responses import Response
 
 # TensorBoard sends these on every response; HTML additionally gets its Content-Security-Policy.
-SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff"}
+SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Expires": "0", "Cache-Control": "no-cache, must-revalidate"}
 
 
 def cleanse(value: Any) -> Any:
@@ -39,6 +39,7 @@ class JSONResponse(Response):
 
 class TextResponse(Response):
     media_type = "text/plain"
+    charset = "utf-8"
 
     def __init__(self, content: str | bytes, status_code: int = 200, media_type: str | None = None) -> None:
         super().__init__(content, status_code, SECURITY_HEADERS, media_type)

@@ -1,0 +1,50 @@
+"""Routes of TensorBoard's scalars plugin."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.errors import InvalidArgumentError
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import JSONResponse, TextResponse
+from trainboard.plugins import scalars
+
+PREFIX = "/data/plugin/scalars"
+
+
+def tags(request: Request) -> JSONResponse:
+    return JSONResponse(scalars.tags(experiment(request).provider))
+
+
+def series(request: Request) -> JSONResponse | TextResponse:
+    run, tag = request.query_params.get("run"), request.query_params.get("tag")
+    if run is None or tag is None:
+        raise InvalidArgumentError(f"Both run and tag must be specified: tag={tag!r}, run={run!r}")
+    found = experiment(request)
+    rows = scalars.scalars(
+        found.provider, run=run, tag=tag, samples=found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
+    )
+    if params.optional(request.query_params, "format") == "csv":
+        return TextResponse(scalars.as_csv(rows), media_type="text/csv")
+    return JSONResponse(rows)
+
+
+async def series_multirun(request: Request) -> JSONResponse:
+    form = await request.form()
+    tag_values = form.getlist("tag")
+    if len(tag_values) != 1:
+        raise InvalidArgumentError("tag must be specified exactly once")
+    runs = [str(run) for run in form.getlist("runs")]
+    found = experiment(request)
+    samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
+    return JSONResponse(scalars.scalars_multirun(found.provider, runs=runs, tag=str(tag_values[0]), samples=samples))
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route(f"{PREFIX}/tags", tags),
+        Route(f"{PREFIX}/scalars", series),
+        Route(f"{PREFIX}/scalars_multirun", series_multirun, methods=["POST"]),
+    ]

@@ -1,0 +1,74 @@
+"""The core routes' views: environment, runs, the plugin listing and seed 000's runs-by-type."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from trainboard.plugins.registry import DASHBOARDS
+from trainboard.provider.provider import DataProvider
+
+VERSION = "2.21.0"  # the TensorBoard API version trainboard serves
+
+
+def environment(provider: DataProvider, *, window_title: str) -> dict[str, Any]:
+    metadata = provider.experiment_metadata()
+    return {
+        "version": VERSION,
+        "data_location": metadata.data_location,
+        "window_title": window_title,
+        "experiment_name": metadata.experiment_name,
+        "experiment_description": metadata.experiment_description,
+        "creation_time": metadata.creation_time,
+    }
+
+
+def runs(provider: DataProvider) -> list[str]:
+    """Run names by first-event wall time (runs without events last), then name."""
+    listed = provider.list_runs()
+    ordered = sorted(listed, key=lambda run: (run.start_time if run.start_time is not None else math.inf, run.run_name))
+    return [run.run_name for run in ordered]
+
+
+def plugins_listing(provider: DataProvider) -> dict[str, dict[str, Any]]:
+    with_data = set(provider.list_plugins())
+    return {
+        dashboard.name: {
+            "disable_reload": dashboard.disable_reload,
+            "enabled": bool(with_data.intersection(dashboard.data_plugins)),
+            "remove_dom": False,
+            "tab_name": dashboard.tab_name,
+            "loading_mechanism": dashboard.loading_mechanism(),
+        }
+        for dashboard in DASHBOARDS
+    }
+
+
+def runs_by_type(provider: DataProvider) -> dict[str, dict[str, Any]]:
+    """Seed 000's `/data/runs`: every run with its tags by type."""
+    result: dict[str, dict[str, Any]] = {
+        name: {
+            "scalars": [],
+            "histograms": [],
+            "compressedHistograms": [],
+            "images": [],
+            "audio": [],
+            "graph": False,
+            "meta_graph": False,
+            "run_metadata": [],
+        }
+        for name in runs(provider)
+    }
+    for run, tags in provider.list_scalars(plugin_name="scalars").items():
+        result[run]["scalars"] = list(tags)
+    for run, tags in provider.list_tensors(plugin_name="histograms").items():
+        result[run]["histograms"] = list(tags)
+        result[run]["compressedHistograms"] = list(tags)
+    for plugin, key in (("images", "images"), ("audio", "audio"), ("graph_tagged_run_metadata", "run_metadata")):
+        for run, tags in provider.list_blob_sequences(plugin_name=plugin).items():
+            result[run][key] = list(tags)
+    for run, tags in provider.list_blob_sequences(plugin_name="graphs").items():
+        result[run]["graph"] = "__run_graph__" in tags
+    for run in provider.list_blob_sequences(plugin_name="graph_meta_graph_def"):
+        result[run]["meta_graph"] = True
+    return result

@@ -1,0 +1,45 @@
+"""Markdown from users → HTML that is safe to put in a page, with TensorBoard's allowed tags and attributes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+
+import nh3
+from markdown_it import MarkdownIt
+
+ALLOWED_TAGS = {
+    *("ul", "ol", "li", "p", "pre", "code", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br"),
+    *("strong", "em", "a", "img", "table", "thead", "tbody", "td", "tr", "th"),
+}
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "title", "alt"}}
+
+
+@cache
+def _renderer() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+def safe_html(unsafe: str) -> str:
+    return nh3.clean(unsafe, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, link_rel=None)
+
+
+def markdown_to_safe_html(source: str | bytes) -> str:
+    return markdowns_to_safe_html([source], lambda htmls: htmls[0])
+
+
+def markdowns_to_safe_html(sources: Sequence[str | bytes], combine: Callable[[list[str]], str]) -> str:
+    """Render each source, combine the HTML, sanitise the whole; NUL bytes in byte input are dropped with a note."""
+    htmls = []
+    null_bytes = 0
+    for source in sources:
+        if isinstance(source, bytes):
+            decoded = source.decode("utf-8", errors="replace")
+            source = decoded.replace("\x00", "")
+            null_bytes += len(decoded) - len(source)
+        htmls.append(_renderer().render(source).rstrip("\n") if source else "")
+    sanitised = safe_html(combine(htmls))
+    if null_bytes:
+        warning = f"<!-- WARNING: discarded {null_bytes} null bytes in markdown string after UTF-8 decoding -->\n"
+        return warning + sanitised
+    return sanitised

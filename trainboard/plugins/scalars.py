@@ -1,0 +1,55 @@
+"""The scalars dashboard: tags with descriptions, and one series as JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from trainboard.errors import NotFoundError
+from trainboard.plugins.markdown import markdown_to_safe_html
+from trainboard.provider.provider import DataProvider
+from trainboard.provider.values import RunTagFilter, ScalarDatum
+
+PLUGIN_NAME = "scalars"
+DEFAULT_SAMPLES = 1000
+
+Row = tuple[float, int, float]
+
+
+def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, str]]]:
+    return {
+        run: {
+            tag: {"displayName": series.display_name, "description": markdown_to_safe_html(series.description)}
+            for tag, series in by_tag.items()
+        }
+        for run, by_tag in provider.list_scalars(plugin_name=PLUGIN_NAME).items()
+    }
+
+
+def scalars(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[Row]:
+    found = provider.read_scalars(
+        plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of([run], [tag])
+    )
+    series = found.get(run, {}).get(tag)
+    if series is None:
+        raise NotFoundError(f"No scalar data for run={run!r}, tag={tag!r}")
+    return _rows(series)
+
+
+def scalars_multirun(provider: DataProvider, *, runs: list[str], tag: str, samples: int | None) -> dict[str, list[Row]]:
+    found = provider.read_scalars(
+        plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of(runs, [tag])
+    )
+    return {run: _rows(by_tag[tag]) for run, by_tag in found.items()}
+
+
+def as_csv(rows: list[Row]) -> str:
+    output = io.StringIO()
+    writer = csv.writer(output)
+    writer.writerow(["Wall time", "Step", "Value"])
+    writer.writerows(rows)
+    return output.getvalue()
+
+
+def _rows(series: list[ScalarDatum]) -> list[Row]:
+    return [(datum.wall_time, datum.step, datum.value) for datum in series]
