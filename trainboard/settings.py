@@ -66,7 +66,7 @@ ALL_PLUGINS = "*"
 
 
 def parse_samples_per_plugin(spec: str) -> dict[str, int | None]:
-    """TensorBoard's `name=count,...` syntax; 0 or `all` keeps every point (None); a bare `all` applies to every plugin."""
+    """TensorBoard's `name=count,...` syntax; 0 or `all` keeps every point (None); a bare `all`: every plugin."""
     sampling: dict[str, int | None] = {}
     for item in filter(None, (part.strip() for part in spec.split(","))):
         if item.lower() == "all":

@@ -21,7 +21,7 @@ from trainboard.normaliser.points import (
     TensorPoint,
 )
 from trainboard.reader.protos.event_pb2 import Event, SessionLog
-from trainboard.reader.protos.summary_pb2 import Summary, SummaryMetadata
+from trainboard.reader.protos.summary_pb2 import DATA_CLASS_BLOB_SEQUENCE, Summary
 
 RUN_GRAPH_TAG = "__run_graph__"
 META_GRAPH_TAG = "__run_meta_graph__"
@@ -146,7 +146,7 @@ def _series_metadata(value: Summary.Value) -> SeriesMetadata:
 def _blob_value(tag: str, plugin_name: str, blob: bytes) -> Summary.Value:
     value = Summary.Value(tag=tag)
     value.metadata.plugin_data.plugin_name = plugin_name
-    value.metadata.data_class = SummaryMetadata.DataClass.DATA_CLASS_BLOB_SEQUENCE
+    value.metadata.data_class = DATA_CLASS_BLOB_SEQUENCE
     value.tensor.dtype = 7  # DT_STRING
     value.tensor.tensor_shape.dim.add(size=1)
     value.tensor.string_val.append(blob)

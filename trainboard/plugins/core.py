@@ -30,7 +30,8 @@ def runs(provider: DataProvider) -> list[str]:
     return [run.run_name for run in ordered]
 
 
-def plugins_listing(provider: DataProvider) -> dict[str, dict[str, Any]]:
+def plugins_listing(provider: DataProvider, *, url_prefix: str) -> dict[str, dict[str, Any]]:
+    """Every dashboard; `url_prefix` (path prefix and experiment) goes before module paths, as TensorBoard does."""
     with_data = set(provider.list_plugins())
     return {
         dashboard.name: {
@@ -38,7 +39,7 @@ def plugins_listing(provider: DataProvider) -> dict[str, dict[str, Any]]:
             "enabled": bool(with_data.intersection(dashboard.data_plugins)),
             "remove_dom": False,
             "tab_name": dashboard.tab_name,
-            "loading_mechanism": dashboard.loading_mechanism(),
+            "loading_mechanism": dashboard.loading_mechanism(url_prefix),
         }
         for dashboard in DASHBOARDS
     }

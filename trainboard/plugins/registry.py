@@ -15,11 +15,11 @@ class Dashboard:
     disable_reload: bool = False
     module_path: str = ""
 
-    def loading_mechanism(self) -> dict[str, str]:
+    def loading_mechanism(self, url_prefix: str) -> dict[str, str]:
         if self.element == "NG_COMPONENT":
             return {"type": "NG_COMPONENT"}
         if self.element == "IFRAME":
-            return {"type": "IFRAME", "module_path": self.module_path}
+            return {"type": "IFRAME", "module_path": url_prefix + self.module_path}
         return {"type": "CUSTOM_ELEMENT", "element_name": self.element}
 
 

@@ -92,4 +92,4 @@ class ExperimentMetadata:
     data_location: str
     experiment_name: str = ""
     experiment_description: str = ""
-    creation_time: float = 0.0
+    creation_time: float = 0

@@ -32,7 +32,8 @@ def runs_by_type(request: Request) -> JSONResponse:
 
 
 def plugins_listing(request: Request) -> JSONResponse:
-    return JSONResponse(core.plugins_listing(experiment(request).provider))
+    url_prefix = request.scope.get("root_path", "")
+    return JSONResponse(core.plugins_listing(experiment(request).provider, url_prefix=url_prefix))
 
 
 def ingest_progress(request: Request) -> JSONResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
@@ -39,7 +40,10 @@ async def series_multirun(request: Request) -> JSONResponse:
     runs = [str(run) for run in form.getlist("runs")]
     found = experiment(request)
     samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
-    return JSONResponse(scalars.scalars_multirun(found.provider, runs=runs, tag=str(tag_values[0]), samples=samples))
+    body = await run_in_threadpool(
+        scalars.scalars_multirun, found.provider, runs=runs, tag=str(tag_values[0]), samples=samples
+    )
+    return JSONResponse(body)
 
 
 def routes() -> list[BaseRoute]:
