@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import httpx
@@ -14,13 +13,9 @@ from tests.differential.differences import ENVIRONMENT_IGNORED_KEYS
 pytestmark = pytest.mark.differential
 
 
-@pytest.fixture(scope="module")
-def clients(tensorboard_url: str, trainboard_url: str) -> Iterator[tuple[httpx.Client, httpx.Client]]:
-    with (
-        httpx.Client(base_url=tensorboard_url, timeout=30) as tb,
-        httpx.Client(base_url=trainboard_url, timeout=30) as ours,
-    ):
-        yield tb, ours
+@pytest.fixture
+def clients(differential_clients: tuple[httpx.Client, httpx.Client]) -> tuple[httpx.Client, httpx.Client]:
+    return differential_clients
 
 
 def both(clients: tuple[httpx.Client, httpx.Client], path: str) -> tuple[httpx.Response, httpx.Response]:

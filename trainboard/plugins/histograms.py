@@ -1,0 +1,34 @@
+"""The histograms dashboard: [k, 3] bucket tensors (left, right, count) per step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainboard.errors import NotFoundError
+from trainboard.plugins.markdown import markdown_to_safe_html
+from trainboard.provider.provider import DataProvider
+from trainboard.provider.values import RunTagFilter
+
+PLUGIN_NAME = "histograms"
+# TensorBoard's histograms route returns at most 51 histograms per series.
+DEFAULT_SAMPLES = 51
+
+
+def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, str]]]:
+    return {
+        run: {
+            tag: {"displayName": series.display_name, "description": markdown_to_safe_html(series.description)}
+            for tag, series in by_tag.items()
+        }
+        for run, by_tag in provider.list_tensors(plugin_name=PLUGIN_NAME).items()
+    }
+
+
+def histograms(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[list[Any]]:
+    found = provider.read_tensors(
+        plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of([run], [tag])
+    )
+    series = found.get(run, {}).get(tag)
+    if series is None:
+        raise NotFoundError(f"No histogram tag {tag!r} for run {run!r}")
+    return [[datum.wall_time, datum.step, datum.numpy.tolist()] for datum in series]
