@@ -1,0 +1,67 @@
+"""Routes of TensorBoard's images and audio plugins, and the data provider's blob route."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote
+
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import BytesResponse, JSONResponse
+from trainboard.plugins import audio, images
+
+
+def image_tags(request: Request) -> JSONResponse:
+    return JSONResponse(images.tags(experiment(request).provider))
+
+
+def image_series(request: Request) -> JSONResponse:
+    query = request.query_params
+    run, tag = params.required(query, "run"), params.required(query, "tag")
+    sample = params.integer(query, "sample", 0, minimum=0) or 0
+    found = experiment(request)
+    samples = found.samples(images.PLUGIN_NAME, images.DEFAULT_SAMPLES)
+    return JSONResponse(images.images(found.provider, run=run, tag=tag, sample=sample, samples=samples))
+
+
+def individual_image(request: Request) -> BytesResponse:
+    data = experiment(request).provider.read_blob(blob_key=params.required(request.query_params, "blob_key"))
+    return BytesResponse(data, images.media_type(data))
+
+
+def audio_tags(request: Request) -> JSONResponse:
+    return JSONResponse(audio.tags(experiment(request).provider))
+
+
+def audio_series(request: Request) -> JSONResponse:
+    query = request.query_params
+    run, tag = params.required(query, "run"), params.required(query, "tag")
+    sample = params.integer(query, "sample", 0, minimum=0) or 0
+    found = experiment(request)
+    samples = found.samples(audio.PLUGIN_NAME, audio.DEFAULT_SAMPLES)
+    return JSONResponse(audio.audio(found.provider, run=run, tag=tag, sample=sample, samples=samples))
+
+
+def individual_audio(request: Request) -> BytesResponse:
+    media_type = audio.checked_media_type(params.required(request.query_params, "content_type"))
+    data = experiment(request).provider.read_blob(blob_key=params.required(request.query_params, "blob_key"))
+    return BytesResponse(data, media_type)
+
+
+def blob(request: Request) -> BytesResponse:
+    data = experiment(request).provider.read_blob(blob_key=unquote(request.path_params["blob_key"]))
+    return BytesResponse(data, "application/octet-stream")
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/data/plugin/images/tags", image_tags),
+        Route("/data/plugin/images/images", image_series),
+        Route("/data/plugin/images/individualImage", individual_image),
+        Route("/data/plugin/audio/tags", audio_tags),
+        Route("/data/plugin/audio/audio", audio_series),
+        Route("/data/plugin/audio/individualAudio", individual_audio),
+        Route("/data/blob/{blob_key}", blob),
+    ]
