@@ -17,7 +17,8 @@ ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "title", "alt"}}
 
 @cache
 def _renderer() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": True}).enable("table")
+    # Raw HTML in the source stays text (escaped), as TensorBoard's sanitiser escapes tags it does not allow.
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
 def safe_html(unsafe: str) -> str:

@@ -1,0 +1,28 @@
+"""Routes of TensorBoard's text plugin."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import JSONResponse
+from trainboard.plugins import text
+
+
+def tags(request: Request) -> JSONResponse:
+    return JSONResponse(text.tags(experiment(request).provider))
+
+
+def series(request: Request) -> JSONResponse:
+    query = request.query_params
+    run, tag = params.required(query, "run"), params.required(query, "tag")
+    found = experiment(request)
+    markdown = query.get("markdown") != "false"
+    samples = found.samples(text.PLUGIN_NAME, text.DEFAULT_SAMPLES)
+    return JSONResponse(text.text(found.provider, run=run, tag=tag, markdown=markdown, samples=samples))
+
+
+def routes() -> list[BaseRoute]:
+    return [Route("/data/plugin/text/tags", tags), Route("/data/plugin/text/text", series)]
