@@ -20,10 +20,26 @@ class DataType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DT_COMPLEX64: _ClassVar[DataType]
     DT_INT64: _ClassVar[DataType]
     DT_BOOL: _ClassVar[DataType]
+    DT_QINT8: _ClassVar[DataType]
+    DT_QUINT8: _ClassVar[DataType]
+    DT_QINT32: _ClassVar[DataType]
+    DT_BFLOAT16: _ClassVar[DataType]
+    DT_QINT16: _ClassVar[DataType]
+    DT_QUINT16: _ClassVar[DataType]
     DT_UINT16: _ClassVar[DataType]
+    DT_COMPLEX128: _ClassVar[DataType]
     DT_HALF: _ClassVar[DataType]
+    DT_RESOURCE: _ClassVar[DataType]
+    DT_VARIANT: _ClassVar[DataType]
     DT_UINT32: _ClassVar[DataType]
     DT_UINT64: _ClassVar[DataType]
+    DT_FLOAT_REF: _ClassVar[DataType]
+    DT_DOUBLE_REF: _ClassVar[DataType]
+    DT_INT32_REF: _ClassVar[DataType]
+    DT_UINT8_REF: _ClassVar[DataType]
+    DT_STRING_REF: _ClassVar[DataType]
+    DT_INT64_REF: _ClassVar[DataType]
+    DT_BOOL_REF: _ClassVar[DataType]
 DT_INVALID: DataType
 DT_FLOAT: DataType
 DT_DOUBLE: DataType
@@ -35,10 +51,26 @@ DT_STRING: DataType
 DT_COMPLEX64: DataType
 DT_INT64: DataType
 DT_BOOL: DataType
+DT_QINT8: DataType
+DT_QUINT8: DataType
+DT_QINT32: DataType
+DT_BFLOAT16: DataType
+DT_QINT16: DataType
+DT_QUINT16: DataType
 DT_UINT16: DataType
+DT_COMPLEX128: DataType
 DT_HALF: DataType
+DT_RESOURCE: DataType
+DT_VARIANT: DataType
 DT_UINT32: DataType
 DT_UINT64: DataType
+DT_FLOAT_REF: DataType
+DT_DOUBLE_REF: DataType
+DT_INT32_REF: DataType
+DT_UINT8_REF: DataType
+DT_STRING_REF: DataType
+DT_INT64_REF: DataType
+DT_BOOL_REF: DataType
 
 class TensorShapeProto(_message.Message):
     __slots__ = ("dim", "unknown_rank")

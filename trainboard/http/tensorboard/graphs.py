@@ -1,0 +1,49 @@
+"""Routes of TensorBoard's graphs plugin."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.errors import InvalidArgumentError
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import JSONResponse, TextResponse
+from trainboard.plugins import graphs
+
+PBTXT = "text/x-protobuf"
+
+
+def info(request: Request) -> JSONResponse:
+    return JSONResponse(graphs.info(experiment(request).provider))
+
+
+def graph(request: Request) -> TextResponse:
+    query = request.query_params
+    if query.get("conceptual") == "true":
+        raise InvalidArgumentError("conceptual (Keras model) graphs are not supported yet")
+    if "run" not in query:
+        raise InvalidArgumentError('query parameter "run" is required')
+    limit = params.integer(query, "limit_attr_size")
+    body = graphs.graph(
+        experiment(request).provider,
+        run=params.required(query, "run"),
+        tag=params.optional(query, "tag"),
+        limit_attr_size=limit,
+        large_attrs_key=params.optional(query, "large_attrs_key"),
+    )
+    return TextResponse(body, media_type=PBTXT)
+
+
+def run_metadata(request: Request) -> TextResponse:
+    query = request.query_params
+    run, tag = params.required(query, "run"), params.required(query, "tag")
+    return TextResponse(graphs.run_metadata(experiment(request).provider, run=run, tag=tag), media_type=PBTXT)
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/data/plugin/graphs/info", info),
+        Route("/data/plugin/graphs/graph", graph),
+        Route("/data/plugin/graphs/run_metadata", run_metadata),
+    ]

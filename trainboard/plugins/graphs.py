@@ -1,0 +1,93 @@
+"""The graphs dashboard: which runs have graphs and run metadata, and each as TensorBoard's pbtxt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainboard.errors import InvalidArgumentError, NotFoundError
+from trainboard.normaliser.normalise import GRAPHS_PLUGIN, RUN_GRAPH_TAG, TAGGED_RUN_METADATA_PLUGIN
+from trainboard.provider.provider import DataProvider
+from trainboard.provider.values import RunTagFilter
+from trainboard.reader.protos.graph_pb2 import GraphDef
+from trainboard.reader.protos.run_metadata_pb2 import RunMetadata
+
+RUN_METADATA_PLUGIN = "graph_run_metadata"
+RUN_METADATA_WITH_GRAPH_PLUGIN = "graph_run_metadata_graph"
+KERAS_MODEL_PLUGIN = "graph_keras_model"
+# Version marker the graph sub-plugins write as their plugin content.
+SUPPORTED_CONTENT = b"1"
+
+
+def info(provider: DataProvider) -> dict[str, dict[str, Any]]:
+    result: dict[str, dict[str, Any]] = {}
+
+    def tag_item(run: str, tag: str) -> dict[str, Any]:
+        tags: dict[str, dict[str, Any]] = run_item(run)["tags"]
+        return tags.setdefault(tag, {"tag": tag, "conceptual_graph": False, "op_graph": False, "profile": False})
+
+    def run_item(run: str) -> dict[str, Any]:
+        return result.setdefault(run, {"run": run, "tags": {}, "run_graph": False})
+
+    for plugin, flags in (
+        (RUN_METADATA_WITH_GRAPH_PLUGIN, ("op_graph",)),
+        (RUN_METADATA_PLUGIN, ("profile", "op_graph")),
+        (KERAS_MODEL_PLUGIN, ("conceptual_graph",)),
+    ):
+        for run, by_tag in provider.list_blob_sequences(plugin_name=plugin).items():
+            for tag, series in by_tag.items():
+                if series.plugin_content == SUPPORTED_CONTENT:
+                    tag_item(run, tag).update(dict.fromkeys(flags, True))
+    for run, by_tag in provider.list_blob_sequences(plugin_name=GRAPHS_PLUGIN).items():
+        if RUN_GRAPH_TAG in by_tag:
+            run_item(run)["run_graph"] = True
+    for run, by_tag in provider.list_blob_sequences(plugin_name=TAGGED_RUN_METADATA_PLUGIN).items():
+        for tag in by_tag:
+            tag_item(run, tag)["profile"] = True
+    return result
+
+
+def graph(
+    provider: DataProvider, *, run: str, tag: str | None, limit_attr_size: int | None, large_attrs_key: str | None
+) -> str:
+    """The run's graph (or the graph in a tag's run metadata) as pbtxt, with large attributes left out."""
+    if tag is None:
+        graph_def = GraphDef.FromString(_first_blob(provider, [GRAPHS_PLUGIN], run, RUN_GRAPH_TAG))
+    else:
+        raw = _first_blob(provider, [RUN_METADATA_PLUGIN, RUN_METADATA_WITH_GRAPH_PLUGIN], run, tag)
+        function_graphs = RunMetadata.FromString(raw).function_graphs
+        graph_def = GraphDef()
+        for function_graph in function_graphs:
+            graph_def.node.extend(function_graph.pre_optimization_graph.node)
+    _limit_attributes(graph_def, limit_attr_size, large_attrs_key)
+    return str(graph_def)
+
+
+def run_metadata(provider: DataProvider, *, run: str, tag: str) -> str:
+    raw = _first_blob(provider, [TAGGED_RUN_METADATA_PLUGIN, RUN_METADATA_PLUGIN], run, tag)
+    return str(RunMetadata.FromString(raw))
+
+
+def _first_blob(provider: DataProvider, plugins: list[str], run: str, tag: str) -> bytes:
+    """The first blob of the last step of (run, tag) under the first of `plugins` that has it."""
+    for plugin in plugins:
+        found = provider.read_blob_sequences(
+            plugin_name=plugin, downsample=1, run_tag_filter=RunTagFilter.of([run], [tag])
+        )
+        points = found.get(run, {}).get(tag, [])
+        if points and points[0].values:
+            return provider.read_blob(blob_key=points[0].values[0].blob_key)
+    raise NotFoundError(f"no graph data for run={run!r}, tag={tag!r}")
+
+
+def _limit_attributes(graph_def: GraphDef, limit: int | None, key: str | None) -> None:
+    if limit is None:
+        return
+    if key is None:
+        raise InvalidArgumentError("large_attrs_key must be given with limit_attr_size")
+    if limit <= 0:
+        raise InvalidArgumentError(f"limit_attr_size must be > 0, but is {limit}")
+    for node in graph_def.node:
+        for name in list(node.attr.keys()):
+            if node.attr[name].ByteSize() > limit:
+                del node.attr[name]
+                node.attr[key].list.s.append(name.encode())
