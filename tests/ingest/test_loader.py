@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from functools import partial
 from pathlib import Path
 
 from tensorboardX import SummaryWriter
@@ -30,7 +31,7 @@ def test_loads_every_point_of_every_run(tmp_path: Path) -> None:
     write_scalars(logdir, "train", range(3000))
     write_scalars(logdir, "eval/a", range(0, 3000, 100), tag="accuracy")
     store = SqliteStore(tmp_path / "store.sqlite")
-    loader = Loader(LogDir(str(logdir)), store)
+    loader = Loader(LogDir(str(logdir)), lambda: store)
     loader.poll()
     assert steps_of(store, "train", "loss") == list(range(3000))
     assert steps_of(store, "eval/a", "accuracy") == list(range(0, 3000, 100))
@@ -45,12 +46,12 @@ def test_restart_reads_only_new_bytes(tmp_path: Path) -> None:
     logdir = tmp_path / "logs"
     write_scalars(logdir, "train", range(100))
     store = SqliteStore(tmp_path / "store.sqlite")
-    Loader(LogDir(str(logdir)), store).poll()
+    Loader(LogDir(str(logdir)), lambda: store).poll()
     store.close()
 
     write_scalars(logdir, "train", range(100, 150), suffix=".2")  # a second file in the same run
     reopened = SqliteStore(tmp_path / "store.sqlite")
-    loader = Loader(LogDir(str(logdir)), reopened)
+    loader = Loader(LogDir(str(logdir)), lambda: reopened)
     loader.poll()
     assert steps_of(reopened, "train", "loss") == list(range(150))
     total = loader.progress.as_json()
@@ -63,11 +64,11 @@ def test_a_replaced_file_replaces_its_points(tmp_path: Path) -> None:
     logdir = tmp_path / "logs"
     write_scalars(logdir, "train", range(100), suffix=".x")
     store = SqliteStore(tmp_path / "store.sqlite")
-    Loader(LogDir(str(logdir)), store).poll()
+    Loader(LogDir(str(logdir)), lambda: store).poll()
     (path,) = (logdir / "train").iterdir()
     path.unlink()
     write_scalars(logdir, "train", range(1000, 1010), suffix=".x")
-    Loader(LogDir(str(logdir)), store).poll()
+    Loader(LogDir(str(logdir)), lambda: store).poll()
     assert steps_of(store, "train", "loss") == list(range(1000, 1010))
     store.close()
 
@@ -85,7 +86,7 @@ def test_a_file_that_grows_is_tailed_even_mid_record(tmp_path: Path) -> None:
     run.mkdir(parents=True)
     path = run / "events.out.tfevents.1.host"
     store = SqliteStore(tmp_path / "store.sqlite")
-    loader = Loader(LogDir(str(tmp_path / "logs")), store)
+    loader = Loader(LogDir(str(tmp_path / "logs")), lambda: store)
     data = b"".join(scalar_record(step) for step in range(25))
     cut = len(b"".join(scalar_record(step) for step in range(10))) + 7  # inside the 11th record
     path.write_bytes(data[:cut])
@@ -96,4 +97,25 @@ def test_a_file_that_grows_is_tailed_even_mid_record(tmp_path: Path) -> None:
     loader.poll()
     loader.poll()
     assert steps_of(store, "live", "x") == list(range(25))
+    store.close()
+
+
+def test_runs_load_in_parallel_worker_processes(tmp_path: Path) -> None:
+    logdir = tmp_path / "logs"
+    for run in ("a", "b/c", "d"):
+        write_scalars(logdir, run, range(500))
+    path = tmp_path / "store.sqlite"
+    loader = Loader(LogDir(str(logdir)), partial(SqliteStore, path), workers=2)
+    try:
+        loader.poll()
+        progress = loader.progress.as_json()
+        assert progress["points"] == 1500 and progress["files_done"] == 3
+        assert progress["bytes_read"] == progress["bytes_total"]
+        loader.poll()  # nothing new: no file is read again
+        assert loader.progress.as_json()["points"] == 1500
+    finally:
+        loader.close()
+    store = SqliteStore(path)
+    for run in ("a", "b/c", "d"):
+        assert steps_of(store, run, "loss") == list(range(500))
     store.close()

@@ -6,6 +6,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator
+from functools import partial
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -18,7 +19,7 @@ from trainboard.errors import PublicError
 from trainboard.http import tensorboard
 from trainboard.http.context import Experiment
 from trainboard.http.responses import TextResponse
-from trainboard.ingest.loader import Loader
+from trainboard.ingest.loader import Loader, default_workers
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.logdir import LogDir
@@ -31,9 +32,10 @@ logger = logging.getLogger("trainboard.http")
 def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = SqliteStore(settings.store_path(settings.logdir))
+        store_path = settings.store_path(settings.logdir)
+        store = SqliteStore(store_path)
         progress = IngestProgress()
-        loader = Loader(LogDir(settings.logdir), store, progress)
+        loader = Loader(LogDir(settings.logdir), partial(SqliteStore, store_path), progress, workers=default_workers())
         stop = threading.Event()
         ingest = threading.Thread(
             target=loader.run_forever, args=(settings.reload_interval, stop), name="trainboard-ingest", daemon=True

@@ -1,9 +1,20 @@
-"""The ingest loop: discover runs, read each file's new records, normalise them and commit them to the store."""
+"""The ingest loop: discover runs, read each file's new records, normalise them and commit them to the store.
+
+Runs load in parallel worker processes, each writing its own run through its own store connection; the store
+serialises their commits. Progress flows back to the serving process through a queue.
+"""
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
+import queue
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
 
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.normalise import normalise
@@ -15,64 +26,164 @@ from trainboard.store.protocol import Store
 
 logger = logging.getLogger("trainboard.ingest")
 
+StoreOpener = Callable[[], Store]
+
+
+@dataclass(frozen=True, slots=True)
+class RunJob:
+    run: str
+    paths: tuple[str, ...]
+
 
 class Loader:
-    def __init__(self, logdir: LogDir, store: Store, progress: IngestProgress | None = None) -> None:
+    """Loads a logdir into a store, in `workers` processes (0: in this process)."""
+
+    def __init__(
+        self,
+        logdir: LogDir,
+        open_store: StoreOpener,
+        progress: IngestProgress | None = None,
+        *,
+        workers: int = 0,
+    ) -> None:
         self.logdir = logdir
-        self.store = store
+        self.open_store = open_store
         self.progress = progress or IngestProgress()
+        self.workers = workers
+        self._store = open_store()
+        self._pool: ProcessPoolExecutor | None = None
+        self._messages: Any = None
 
     def poll(self) -> None:
         """One pass: read whatever is new in every file of every run and commit it."""
         runs = self.logdir.runs()
-        cursors = self.store.file_cursors()
-        states = self.store.run_states()
-        sizes = {path: self._size(path) for paths in runs.values() for path in paths}
+        cursors = self._store.file_cursors()
+        sizes = {path: _size(self.logdir, path) for paths in runs.values() for path in paths}
         bytes_done = sum(min(cursors[p].offset, size) for p, size in sizes.items() if p in cursors)
-        self.progress.begin_pass(len(sizes), sum(sizes.values()), bytes_done)
-        for run, paths in runs.items():
-            state = states.get(run) or RunState()
-            for path in paths:
-                try:
-                    self._load_file(run, path, cursors.get(path), state)
-                except Exception:
-                    # The ingest boundary: one bad file must not stop the others.
-                    logger.exception("skipping %s for now: ingest failed", path)
-                    state = self.store.run_states().get(run) or RunState()
-                self.progress.file_done()
+        jobs = [RunJob(run, tuple(paths)) for run, paths in runs.items() if _has_news(paths, cursors, sizes)]
+        files_done = len(sizes) - sum(len(job.paths) for job in jobs)
+        self.progress.begin_pass(len(sizes), files_done, sum(sizes.values()), bytes_done)
+        if self.workers > 0 and len(jobs) > 1:
+            self._poll_in_workers(jobs)
+        else:
+            for job in jobs:
+                _load_run(self.logdir, self._store, job, self._report)
         self.progress.end_pass()
 
-    def _load_file(self, run: str, path: str, cursor: FileCursor | None, state: RunState) -> None:
-        while True:
-            tail = read_new(self.logdir, cursor, path)
-            if not tail.records and not tail.restarted and tail.cursor == cursor:
-                return
-            events = [
-                event
-                for record in tail.records
-                if (event := parse_event(record.payload, path=path, offset=record.offset)) is not None
-            ]
-            batch = normalise(events, state)
-            self.store.write_batch(run, tail.cursor, state, batch, restarted=tail.restarted)
-            previous_offset = 0 if cursor is None or tail.restarted else cursor.offset
-            self.progress.add(bytes_read=tail.cursor.offset - previous_offset, points=len(batch.operations))
-            cursor = tail.cursor
-            if not tail.more:
-                return
+    def _poll_in_workers(self, jobs: list[RunJob]) -> None:
+        pool = self._worker_pool()
+        futures: list[Future[None]] = [pool.submit(_load_run_in_worker, job) for job in jobs]
+        while not all(future.done() for future in futures) or not self._messages.empty():
+            try:
+                self._report(*self._messages.get(timeout=0.05))
+            except queue.Empty:
+                continue
+        for future in futures:
+            future.result()
 
-    def _size(self, path: str) -> int:
-        try:
-            return self.logdir.size(path)
-        except OSError:
-            return 0
+    def _worker_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # "spawn": the serving process has threads, which fork would copy in an unknown state.
+            context = multiprocessing.get_context("spawn")
+            self._messages = context.Queue()
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=context,
+                initializer=_start_worker,
+                initargs=(self.logdir.url, self.logdir.storage_options, self.open_store, self._messages),
+            )
+        return self._pool
+
+    def _report(self, kind: str, bytes_read: int, points: int) -> None:
+        if kind == "file":
+            self.progress.file_done()
+        else:
+            self.progress.add(bytes_read=bytes_read, points=points)
 
     def run_forever(self, reload_interval: float, stop: threading.Event) -> None:
         """Poll until `stop` is set; a reload interval of 0 polls once."""
-        while not stop.is_set():
-            try:
-                self.poll()
-            except Exception:
-                logger.exception("ingest pass failed; retrying in %s s", reload_interval)
-            if reload_interval <= 0:
-                return
-            stop.wait(reload_interval)
+        try:
+            while not stop.is_set():
+                try:
+                    self.poll()
+                except Exception:
+                    logger.exception("ingest pass failed; retrying in %s s", reload_interval)
+                if reload_interval <= 0:
+                    return
+                stop.wait(reload_interval)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+def default_workers() -> int:
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+# The worker side. Each worker process keeps its logdir and store connection for its whole life.
+_worker: dict[str, Any] = {}
+
+
+def _start_worker(url: str, storage_options: dict[str, Any], open_store: StoreOpener, messages: Any) -> None:
+    _worker.update(logdir=LogDir(url, storage_options), store=open_store(), messages=messages)
+
+
+def _load_run_in_worker(job: RunJob) -> None:
+    messages = _worker["messages"]
+    _load_run(_worker["logdir"], _worker["store"], job, lambda *message: messages.put(message))
+
+
+def _load_run(logdir: LogDir, store: Store, job: RunJob, report: Callable[[str, int, int], None]) -> None:
+    cursors = store.file_cursors()
+    state = store.run_states().get(job.run) or RunState()
+    for path in job.paths:
+        try:
+            _load_file(logdir, store, job.run, path, cursors.get(path), state, report)
+        except Exception:
+            # The ingest boundary: one bad file must not stop the others.
+            logger.exception("skipping %s for now: ingest failed", path)
+            state = store.run_states().get(job.run) or RunState()
+        report("file", 0, 0)
+
+
+def _load_file(
+    logdir: LogDir,
+    store: Store,
+    run: str,
+    path: str,
+    cursor: FileCursor | None,
+    state: RunState,
+    report: Callable[[str, int, int], None],
+) -> None:
+    while True:
+        tail = read_new(logdir, cursor, path)
+        if not tail.records and not tail.restarted and tail.cursor == cursor:
+            return
+        events = [
+            event
+            for record in tail.records
+            if (event := parse_event(record.payload, path=path, offset=record.offset)) is not None
+        ]
+        batch = normalise(events, state)
+        store.write_batch(run, tail.cursor, state, batch, restarted=tail.restarted)
+        previous_offset = 0 if cursor is None or tail.restarted else cursor.offset
+        report("batch", tail.cursor.offset - previous_offset, len(batch.operations))
+        cursor = tail.cursor
+        if not tail.more:
+            return
+
+
+def _has_news(paths: list[str], cursors: dict[str, FileCursor], sizes: dict[str, int]) -> bool:
+    """Whether any file of a run may hold unread records (a changed size, or one never read)."""
+    return any(path not in cursors or cursors[path].size != sizes[path] for path in paths)
+
+
+def _size(logdir: LogDir, path: str) -> int:
+    try:
+        return logdir.size(path)
+    except OSError:
+        return 0

@@ -19,10 +19,10 @@ class IngestProgress:
     finished_at: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def begin_pass(self, files_total: int, bytes_total: int, bytes_done: int) -> None:
+    def begin_pass(self, files_total: int, files_done: int, bytes_total: int, bytes_done: int) -> None:
         with self._lock:
             self.files_total = files_total
-            self.files_done = 0
+            self.files_done = files_done
             self.bytes_total = bytes_total
             self.bytes_read = bytes_done
 

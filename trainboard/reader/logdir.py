@@ -18,7 +18,8 @@ def is_event_file(name: str) -> bool:
 class LogDir:
     def __init__(self, url: str, storage_options: dict[str, Any] | None = None) -> None:
         self.url = url
-        self._fs, root = fsspec.core.url_to_fs(url, **(storage_options or {}))
+        self.storage_options = storage_options or {}
+        self._fs, root = fsspec.core.url_to_fs(url, **self.storage_options)
         self._local = isinstance(self._fs, LocalFileSystem)
         self._root = os.path.realpath(root) if self._local else root.rstrip("/")
 

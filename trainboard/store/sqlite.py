@@ -39,7 +39,8 @@ class SqliteStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._writer = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        # Ingest workers in other processes write too: wait for their commits rather than fail.
+        self._writer = sqlite3.connect(self.path, timeout=120, check_same_thread=False, isolation_level=None)
         self._writer.execute("PRAGMA journal_mode = WAL")
         self._writer.execute("PRAGMA synchronous = NORMAL")
         self._write_lock = threading.Lock()
