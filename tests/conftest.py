@@ -6,27 +6,33 @@ from pathlib import Path
 import pytest
 
 from tests.logdirs import write_full_logdir
-from tests.servers import tensorboard_server, trainboard_server
+from tests.servers import Server, tensorboard_server, trainboard_server
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--candidate",
+        choices=("trainboard", "tensorboard"),
+        default="trainboard",
+        help="the server the differential tests compare with TensorBoard; 'tensorboard' checks the harness itself",
+    )
 
 
 @pytest.fixture(scope="session")
 def full_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every plugin, written by tensorboardX, torch and tensorboard's summary ops, with restarts and a root run."""
+    """Every plugin and every writer, nested runs, both kinds of restart and a legacy-format run."""
     return write_full_logdir(tmp_path_factory.mktemp("full") / "logs")
 
 
 @pytest.fixture(scope="session")
-def full_run_count(full_logdir: Path) -> int:
-    return len({path.parent for path in full_logdir.rglob("*tfevents*")})
+def full_tensorboard(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The real TensorBoard 2.21 serving the full logdir, loaded completely."""
+    with tensorboard_server(full_logdir, tmp_path_factory.mktemp("tensorboard")) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")
-def tensorboard_url(full_logdir: Path, full_run_count: int) -> Iterator[str]:
-    with tensorboard_server(full_logdir, full_run_count) as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def trainboard_url(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with trainboard_server(full_logdir, tmp_path_factory.mktemp("store") / "store.sqlite") as url:
-        yield url
+def full_trainboard(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """trainboard serving the full logdir, its ingest done."""
+    with trainboard_server(full_logdir, tmp_path_factory.mktemp("trainboard")) as server:
+        yield server

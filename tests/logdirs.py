@@ -1,158 +1,297 @@
-"""Log directories written by the writers users use: tensorboardX, torch's SummaryWriter, tensorboard's summary ops."""
+"""Log directories written by the real writers users use, with fixed seeds so every value is deterministic.
+
+Each `write_*_run` function writes one run; `write_full_logdir` puts them together so that every TensorBoard plugin,
+every writer, nested runs, both kinds of restart and a legacy-format file are in one logdir.
+"""
 
 from __future__ import annotations
 
 import io
 import math
+import time
 import wave
 from pathlib import Path
 
 import numpy as np
-from tensorboard.compat.proto import event_pb2 as tb_event_pb2
-from tensorboard.compat.proto import summary_pb2 as tb_summary_pb2
+import tensorboardX
+import torch
+from PIL import Image
+from tensorboard.compat.proto import event_pb2, summary_pb2
+from tensorboard.plugins.audio import metadata as audio_metadata
+from tensorboard.plugins.histogram import summary_v2 as histogram_summary
+from tensorboard.plugins.hparams import summary_v2 as hparams_summary
+from tensorboard.plugins.image import metadata as image_metadata
+from tensorboard.plugins.pr_curve import metadata as pr_curve_metadata
+from tensorboard.plugins.scalar import summary_v2 as scalar_summary
+from tensorboard.plugins.text import summary_v2 as text_summary
+from tensorboard.summary.writer.record_writer import RecordWriter
+from tensorboard.util import tensor_util
+from torch.utils import tensorboard as torch_tensorboard
+from torch.utils.tensorboard.writer import FileWriter
 
-from trainboard.reader.records import write_record
+STEPS = 10
+SPECIAL_FLOATS = (math.nan, math.inf, -math.inf)
+# Rendered by the text plugin: the table must survive, the script must be sanitised away.
+MARKDOWN = """# Notes
+
+| metric | value |
+| ------ | ----- |
+| loss   | 0.25  |
+| acc    | 0.9   |
+
+<script>alert("not sanitised")</script> **bold** and `code`.
+"""
 
 
-def write_events(path: Path, events: list[tb_event_pb2.Event]) -> None:
-    """Frame Events produced with tensorboard's own protos into a TFRecord file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as stream:
-        for event in events:
-            write_record(stream, event.SerializeToString())
+class TinyNet(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hidden = torch.nn.Linear(4, 3)
+        self.out = torch.nn.Linear(3, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(self.out(torch.relu(self.hidden(x))), dim=-1)
 
 
-def summary_event(step: int, summary: tb_summary_pb2.Summary, wall_time: float | None = None) -> tb_event_pb2.Event:
-    return tb_event_pb2.Event(step=step, wall_time=wall_time or 1_700_000_000.0 + step, summary=summary)
+def write_full_logdir(root: Path) -> Path:
+    """Every plugin and every writer, nested runs, both kinds of restart and a legacy-format run, under `root`."""
+    write_tensorboard_run(root)
+    write_torch_run(root / "train")
+    write_tensorboardx_run(root / "eval" / "a")
+    write_restart_run(root / "restart")
+    write_session_restart_run(root / "restart_session")
+    write_legacy_run(root / "legacy")
+    return root
 
 
-def wav_bytes(frequency: float, seconds: float = 0.05, rate: int = 8000) -> bytes:
-    samples = (np.sin(2 * math.pi * frequency * np.arange(int(seconds * rate)) / rate) * 32767).astype("<i2")
+def scalar_values(seed: int) -> list[float]:
+    """STEPS values, the last three NaN, +Inf and -Inf."""
+    values = np.random.default_rng(seed).normal(size=STEPS - len(SPECIAL_FLOATS)).tolist()
+    return [*values, *SPECIAL_FLOATS]
+
+
+def images(seed: int, count: int, height: int = 6, width: int = 8) -> np.ndarray:
+    """`count` RGB images, uint8, NHWC."""
+    return np.random.default_rng(seed).integers(0, 256, size=(count, height, width, 3), dtype=np.uint8)
+
+
+def png(image: np.ndarray) -> bytes:
     buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(samples.tobytes())
+    Image.fromarray(image).save(buffer, format="PNG")
     return buffer.getvalue()
 
 
-def write_tensorboardx_run(run: Path) -> None:
-    from tensorboardX import SummaryWriter
-
-    rng = np.random.default_rng(0)
-    with SummaryWriter(str(run)) as writer:
-        for step in range(40):
-            writer.add_scalar("loss", 1.0 / (step + 1), step)
-            writer.add_scalar("metrics/accuracy", step / 40, step)
-            if step % 10 == 0:
-                writer.add_histogram("weights/layer1", rng.normal(size=200) + step / 10, step)
-                writer.add_images("inputs", rng.random((3, 3, 8, 8)), step)
-                writer.add_text("notes", f"**step {step}** <script>alert(1)</script>\n\n|a|b|\n|-|-|\n|1|2|", step)
-                writer.add_audio("tone", np.sin(np.arange(400) / 8.0).reshape(-1, 1), step, sample_rate=8000)
-                writer.add_pr_curve("pr", rng.integers(0, 2, 50), rng.random(50), step)
-        writer.add_scalar("loss", float("nan"), 40)
-        writer.add_scalar("loss", float("inf"), 41)
-        writer.add_scalar("loss", float("-inf"), 42)
-        writer.add_custom_scalars({"Training": {"Loss": ["Multiline", ["loss", "metrics/accuracy"]]}})
+def tone(pitch: int, sample_rate: int = 8000, frames: int = 400) -> np.ndarray:
+    return np.sin(np.arange(frames) * (pitch + 1) * 2 * np.pi * 220 / sample_rate).astype(np.float32)
 
 
-def write_torch_run(run: Path) -> None:
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
-
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
-    with SummaryWriter(str(run)) as writer:
-        writer.add_graph(model, torch.zeros(1, 4))
-        for step in range(0, 100, 7):
-            writer.add_scalar("loss", 2.0 / (step + 1), step)
-            writer.add_histogram("bias", torch.randn(50), step)
-        writer.add_image("sample", torch.rand(3, 6, 6), 3)
+def wav(samples: np.ndarray, sample_rate: int = 8000) -> bytes:
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as file:
+        file.setnchannels(1)
+        file.setsampwidth(2)
+        file.setframerate(sample_rate)
+        file.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+    return buffer.getvalue()
 
 
-def write_summary_ops_run(run: Path) -> None:
-    """tensorboard's own TF-free summary functions: TF2-style tensor summaries."""
-    from tensorboard.plugins.histogram.summary_v2 import histogram_pb
-    from tensorboard.plugins.scalar.summary_v2 import scalar_pb
-    from tensorboard.plugins.text.summary_v2 import text_pb
+def pr_data(seed: int, count: int = 50) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean labels and float32 predictions in [0, 1] that lean towards the labels."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 2, size=count).astype(bool)
+    predictions = np.clip(labels * 0.4 + rng.uniform(size=count) * 0.6, 0, 1).astype(np.float32)
+    return labels, predictions
 
+
+def write_tensorboard_run(path: Path) -> None:
+    """tensorboard's own TF-free summary functions, and its plugin metadata where those functions need TensorFlow,
+    written by torch's FileWriter (TensorBoard's EventFileWriter underneath)."""
     rng = np.random.default_rng(1)
-    events = [tb_event_pb2.Event(wall_time=1_700_000_000.0, file_version="brain.Event:2")]
-    for step in range(12):
-        events.append(summary_event(step, scalar_pb("xent", 3.0 - step / 4, description="Cross *entropy*")))
-        events.append(summary_event(step, histogram_pb("activations", rng.normal(size=64), buckets=8)))
-        if step % 4 == 0:
-            events.append(summary_event(step, text_pb("table", np.array([["a", "b"], ["1", "2"]]))))
-    write_events(run / "events.out.tfevents.1700000000.ops", events)
+    writer = FileWriter(str(path))
+    hparams = [
+        hparams_summary.HParam("lr", hparams_summary.RealInterval(0.0, 1.0)),
+        hparams_summary.HParam("optimizer", hparams_summary.Discrete(["adam", "sgd"])),
+    ]
+    writer.add_summary(
+        hparams_summary.hparams_config_pb(hparams, [hparams_summary.Metric("tb/loss", display_name="loss")])
+    )
+    writer.add_summary(hparams_summary.hparams_pb({"lr": 0.01, "optimizer": "adam"}, trial_id="root"))
+    for step, value in enumerate(scalar_values(seed=1)):
+        summaries = [
+            scalar_summary.scalar_pb("tb/loss", value, description="loss from *scalar_pb*"),
+            histogram_summary.histogram_pb("tb/weights", rng.normal(step, 1, size=200), buckets=12),
+            text_summary.text_pb("tb/notes", MARKDOWN if step == 0 else f"step **{step}**"),
+            text_summary.text_pb("tb/table", np.array([["a", "b"], [str(step), "<b>x</b>"]])),
+            image_summary("tb/samples", [png(image) for image in images(step, 3)], width=8, height=6),
+            audio_summary("tb/voices", [(wav(tone(step + k)), f"voice *{k}*") for k in range(2)]),
+            pr_curve_summary("tb/pr", *pr_data(step), num_thresholds=11),
+        ]
+        for summary in summaries:
+            writer.add_summary(summary, global_step=step)
+    writer.close()
 
 
-def write_restarts(logdir: Path) -> None:
-    """A restarted job with file_version 2 (SessionLog.START) and an old-version job with steps going back."""
-
-    def scalar(step: int, value: float, tag: str = "loss") -> tb_event_pb2.Event:
-        summary = tb_summary_pb2.Summary(value=[tb_summary_pb2.Summary.Value(tag=tag, simple_value=value)])
-        return summary_event(step, summary)
-
-    start = tb_event_pb2.SessionLog(status=tb_event_pb2.SessionLog.START)
-    new = [tb_event_pb2.Event(wall_time=1_700_000_000.0, file_version="brain.Event:2")]
-    new.append(tb_event_pb2.Event(wall_time=1_700_000_000.5, step=0, session_log=start))
-    new += [scalar(step, step * 1.0) for step in range(10)]
-    new.append(tb_event_pb2.Event(wall_time=1_700_000_100.0, step=5, session_log=start))
-    new += [scalar(step, -step * 1.0) for step in range(5, 12)]
-    write_events(logdir / "restarted" / "events.out.tfevents.1700000000.a", new)
-
-    old = [tb_event_pb2.Event(wall_time=1_600_000_000.0, file_version="brain.Event:1")]
-    old += [scalar(step, step * 1.0) for step in range(10)] + [scalar(step, step * 1.0, "other") for step in range(10)]
-    old += [scalar(step, step * 10.0) for step in range(4, 8)]
-    write_events(logdir / "old_version" / "events.out.tfevents.1600000000.b", old)
+def image_summary(tag: str, encoded: list[bytes], width: int, height: int) -> summary_pb2.Summary:
+    """TensorBoard's image format: a string tensor [width, height, png, png, ...], several samples per step."""
+    tensor = tensor_util.make_tensor_proto([str(width).encode(), str(height).encode(), *encoded])
+    metadata = image_metadata.create_summary_metadata(display_name=tag, description="several samples")
+    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=metadata)])
 
 
-def write_legacy_root(logdir: Path) -> None:
-    """The logdir itself is a run ("."), with legacy (simple_value, histo, image) summaries."""
-    events = [tb_event_pb2.Event(wall_time=1_500_000_000.0, file_version="brain.Event:2")]
-    for step in range(5):
-        histo = tb_summary_pb2.HistogramProto(
-            min=-1.0,
-            max=2.0,
-            num=6,
-            sum=3.0,
-            sum_squares=5.0,
-            bucket_limit=[-0.5, 0.0, 1.0, 1.7976931348623157e308],
-            bucket=[0.0, 2.0, 3.0, 1.0],
+def audio_summary(tag: str, clips: list[tuple[bytes, str]]) -> summary_pb2.Summary:
+    """TensorBoard's audio format: a string tensor [[wav, label], ...], several samples per step."""
+    tensor = tensor_util.make_tensor_proto([[clip, label.encode()] for clip, label in clips])
+    metadata = audio_metadata.create_summary_metadata(
+        display_name=tag, description="", encoding=audio_metadata.Encoding.Value("WAV")
+    )
+    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=metadata)])
+
+
+def pr_curve_summary(tag: str, labels: np.ndarray, predictions: np.ndarray, num_thresholds: int) -> summary_pb2.Summary:
+    """TensorBoard's pr_curve format: a float tensor [6, num_thresholds] of TP, FP, TN, FN, precision, recall."""
+    predicted = predictions[None, :] >= np.linspace(0, 1, num_thresholds)[:, None]
+    counts = [
+        (predicted & labels).sum(axis=1),
+        (predicted & ~labels).sum(axis=1),
+        (~predicted & ~labels).sum(axis=1),
+        (~predicted & labels).sum(axis=1),
+    ]
+    tp, fp, _, fn = counts
+    precision = tp / np.maximum(tp + fp, 1)
+    recall = tp / np.maximum(tp + fn, 1)
+    tensor = tensor_util.make_tensor_proto(np.stack([*counts, precision, recall]).astype(np.float32))
+    metadata = pr_curve_metadata.create_summary_metadata(
+        display_name=tag, description="", num_thresholds=num_thresholds
+    )
+    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=metadata)])
+
+
+def write_torch_run(path: Path) -> None:
+    """torch.utils.tensorboard.SummaryWriter, everything it writes (add_scalars and add_hparams add runs below)."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(2)
+    with torch_tensorboard.SummaryWriter(str(path)) as writer:
+        writer.add_graph(TinyNet(), torch.zeros(1, 4))
+        writer.add_custom_scalars(
+            {"torch": {"losses": ["Multiline", ["loss", "scalars/.*"]], "band": ["Margin", ["loss", "low", "high"]]}}
         )
-        image = tb_summary_pb2.Summary.Image(height=1, width=1, colorspace=1, encoded_image_string=_tiny_png())
-        summary = tb_summary_pb2.Summary(
-            value=[
-                tb_summary_pb2.Summary.Value(tag="legacy/scalar", simple_value=step * 0.5),
-                tb_summary_pb2.Summary.Value(tag="legacy/histo", histo=histo),
-                tb_summary_pb2.Summary.Value(tag="legacy/image", image=image),
+        for step, value in enumerate(scalar_values(seed=2)):
+            writer.add_scalar("loss", value, step)
+            writer.add_scalar("low", step - 1.0, step)
+            writer.add_scalar("high", step + 1.0, step)
+            writer.add_scalars("scalars", {"group_a": step * 0.5, "group_b": -step * 0.5}, step)
+            writer.add_histogram("weights", rng.normal(step, 1, size=100), step)
+            writer.add_images("batch", torch.from_numpy(images(step, 4)).permute(0, 3, 1, 2), step)
+            writer.add_audio("clip", torch.from_numpy(tone(step)), step, sample_rate=8000)
+            writer.add_text("notes", MARKDOWN if step == 0 else f"step {step}", step)
+            labels, predictions = pr_data(step + 100)
+            writer.add_pr_curve("pr", torch.from_numpy(labels), torch.from_numpy(predictions), step, num_thresholds=21)
+        vertices, colors, faces = tetrahedron()
+        writer.add_mesh("tetra", vertices=vertices, colors=colors, faces=faces, global_step=0)
+        features = torch.from_numpy(rng.normal(size=(12, 5)).astype(np.float32))
+        writer.add_embedding(features, metadata=[f"point {i}" for i in range(12)], tag="points", global_step=0)
+        writer.add_hparams({"lr": 0.1, "layers": 2, "optimizer": "sgd"}, {"hparam/accuracy": 0.75}, run_name="hparams")
+
+
+def write_tensorboardx_run(path: Path) -> None:
+    """tensorboardX.SummaryWriter, everything it writes (add_hparams adds a run below)."""
+    torch.manual_seed(1)
+    rng = np.random.default_rng(3)
+    with tensorboardX.SummaryWriter(str(path)) as writer:
+        writer.add_graph(TinyNet(), torch.zeros(1, 4))
+        writer.add_custom_scalars({"tensorboardX": {"accuracy": ["Multiline", ["accuracy"]]}})
+        for step, value in enumerate(scalar_values(seed=3)):
+            writer.add_scalar("accuracy", value, step)
+            writer.add_histogram("activations", rng.normal(-step, 2, size=100), step)
+            writer.add_images("inputs", images(step + 20, 3), step, dataformats="NHWC")
+            writer.add_audio("speech", tone(step + 5), step, sample_rate=8000)
+            writer.add_text("log", MARKDOWN if step == 0 else f"line {step}", step)
+            labels, predictions = pr_data(step + 200)
+            writer.add_pr_curve("precision_recall", labels, predictions, step, num_thresholds=15)
+        vertices, colors, faces = tetrahedron()
+        writer.add_mesh("tetra", vertices=vertices, colors=colors, faces=faces, global_step=0)
+        writer.add_embedding(rng.normal(size=(8, 3)), metadata=[str(i) for i in range(8)], tag="vectors", global_step=0)
+        writer.add_hparams({"lr": 0.2, "dropout": 0.5}, {"hparam/loss": 0.5}, name="hparams")
+
+
+def tetrahedron() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    vertices = torch.tensor([[[1.0, 1, 1], [-1, -1, 1], [1, -1, -1], [-1, 1, -1]]])
+    colors = torch.tensor([[[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 0, 255]]], dtype=torch.int32)
+    faces = torch.tensor([[[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 3, 2]]], dtype=torch.int32)
+    return vertices, colors, faces
+
+
+def write_restart_run(path: Path) -> None:
+    """Steps 0..9, then a new writer in the same run writing steps 5..14, as a resumed PyTorch job does."""
+    write_steps(path, range(STEPS), writer_index=0)
+    write_steps(path, range(5, STEPS + 5), writer_index=1)
+
+
+def write_session_restart_run(path: Path) -> None:
+    """As `write_restart_run`, with a SessionLog START at each writer's first step: the second one is a restart."""
+    write_steps(path, range(STEPS), writer_index=0, session_start=True)
+    write_steps(path, range(5, STEPS + 5), writer_index=1, session_start=True)
+
+
+def write_steps(path: Path, steps: range, writer_index: int, session_start: bool = False) -> None:
+    """Values are writer_index + 1/(step+1), so a point tells which writer wrote it."""
+    # The suffix keeps the files in writing order even when both writers start within the same second.
+    with tensorboardX.SummaryWriter(str(path), filename_suffix=f".{writer_index}") as writer:
+        if session_start:
+            start = tensorboardX.proto.event_pb2.SessionLog(status=tensorboardX.proto.event_pb2.SessionLog.START)
+            writer.file_writer.add_event(tensorboardX.proto.event_pb2.Event(session_log=start), step=steps[0])
+        for step in steps:
+            writer.add_scalar("loss", writer_index + 1 / (step + 1), step)
+            writer.add_scalar("lr", writer_index + step / 100, step)
+
+
+def write_legacy_run(path: Path) -> None:
+    """A 'brain.Event:1' file of pre-plugin summaries (simple_value, histo, image, audio) built from TensorBoard's
+    protos and framed by its RecordWriter. `loss` rewinds from step 9 to 6: old files are purged per tag."""
+    path.mkdir(parents=True)
+    start = time.time()
+    events = [event_pb2.Event(wall_time=start, file_version="brain.Event:1")]
+    rng = np.random.default_rng(4)
+    for index, step in enumerate([*range(STEPS), 6, 7]):
+        values = [summary_pb2.Summary.Value(tag="loss", simple_value=index + 1 / (step + 1))]
+        if index < STEPS:
+            values += [
+                summary_pb2.Summary.Value(tag="histo", histo=legacy_histogram(rng.normal(step, 1, size=64))),
+                summary_pb2.Summary.Value(tag="picture", image=legacy_image(images(step + 40, 1)[0])),
+                summary_pb2.Summary.Value(tag="sound", audio=legacy_audio(tone(step + 9))),
             ]
-        )
-        events.append(summary_event(step, summary, wall_time=1_500_000_000.0 + step))
-    write_events(logdir / "events.out.tfevents.1500000000.root", events)
+        summary = summary_pb2.Summary(value=values)
+        events.append(event_pb2.Event(wall_time=start + index / 10, step=step, summary=summary))
+    writer = RecordWriter((path / f"events.out.tfevents.{int(start):010d}.legacy").open("wb"))
+    for event in events:
+        writer.write(event.SerializeToString())
+    writer.close()
 
 
-def _tiny_png() -> bytes:
-    import struct
-    import zlib
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
-        + chunk(b"IEND", b"")
+def legacy_histogram(values: np.ndarray) -> summary_pb2.HistogramProto:
+    """TensorFlow's layout: right bucket edges, the last one DBL_MAX, with empty buckets at both ends."""
+    counts, edges = np.histogram(values, bins=8)
+    return summary_pb2.HistogramProto(
+        min=float(values.min()),
+        max=float(values.max()),
+        num=float(values.size),
+        sum=float(values.sum()),
+        sum_squares=float((values**2).sum()),
+        bucket_limit=[float(edges[0]) - 1, *edges[1:].tolist(), float(np.finfo(np.float64).max)],
+        bucket=[0.0, *counts.astype(float).tolist(), 0.0],
     )
 
 
-def write_full_logdir(logdir: Path) -> Path:
-    write_tensorboardx_run(logdir / "train")
-    write_torch_run(logdir / "eval" / "torch")
-    write_summary_ops_run(logdir / "eval" / "ops")
-    write_restarts(logdir)
-    write_legacy_root(logdir)
-    return logdir
+def legacy_image(image: np.ndarray) -> summary_pb2.Summary.Image:
+    height, width, channels = image.shape
+    return summary_pb2.Summary.Image(height=height, width=width, colorspace=channels, encoded_image_string=png(image))
+
+
+def legacy_audio(samples: np.ndarray, sample_rate: int = 8000) -> summary_pb2.Summary.Audio:
+    return summary_pb2.Summary.Audio(
+        sample_rate=sample_rate,
+        num_channels=1,
+        length_frames=samples.size,
+        encoded_audio_string=wav(samples, sample_rate),
+        content_type="audio/wav",
+    )

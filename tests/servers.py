@@ -10,16 +10,28 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
 BIN = Path(sys.executable).parent
-# Keep every point of every plugin: TensorBoard's samples_per_plugin of 0 means "none" to its provider.
-TENSORBOARD_SAMPLES = ",".join(
-    f"{plugin}=1000000"
-    for plugin in ("scalars", "histograms", "distributions", "images", "audio", "text", "pr_curves", "tensors")
-)
+# Every plugin that TensorBoard samples (unlisted plugins keep 10 points). A count of 0 keeps every point in its
+# reservoirs but makes its plugins downsample to nothing, so "all" is a count larger than any test series.
+SAMPLED_PLUGINS = ("scalars", "histograms", "images", "audio", "pr_curves", "text", "mesh", "hparams", "custom_scalars")
+TENSORBOARD_ALL = 1_000_000
+POLL_SECONDS = 0.2
+STABLE_POLLS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    url: str
+    log: Path
+
+    def output(self, limit: int = 4000) -> str:
+        """The end of what the server printed (stdout and stderr), for failure messages."""
+        return self.log.read_text(errors="replace")[-limit:]
 
 
 def free_port() -> int:
@@ -29,27 +41,69 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(command: list[str], port: int, ready: Callable[[httpx.Client], bool], timeout: float = 120) -> Iterator[str]:
-    """Start `command`, wait until `ready` holds, yield its base URL, then stop its whole process group."""
-    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"server-{port}.log"
+def tensorboard_server(logdir: Path, scratch: Path) -> Iterator[Server]:
+    """The real TensorBoard on `logdir`, every point of every plugin kept, the whole logdir loaded."""
+    port = free_port()
+    samples = ",".join(f"{plugin}={TENSORBOARD_ALL}" for plugin in SAMPLED_PLUGINS)
+    command = [
+        str(BIN / "tensorboard"),
+        f"--logdir={logdir}",
+        "--host=127.0.0.1",
+        f"--port={port}",
+        "--load_fast=false",
+        # Load once, before listening: once the port answers, everything is loaded.
+        "--reload_interval=0",
+        "--reload_task=blocking",
+        f"--samples_per_plugin={samples}",
+    ]
+    listings: list[object] = []
+
+    def settled(client: httpx.Client) -> bool:
+        # The projector decides in a background thread, started by the first listing, whether it is enabled: wait
+        # until the listing has stayed the same for a second.
+        listings.append(client.get("/data/plugins_listing").raise_for_status().json())
+        return len(listings) > STABLE_POLLS and all(listing == listings[-1] for listing in listings[-STABLE_POLLS:])
+
+    with running(command, port, scratch / "tensorboard.log", settled) as server:
+        yield server
+
+
+@contextmanager
+def trainboard_server(logdir: Path, scratch: Path, *flags: str) -> Iterator[Server]:
+    """trainboard on `logdir` with its store in `scratch`, every point kept, after its ingest reports done."""
+    port = free_port()
+    command = [
+        str(BIN / "trainboard"),
+        f"--logdir={logdir}",
+        "--host=127.0.0.1",
+        f"--port={port}",
+        f"--db={scratch / 'store.sqlite'}",
+        "--reload_interval=0",
+        "--samples_per_plugin=all",
+        *flags,
+    ]
+
+    def ingested(client: httpx.Client) -> bool:
+        return client.get("/data/ingest_progress").raise_for_status().json()["done"] is True
+
+    with running(command, port, scratch / "trainboard.log", ingested) as server:
+        yield server
+
+
+@contextmanager
+def running(
+    command: list[str], port: int, log: Path, ready: Callable[[httpx.Client], bool], timeout: float = 120
+) -> Iterator[Server]:
+    """Start `command`, wait until `ready` holds, yield the server, then stop its whole process group."""
+    log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as output:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    server = Server(f"http://127.0.0.1:{port}", log)
     try:
-        deadline = time.monotonic() + timeout
-        with httpx.Client(base_url=url, timeout=5) as client:
-            while True:
-                if process.poll() is not None:
-                    raise RuntimeError(f"{command[0]} exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-                try:
-                    if ready(client):
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{command[0]} not ready after {timeout} s:\n{log.read_text()[-3000:]}")
-                time.sleep(0.2)
-        yield url
+        wait_until_ready(process, server, ready, timeout)
+        yield server
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -59,46 +113,19 @@ def server(command: list[str], port: int, ready: Callable[[httpx.Client], bool],
             process.wait()
 
 
-@contextmanager
-def tensorboard_server(logdir: Path, expected_runs: int) -> Iterator[str]:
-    port = free_port()
-    command = [
-        str(BIN / "tensorboard"),
-        f"--logdir={logdir}",
-        "--host=127.0.0.1",
-        f"--port={port}",
-        "--load_fast=false",
-        "--reload_interval=0",
-        f"--samples_per_plugin={TENSORBOARD_SAMPLES}",
-    ]
-    # With --reload_interval=0 TensorBoard loads once, in the background; all runs listed means it has finished
-    # only once the listing stops changing, so wait for the run count and then a stable tag listing.
-    seen: list[object] = []
-
-    def ready(client: httpx.Client) -> bool:
-        runs = client.get("/data/runs").json()
-        if len(runs) < expected_runs:
-            return False
-        listing = client.get("/data/plugin/scalars/tags").json()
-        seen.append(listing)
-        return len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3]
-
-    with server(command, port, ready) as url:
-        yield url
-
-
-@contextmanager
-def trainboard_server(logdir: Path, db: Path, *extra: str) -> Iterator[str]:
-    port = free_port()
-    command = [
-        str(BIN / "trainboard"),
-        f"--logdir={logdir}",
-        "--host=127.0.0.1",
-        f"--port={port}",
-        f"--db={db}",
-        "--reload_interval=0",
-        "--samples_per_plugin=all",
-        *extra,
-    ]
-    with server(command, port, lambda client: client.get("/data/ingest_progress").json()["done"]) as url:
-        yield url
+def wait_until_ready(
+    process: subprocess.Popen[bytes], server: Server, ready: Callable[[httpx.Client], bool], timeout: float
+) -> None:
+    deadline = time.monotonic() + timeout
+    with httpx.Client(base_url=server.url, timeout=5) as client:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"{process.args!r} exited with {process.returncode}:\n{server.output()}")
+            try:
+                if ready(client):
+                    return
+            except (httpx.HTTPError, ValueError, KeyError):
+                pass  # not listening yet, or not answering the readiness route yet
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{process.args!r} not ready after {timeout} s:\n{server.output()}")
+            time.sleep(POLL_SECONDS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from array import array
 
+from trainboard.normaliser.points import DataClass, SeriesMetadata
 from trainboard.reader.protos.summary_pb2 import Summary
 from trainboard.reader.protos.tensor_pb2 import DataType, TensorProto
 
@@ -32,6 +33,16 @@ def migrate(value: Summary.Value) -> Summary.Value:
     if kind == "audio":
         return _strings(_new_value(value, "audio", AUDIO_CONTENT), [value.audio.encoded_audio_string, b""], (1, 2))
     return value
+
+
+def scalar_metadata(value: Summary.Value) -> SeriesMetadata:
+    """The metadata TensorBoard gives a tag first seen as a simple_value."""
+    return SeriesMetadata(
+        plugin_name="scalars",
+        data_class=DataClass.SCALAR,
+        display_name=value.metadata.display_name or value.tag,
+        description=value.metadata.summary_description,
+    )
 
 
 def scalar(tensor: TensorProto) -> float:

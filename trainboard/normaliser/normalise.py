@@ -55,54 +55,80 @@ def normalise(events: Iterable[Event], state: RunState) -> Batch:
         if state.start_time is None:
             state.start_time = event.wall_time
         kind = event.WhichOneof("what")
-        if kind == "meta_graph_def":
-            # Not a summary for TensorBoard: no purge check and no effect on the most recent step.
-            value = _blob_value(META_GRAPH_TAG, META_GRAPH_PLUGIN, event.meta_graph_def)
-            _keep(value, event, state, batch)
-            continue
-        if kind == "file_version":
-            state.file_version = _file_version(event.file_version)
-        values = _summary_values(event, kind)
-        purge = _purge(event, kind, values, state)
-        if purge is not None:
-            operations.append(purge)
-        if values is not None:
+        if kind == "summary":
+            values = event.summary.value
+            if state.file_version is None or state.file_version < 2:
+                purge = _out_of_order_purge(event.step, state, [value.tag for value in values])
+                if purge is not None:
+                    operations.append(purge)
             state.most_recent_step = event.step
             for value in values:
-                _keep(value, event, state, batch)
+                if not _kept_as_scalar(value, event, state, batch):
+                    _keep(legacy.migrate(value), event, state, batch)
+        elif kind in ("graph_def", "tagged_run_metadata"):
+            value = _graph_value(event, kind)
+            if state.file_version is None or state.file_version < 2:
+                purge = _out_of_order_purge(event.step, state, [value.tag])
+                if purge is not None:
+                    operations.append(purge)
+            state.most_recent_step = event.step
+            _keep(value, event, state, batch)
+        elif kind == "meta_graph_def":
+            # Not a summary for TensorBoard: no purge check and no effect on the most recent step.
+            _keep(_blob_value(META_GRAPH_TAG, META_GRAPH_PLUGIN, event.meta_graph_def), event, state, batch)
+        elif kind == "file_version":
+            state.file_version = _file_version(event.file_version)
+        elif kind == "session_log" and event.session_log.status == SessionLog.START:
+            purge = _restart_purge(event.step, state)
+            if purge is not None:
+                operations.append(purge)
     return batch
 
 
-def _summary_values(event: Event, kind: str | None) -> list[Summary.Value] | None:
-    """The event's values as summary values (TensorBoard turns graphs and run metadata into summaries too)."""
-    if kind == "summary":
-        return [legacy.migrate(value) for value in event.summary.value]
+def _kept_as_scalar(value: Summary.Value, event: Event, state: RunState, batch: Batch) -> bool:
+    """The common case without building a migrated value: a simple_value of a tag whose values are scalars."""
+    if value.WhichOneof("value") != "simple_value":
+        return False
+    tag = value.tag
+    first = state.first_metadata.get(tag)
+    if first is None:
+        first = legacy.scalar_metadata(value)
+        state.first_metadata[tag] = batch.metadata[tag] = first
+    elif first.data_class != DataClass.SCALAR:
+        return False
+    batch.operations.append(ScalarPoint(tag=tag, step=event.step, wall_time=event.wall_time, value=value.simple_value))
+    return True
+
+
+def _graph_value(event: Event, kind: str) -> Summary.Value:
+    """TensorBoard turns graphs and tagged run metadata into blob-sequence summary values."""
     if kind == "graph_def":
-        return [_blob_value(RUN_GRAPH_TAG, GRAPHS_PLUGIN, event.graph_def)]
-    if kind == "tagged_run_metadata":
-        run_metadata = event.tagged_run_metadata
-        return [_blob_value(run_metadata.tag, TAGGED_RUN_METADATA_PLUGIN, run_metadata.run_metadata)]
+        return _blob_value(RUN_GRAPH_TAG, GRAPHS_PLUGIN, event.graph_def)
+    run_metadata = event.tagged_run_metadata
+    return _blob_value(run_metadata.tag, TAGGED_RUN_METADATA_PLUGIN, run_metadata.run_metadata)
+
+
+def _out_of_order_purge(step: int, state: RunState, tags: list[str]) -> Purge | None:
+    """Files older than version 2: a summary whose step goes back drops its tags' points from that step on."""
+    if step < state.most_recent_step:
+        return Purge(step=step, tags=tuple(tags))
     return None
+
+
+def _restart_purge(step: int, state: RunState) -> Purge | None:
+    """Version 2 files: every SessionLog.START after the first drops all points from its step on."""
+    if state.file_version is None or state.file_version < 2:
+        return None
+    if not state.seen_session_start:
+        state.seen_session_start = True
+        return None
+    return Purge(step=step)
 
 
 def _keep(value: Summary.Value, event: Event, state: RunState, batch: Batch) -> None:
     point = _point(value, event, state, batch)
     if point is not None:
         batch.operations.append(point)
-
-
-def _purge(event: Event, kind: str | None, values: list[Summary.Value] | None, state: RunState) -> Purge | None:
-    """TensorBoard's two rules for dropping data orphaned by a restart."""
-    if state.file_version is not None and state.file_version >= 2:
-        if kind != "session_log" or event.session_log.status != SessionLog.START:
-            return None
-        if not state.seen_session_start:
-            state.seen_session_start = True  # the first START is the session's own start, not a restart
-            return None
-        return Purge(step=event.step)
-    if values is not None and event.step < state.most_recent_step:
-        return Purge(step=event.step, tags=tuple(value.tag for value in values))
-    return None
 
 
 def _point(

@@ -55,7 +55,6 @@ def runs_by_type(provider: DataProvider) -> dict[str, dict[str, Any]]:
             "images": [],
             "audio": [],
             "graph": False,
-            "meta_graph": False,
             "run_metadata": [],
         }
         for name in runs(provider)
@@ -70,6 +69,4 @@ def runs_by_type(provider: DataProvider) -> dict[str, dict[str, Any]]:
             result[run][key] = list(tags)
     for run, tags in provider.list_blob_sequences(plugin_name="graphs").items():
         result[run]["graph"] = "__run_graph__" in tags
-    for run in provider.list_blob_sequences(plugin_name="graph_meta_graph_def"):
-        result[run]["meta_graph"] = True
     return result

@@ -3,26 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
+import threading
 
-import nh3
-from markdown_it import MarkdownIt
+import bleach
+import markdown
 
 ALLOWED_TAGS = {
     *("ul", "ol", "li", "p", "pre", "code", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br"),
     *("strong", "em", "a", "img", "table", "thead", "tbody", "td", "tr", "th"),
 }
-ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "title", "alt"}}
+ALLOWED_ATTRIBUTES = {"a": ["href", "title"], "img": ["src", "title", "alt"]}
 
 
-@cache
-def _renderer() -> MarkdownIt:
-    # Raw HTML in the source stays text (escaped), as TensorBoard's sanitiser escapes tags it does not allow.
-    return MarkdownIt("commonmark", {"html": False}).enable("table")
+class _PerThread(threading.local):
+    """Python-Markdown and bleach, as TensorBoard uses them; neither converter is safe to share between threads.
+    Tags that are not allowed are escaped (shown as text), not dropped."""
+
+    def __init__(self) -> None:
+        self.markdown = markdown.Markdown(extensions=["markdown.extensions.tables", "markdown.extensions.fenced_code"])
+        self.cleaner = bleach.Cleaner(tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES)
+
+
+_converters = _PerThread()
 
 
 def safe_html(unsafe: str) -> str:
-    return nh3.clean(unsafe, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, link_rel=None)
+    return _converters.cleaner.clean(unsafe)
 
 
 def markdown_to_safe_html(source: str | bytes) -> str:
@@ -38,7 +44,7 @@ def markdowns_to_safe_html(sources: Sequence[str | bytes], combine: Callable[[li
             decoded = source.decode("utf-8", errors="replace")
             source = decoded.replace("\x00", "")
             null_bytes += len(decoded) - len(source)
-        htmls.append(_renderer().render(source).rstrip("\n") if source else "")
+        htmls.append(_converters.markdown.reset().convert(source))
     sanitised = safe_html(combine(htmls))
     if null_bytes:
         warning = f"<!-- WARNING: discarded {null_bytes} null bytes in markdown string after UTF-8 decoding -->\n"

@@ -50,67 +50,70 @@ def read_records(stream: BinaryIO, offset: int, *, path: str, limit: int | None 
     A corrupt record is logged once (path and offset) and skipped: by its length when only the payload is damaged,
     else by scanning forward for the next valid header.
     """
-    buffer = _Buffer(stream, offset)
-    position = offset
-    while limit is None or position - offset < limit:
-        header = buffer.read(position, HEADER_SIZE)
-        if len(header) < HEADER_SIZE:
+    window_start = offset
+    while limit is None or window_start - offset < limit:
+        stream.seek(window_start)
+        window = stream.read(BUFFER_SIZE)
+        at_end = len(window) < BUFFER_SIZE
+        records, consumed, wanted = _records_in(window, window_start, path)
+        yield from records
+        if consumed == 0 and wanted > len(window) and not at_end:
+            # One record larger than a window: read it whole.
+            stream.seek(window_start)
+            records, consumed, _ = _records_in(stream.read(wanted), window_start, path)
+            yield from records
+        if consumed == 0 or at_end:
             return
-        (length,) = _LENGTH.unpack_from(header)
-        if _CRC.unpack_from(header, 8)[0] != masked_crc(header[:8]) or length > MAX_RECORD_SIZE:
-            resumed = _resynchronise(buffer, position + 1)
+        window_start += consumed
+
+
+def _records_in(data: bytes, start: int, path: str) -> tuple[list[Record], int, int]:
+    """The complete records at the front of `data` (which begins at file offset `start`), the bytes they and any
+    skipped corruption take, and how many bytes the first incomplete record needs."""
+    records: list[Record] = []
+    position = 0
+    size = len(data)
+    unpack_length, unpack_crc = _LENGTH.unpack_from, _CRC.unpack_from
+    while position + HEADER_SIZE <= size:
+        (length,) = unpack_length(data, position)
+        if length > MAX_RECORD_SIZE or unpack_crc(data, position + 8)[0] != masked_crc(data[position : position + 8]):
+            resumed = _resynchronise(data, position + 1)
             if resumed is None:
-                return  # nothing after can be decided yet: maybe the tail is still being written
+                return records, position, size + 1
             logger.warning(
-                "%s: corrupt record header at offset %d; skipped %d bytes", path, position, resumed - position
+                "%s: corrupt record header at offset %d; skipped %d bytes", path, start + position, resumed - position
             )
             position = resumed
             continue
-        body = buffer.read(position + HEADER_SIZE, length + FOOTER_SIZE)
-        if len(body) < length + FOOTER_SIZE:
-            return
-        payload = body[:length]
-        end = position + HEADER_SIZE + length + FOOTER_SIZE
-        if _CRC.unpack_from(body, length)[0] != masked_crc(payload):
-            logger.warning("%s: corrupt record payload at offset %d (checksum mismatch); skipped", path, position)
+        body = position + HEADER_SIZE
+        end = body + length + FOOTER_SIZE
+        if end > size:
+            return records, position, end - position
+        payload = data[body : body + length]
+        if unpack_crc(data, body + length)[0] == masked_crc(payload):
+            records.append(Record(offset=start + position, end=start + end, payload=payload))
         else:
-            yield Record(offset=position, end=end, payload=payload)
+            logger.warning(
+                "%s: corrupt record payload at offset %d (checksum mismatch); skipped", path, start + position
+            )
         position = end
+    return records, position, HEADER_SIZE
 
 
-def _resynchronise(buffer: _Buffer, start: int) -> int | None:
-    """The first offset at or after `start` where a record with a valid header and payload begins."""
-    position = start
-    while True:
-        header = buffer.read(position, HEADER_SIZE)
-        if len(header) < HEADER_SIZE:
-            return None
-        (length,) = _LENGTH.unpack_from(header)
-        if length <= MAX_RECORD_SIZE and _CRC.unpack_from(header, 8)[0] == masked_crc(header[:8]):
-            body = buffer.read(position + HEADER_SIZE, length + FOOTER_SIZE)
-            if len(body) < length + FOOTER_SIZE:
+def _resynchronise(data: bytes, position: int) -> int | None:
+    """The first position at or after `position` where a record with a valid header and payload begins, or None
+    when that cannot be decided with the bytes at hand."""
+    size = len(data)
+    while position + HEADER_SIZE <= size:
+        (length,) = _LENGTH.unpack_from(data, position)
+        if length <= MAX_RECORD_SIZE and _CRC.unpack_from(data, position + 8)[0] == masked_crc(
+            data[position : position + 8]
+        ):
+            end = position + HEADER_SIZE + length + FOOTER_SIZE
+            if end > size:
                 return None
-            if _CRC.unpack_from(body, length)[0] == masked_crc(body[:length]):
+            payload = data[position + HEADER_SIZE : end - FOOTER_SIZE]
+            if _CRC.unpack_from(data, end - FOOTER_SIZE)[0] == masked_crc(payload):
                 return position
         position += 1
-
-
-class _Buffer:
-    """A window over a seekable stream, refilled in large reads."""
-
-    def __init__(self, stream: BinaryIO, offset: int) -> None:
-        self._stream = stream
-        self._start = offset
-        self._data = b""
-
-    def read(self, position: int, size: int) -> bytes:
-        end = position + size
-        if position < self._start or end > self._start + len(self._data):
-            self._fill(position, size)
-        relative = position - self._start
-        return self._data[relative : relative + size]
-
-    def _fill(self, position: int, size: int) -> None:
-        self._stream.seek(position)
-        self._data = self._stream.read(max(size, BUFFER_SIZE))
-        self._start = position
+    return None
