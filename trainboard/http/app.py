@@ -35,13 +35,14 @@ def create_app(settings: Settings) -> Starlette:
         store_path = settings.store_path(settings.logdir)
         store = SqliteStore(store_path)
         progress = IngestProgress()
-        loader = Loader(LogDir(settings.logdir), partial(SqliteStore, store_path), progress, workers=default_workers())
+        logdir = LogDir(settings.logdir)
+        loader = Loader(logdir, partial(SqliteStore, store_path), progress, workers=default_workers())
         stop = threading.Event()
         ingest = threading.Thread(
             target=loader.run_forever, args=(settings.reload_interval, stop), name="trainboard-ingest", daemon=True
         )
         provider = DataProvider(store, data_location=settings.logdir)
-        app.state.experiments = {"": Experiment("", provider, progress, settings.sampling)}
+        app.state.experiments = {"": Experiment("", provider, progress, logdir, settings.sampling)}
         app.state.settings = settings
         ingest.start()
         try:
