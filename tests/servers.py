@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -105,12 +106,19 @@ def running(
         wait_until_ready(process, server, ready, timeout)
         yield server
     finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the process's whole group: SIGTERM, then SIGKILL after 10 s; a group that is gone already is fine."""
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process.wait()
 
 
 def wait_until_ready(

@@ -17,12 +17,19 @@ class PublicError(Exception):
         self.message = message
 
     def __str__(self) -> str:
-        return f"{self.kind}: {self.message}"
+        return f"{self.kind}: {self.message}" if self.kind else self.message
 
 
 class InvalidArgumentError(PublicError):
     http_code = 400
     kind = "Invalid argument"
+
+
+class BadRequestError(PublicError):
+    """A 400 whose text is the message alone, as TensorBoard's plugins answer their own checks."""
+
+    http_code = 400
+    kind = ""
 
 
 class NotFoundError(PublicError):

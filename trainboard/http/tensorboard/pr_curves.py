@@ -1,0 +1,32 @@
+"""Routes of TensorBoard's PR curves plugin."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.errors import InvalidArgumentError
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import JSONResponse
+from trainboard.plugins import pr_curves
+
+
+def tags(request: Request) -> JSONResponse:
+    return JSONResponse(pr_curves.tags(experiment(request).provider))
+
+
+def curves(request: Request) -> JSONResponse:
+    runs = params.repeated(request.query_params, "run")
+    if not runs:
+        raise InvalidArgumentError("No runs provided when fetching PR curve data")
+    tag = params.optional(request.query_params, "tag")
+    if not tag:
+        raise InvalidArgumentError("No tag provided when fetching PR curve data")
+    found = experiment(request)
+    samples = found.samples(pr_curves.PLUGIN_NAME, pr_curves.DEFAULT_SAMPLES)
+    return JSONResponse(pr_curves.pr_curves(found.provider, runs=runs, tag=tag, samples=samples))
+
+
+def routes() -> list[BaseRoute]:
+    return [Route("/data/plugin/pr_curves/tags", tags), Route("/data/plugin/pr_curves/pr_curves", curves)]
