@@ -1,0 +1,41 @@
+"""Routes of TensorBoard's custom scalars plugin."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import JSONResponse, TextResponse
+from trainboard.http.tensorboard.scalars import series
+from trainboard.plugins import custom_scalars, scalars
+
+PREFIX = "/data/plugin/custom_scalars"
+
+
+def layout(request: Request) -> JSONResponse:
+    return JSONResponse(custom_scalars.layout(experiment(request).provider))
+
+
+def scalars_by_regex(request: Request) -> JSONResponse:
+    query = request.query_params
+    run, tag_regex = params.optional(query, "run", ""), params.optional(query, "tag", "")
+    found = experiment(request)
+    samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
+    return JSONResponse(
+        custom_scalars.scalars_by_regex(found.provider, run=run or "", tag_regex=tag_regex or "", samples=samples)
+    )
+
+
+def download_data(request: Request) -> JSONResponse | TextResponse:
+    """One scalar series as JSON or CSV, exactly as the scalars plugin serves it."""
+    return series(request)
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route(f"{PREFIX}/layout", layout),
+        Route(f"{PREFIX}/scalars", scalars_by_regex),
+        Route(f"{PREFIX}/download_data", download_data),
+    ]
