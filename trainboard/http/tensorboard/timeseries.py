@@ -1,0 +1,62 @@
+"""Routes of TensorBoard's Time Series dashboard (its "metrics" plugin, served as "timeseries")."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.errors import InvalidArgumentError
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import BytesResponse, JSONResponse
+from trainboard.plugins import images, timeseries
+
+PREFIX = "/data/plugin/timeseries"
+# At most this many series in one timeSeries request.
+MAX_REQUESTS = 1000
+
+
+def tags(request: Request) -> JSONResponse:
+    return JSONResponse(timeseries.tags(experiment(request).provider))
+
+
+async def time_series(request: Request) -> JSONResponse:
+    if request.method == "POST":
+        raw = (await request.form()).get("requests")
+    else:
+        raw = params.optional(request.query_params, "requests")
+    if not raw or not isinstance(raw, str):
+        raise InvalidArgumentError("Missing 'requests' field")
+    try:
+        series_requests = json.loads(raw)
+    except ValueError:
+        raise InvalidArgumentError("Unable to parse 'requests' as JSON") from None
+    if not isinstance(series_requests, list):
+        raise InvalidArgumentError("'requests' must be a JSON list")
+    if len(series_requests) > MAX_REQUESTS:
+        raise InvalidArgumentError(f"'requests' holds more than {MAX_REQUESTS} requests")
+    found = experiment(request)
+    samples = {plugin: found.samples(plugin, default) for plugin, default in timeseries.DEFAULT_SAMPLES.items()}
+    body = await run_in_threadpool(
+        lambda: [timeseries.time_series(found.provider, one, samples) for one in series_requests]
+    )
+    return JSONResponse(body)
+
+
+def image_data(request: Request) -> BytesResponse:
+    blob_key = params.required(request.query_params, "imageId")
+    if not blob_key:
+        raise InvalidArgumentError("Missing 'imageId' field")
+    data = experiment(request).provider.read_blob(blob_key=blob_key)
+    return BytesResponse(data, images.media_type(data))
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route(f"{PREFIX}/tags", tags),
+        Route(f"{PREFIX}/timeSeries", time_series, methods=["GET", "POST"]),
+        Route(f"{PREFIX}/imageData", image_data),
+    ]
