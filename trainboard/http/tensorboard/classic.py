@@ -1,0 +1,70 @@
+"""Routes of TensorBoard's original HTTP API (seed 000). Its dictionary form of /data/runs is at /data/runs_by_type,
+because seed 001's list form owns /data/runs."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import JSONResponse, TextResponse
+from trainboard.http.tensorboard import graphs, media
+from trainboard.plugins import audio, classic, distributions, histograms, images, scalars
+
+
+def scalar_series(request: Request) -> JSONResponse | TextResponse:
+    """One series when run and tag are given (JSON or CSV); else every series, sampled to `sample_count` points."""
+    query = request.query_params
+    found = experiment(request)
+    if "run" not in query and "tag" not in query:
+        sample_count = params.integer(query, "sample_count", classic.DEFAULT_SAMPLE_COUNT)
+        return JSONResponse(classic.all_scalars(found.provider, sample_count or classic.DEFAULT_SAMPLE_COUNT))
+    run, tag = params.required(query, "run"), params.required(query, "tag")
+    samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
+    rows = scalars.scalars(found.provider, run=run, tag=tag, samples=samples)
+    if params.optional(query, "format") == "csv":
+        return TextResponse(scalars.as_csv(rows), media_type="text/csv")
+    return JSONResponse(rows)
+
+
+def histogram_series(request: Request) -> JSONResponse:
+    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
+    found = experiment(request)
+    samples = found.samples(histograms.PLUGIN_NAME, histograms.DEFAULT_SAMPLES)
+    return JSONResponse(classic.histogram_protos(found.provider, run=run, tag=tag, samples=samples))
+
+
+def compressed_histogram_series(request: Request) -> JSONResponse:
+    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
+    found = experiment(request)
+    samples = found.samples("distributions", distributions.DEFAULT_SAMPLES)
+    return JSONResponse(classic.compressed_histograms(found.provider, run=run, tag=tag, samples=samples))
+
+
+def image_series(request: Request) -> JSONResponse:
+    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
+    found = experiment(request)
+    samples = found.samples(images.PLUGIN_NAME, images.DEFAULT_SAMPLES)
+    return JSONResponse(classic.image_metadata(found.provider, run=run, tag=tag, samples=samples))
+
+
+def audio_series(request: Request) -> JSONResponse:
+    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
+    found = experiment(request)
+    samples = found.samples(audio.PLUGIN_NAME, audio.DEFAULT_SAMPLES)
+    return JSONResponse(classic.audio_metadata(found.provider, run=run, tag=tag, samples=samples))
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/data/scalars", scalar_series),
+        Route("/data/histograms", histogram_series),
+        Route("/data/compressedHistograms", compressed_histogram_series),
+        Route("/data/images", image_series),
+        Route("/data/individualImage", media.individual_image),
+        Route("/data/audio", audio_series),
+        Route("/data/individualAudio", media.individual_audio),
+        Route("/data/graph", graphs.graph),
+        Route("/data/run_metadata", graphs.run_metadata),
+    ]
