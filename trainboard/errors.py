@@ -17,7 +17,9 @@ class PublicError(Exception):
         self.message = message
 
     def __str__(self) -> str:
-        return f"{self.kind}: {self.message}" if self.kind else self.message
+        if self.kind and self.message:
+            return f"{self.kind}: {self.message}"
+        return self.kind or self.message
 
 
 class InvalidArgumentError(PublicError):

@@ -59,9 +59,14 @@ def create_app(settings: Settings) -> Starlette:
     return Starlette(
         routes=routes,
         middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
-        exception_handlers={PublicError: _public_error},
+        exception_handlers={PublicError: _public_error, 404: _not_found},
         lifespan=lifespan,
     )
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    """An unknown path, worded as TensorBoard words it."""
+    return TextResponse("Not found", status_code=404)
 
 
 async def _public_error(request: Request, exc: Exception) -> Response:

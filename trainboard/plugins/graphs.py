@@ -76,7 +76,8 @@ def _first_blob(provider: DataProvider, plugins: list[str], run: str, tag: str) 
         points = found.get(run, {}).get(tag, [])
         if points and points[0].values:
             return provider.read_blob(blob_key=points[0].values[0].blob_key)
-    raise NotFoundError(f"no graph data for run={run!r}, tag={tag!r}")
+    # TensorBoard answers a bare "Not found" here, naming nothing.
+    raise NotFoundError("")
 
 
 def _limit_attributes(graph_def: GraphDef, limit: int | None, key: str | None) -> None:

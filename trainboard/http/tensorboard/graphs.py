@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
-from trainboard.errors import InvalidArgumentError
+from trainboard.errors import BadRequestError, InvalidArgumentError
 from trainboard.http import params
 from trainboard.http.context import experiment
 from trainboard.http.responses import JSONResponse, TextResponse
@@ -23,8 +23,11 @@ def graph(request: Request) -> TextResponse:
     if query.get("conceptual") == "true":
         raise InvalidArgumentError("conceptual (Keras model) graphs are not supported yet")
     if "run" not in query:
-        raise InvalidArgumentError('query parameter "run" is required')
-    limit = params.integer(query, "limit_attr_size")
+        raise BadRequestError('query parameter "run" is required')
+    try:
+        limit = params.integer(query, "limit_attr_size")
+    except InvalidArgumentError:
+        raise BadRequestError("query parameter `limit_attr_size` must be an integer") from None
     body = graphs.graph(
         experiment(request).provider,
         run=params.required(query, "run"),

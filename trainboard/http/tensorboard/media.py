@@ -7,6 +7,7 @@ from urllib.parse import unquote
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
+from trainboard.errors import BadRequestError
 from trainboard.http import params
 from trainboard.http.context import experiment
 from trainboard.http.responses import BytesResponse, JSONResponse
@@ -27,7 +28,10 @@ def image_series(request: Request) -> JSONResponse:
 
 
 def individual_image(request: Request) -> BytesResponse:
-    data = experiment(request).provider.read_blob(blob_key=params.required(request.query_params, "blob_key"))
+    blob_key = request.query_params.get("blob_key")
+    if blob_key is None:
+        raise BadRequestError("Invalid run, tag, index, or sample")
+    data = experiment(request).provider.read_blob(blob_key=blob_key)
     return BytesResponse(data, images.media_type(data))
 
 
