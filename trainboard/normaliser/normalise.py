@@ -22,6 +22,7 @@ from trainboard.normaliser.points import (
 )
 from trainboard.reader.protos.event_pb2 import Event, SessionLog
 from trainboard.reader.protos.summary_pb2 import DATA_CLASS_BLOB_SEQUENCE, Summary
+from trainboard.reader.protos.tensor_pb2 import DataType
 
 RUN_GRAPH_TAG = "__run_graph__"
 META_GRAPH_TAG = "__run_meta_graph__"
@@ -173,7 +174,7 @@ def _blob_value(tag: str, plugin_name: str, blob: bytes) -> Summary.Value:
     value = Summary.Value(tag=tag)
     value.metadata.plugin_data.plugin_name = plugin_name
     value.metadata.data_class = DATA_CLASS_BLOB_SEQUENCE
-    value.tensor.dtype = 7  # DT_STRING
+    value.tensor.dtype = DataType.DT_STRING
     value.tensor.tensor_shape.dim.add(size=1)
     value.tensor.string_val.append(blob)
     return value

@@ -59,14 +59,14 @@ def runs_by_type(provider: DataProvider) -> dict[str, dict[str, Any]]:
         }
         for name in runs(provider)
     }
-    for run, tags in provider.list_scalars(plugin_name="scalars").items():
-        result[run]["scalars"] = list(tags)
-    for run, tags in provider.list_tensors(plugin_name="histograms").items():
-        result[run]["histograms"] = list(tags)
-        result[run]["compressedHistograms"] = list(tags)
+    for run, scalar_tags in provider.list_scalars(plugin_name="scalars").items():
+        result[run]["scalars"] = list(scalar_tags)
+    for run, histogram_tags in provider.list_tensors(plugin_name="histograms").items():
+        result[run]["histograms"] = list(histogram_tags)
+        result[run]["compressedHistograms"] = list(histogram_tags)
     for plugin, key in (("images", "images"), ("audio", "audio"), ("graph_tagged_run_metadata", "run_metadata")):
-        for run, tags in provider.list_blob_sequences(plugin_name=plugin).items():
-            result[run][key] = list(tags)
-    for run, tags in provider.list_blob_sequences(plugin_name="graphs").items():
-        result[run]["graph"] = "__run_graph__" in tags
+        for run, blob_tags in provider.list_blob_sequences(plugin_name=plugin).items():
+            result[run][key] = list(blob_tags)
+    for run, graph_tags in provider.list_blob_sequences(plugin_name="graphs").items():
+        result[run]["graph"] = "__run_graph__" in graph_tags
     return result

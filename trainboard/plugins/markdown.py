@@ -28,7 +28,8 @@ _converters = _PerThread()
 
 
 def safe_html(unsafe: str) -> str:
-    return _converters.cleaner.clean(unsafe)
+    cleaned: str = _converters.cleaner.clean(unsafe)
+    return cleaned
 
 
 def markdown_to_safe_html(source: str | bytes) -> str:

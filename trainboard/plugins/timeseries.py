@@ -79,7 +79,8 @@ def time_series(provider: DataProvider, request: Any, samples: Mapping[str, int 
     error = _request_error(tag, run, plugin, sample)
     if error:
         return {**response, "error": error}
-    selection = RunTagFilter.of([run] if run else None, [tag])
+    assert isinstance(tag, str) and isinstance(plugin, str)
+    selection = RunTagFilter.of([run] if isinstance(run, str) and run else None, [tag])
     downsample = samples[plugin]
     if plugin == scalars.PLUGIN_NAME:
         found_scalars = provider.read_scalars(plugin_name=plugin, downsample=downsample, run_tag_filter=selection)
@@ -103,6 +104,7 @@ def time_series(provider: DataProvider, request: Any, samples: Mapping[str, int 
             if tag in by_tag
         }
     else:
+        assert isinstance(sample, int)
         found_blobs = provider.read_blob_sequences(plugin_name=plugin, downsample=downsample, run_tag_filter=selection)
         image_series = {
             run: [

@@ -35,7 +35,7 @@ class Record:
 
 
 def masked_crc(data: bytes) -> int:
-    crc = google_crc32c.value(data)
+    crc: int = google_crc32c.value(data)
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
