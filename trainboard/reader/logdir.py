@@ -50,7 +50,7 @@ class LogDir:
             if not os.path.isdir(self._root):
                 return []
             return [
-                (directory, [n for n in names if self._is_inside(os.path.join(directory, n))])
+                (directory, [n for n in names if self._is_readable_file(os.path.join(directory, n))])
                 for directory, _, names in os.walk(self._root)
             ]
         self._fs.invalidate_cache(self._root)
@@ -67,6 +67,10 @@ class LogDir:
 
     def _join(self, directory: str, name: str) -> str:
         return os.path.join(directory, name) if self._local else posixpath.join(directory, name)
+
+    def _is_readable_file(self, path: str) -> bool:
+        """A regular file inside the logdir: never a FIFO or device, whose reads could block ingest forever."""
+        return self._is_inside(path) and os.path.isfile(path)
 
     def _is_inside(self, path: str) -> bool:
         real = os.path.realpath(path)
