@@ -7,7 +7,7 @@ from starlette.datastructures import QueryParams
 from trainboard.errors import InvalidArgumentError
 
 # A request may name at most this many characters in one parameter; longer is hostile or a mistake.
-MAX_PARAM_LENGTH = 64 * 1024
+MAX_PARAM_LENGTH = 32 * 1024
 
 
 def required(params: QueryParams, name: str) -> str:

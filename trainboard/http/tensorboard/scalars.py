@@ -20,7 +20,7 @@ def tags(request: Request) -> JSONResponse:
 
 
 def series(request: Request) -> JSONResponse | TextResponse:
-    run, tag = request.query_params.get("run"), request.query_params.get("tag")
+    run, tag = params.optional(request.query_params, "run"), params.optional(request.query_params, "tag")
     if run is None or tag is None:
         raise InvalidArgumentError(f"Both run and tag must be specified: tag={tag!r}, run={run!r}")
     found = experiment(request)
