@@ -1,0 +1,82 @@
+"""Routes of TensorBoard's hparams plugin: the request is JSON, in a POST body or in `?request=` on GET."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.errors import BadRequestError
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
+from trainboard.plugins import scalars
+from trainboard.plugins.hparams.download import MEDIA_TYPES, download_data
+from trainboard.plugins.hparams.experiment import get_experiment
+from trainboard.plugins.hparams.metric_evals import list_metric_evals
+from trainboard.plugins.hparams.protos import GetExperimentRequest, ListMetricEvalsRequest, ListSessionGroupsRequest
+from trainboard.plugins.hparams.requests import parse_request
+from trainboard.plugins.hparams.session_groups import list_session_groups
+
+PREFIX = "/data/plugin/hparams"
+METHODS = ["GET", "POST"]
+
+
+async def _message(request: Request, message_class: Any) -> Any:
+    text = await request.body() if request.method == "POST" else params.optional(request.query_params, "request")
+    return parse_request(text, message_class)
+
+
+async def experiment_route(request: Request) -> JSONResponse:
+    message = await _message(request, GetExperimentRequest)
+    return JSONResponse(await run_in_threadpool(get_experiment, experiment(request).provider, message))
+
+
+async def session_groups(request: Request) -> JSONResponse:
+    message = await _message(request, ListSessionGroupsRequest)
+    return JSONResponse(await run_in_threadpool(list_session_groups, experiment(request).provider, message))
+
+
+async def metric_evals(request: Request) -> JSONResponse:
+    message = await _message(request, ListMetricEvalsRequest)
+    found = experiment(request)
+    samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
+    return JSONResponse(await run_in_threadpool(list_metric_evals, found.provider, message, samples=samples))
+
+
+async def download(request: Request) -> JSONResponse | TextResponse | BytesResponse:
+    response_format = params.optional(request.query_params, "format") or ""
+    visible = _columns_visibility(params.optional(request.query_params, "columnsVisibility"))
+    message = await _message(request, ListSessionGroupsRequest)
+    body = await run_in_threadpool(
+        lambda: download_data(experiment(request).provider, message, response_format=response_format, visible=visible)
+    )
+    if isinstance(body, dict):
+        return JSONResponse(body)
+    if response_format == "csv":
+        return TextResponse(body, media_type=MEDIA_TYPES["csv"])
+    return BytesResponse(body.encode(), MEDIA_TYPES[response_format])
+
+
+def _columns_visibility(raw: str | None) -> list[Any]:
+    if raw is None:
+        raise BadRequestError("Missing columnsVisibility: a JSON list saying which columns to include")
+    try:
+        visible = json.loads(raw)
+    except ValueError:
+        raise BadRequestError(f"columnsVisibility is no JSON: {raw[:200]!r}") from None
+    if not isinstance(visible, list):
+        raise BadRequestError(f"columnsVisibility must be a JSON list, not {raw[:200]!r}")
+    return visible
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route(f"{PREFIX}/experiment", experiment_route, methods=METHODS),
+        Route(f"{PREFIX}/session_groups", session_groups, methods=METHODS),
+        Route(f"{PREFIX}/metric_evals", metric_evals, methods=METHODS),
+        Route(f"{PREFIX}/download_data", download, methods=METHODS),
+    ]

@@ -1,0 +1,152 @@
+"""The experiment: its hyperparameter and metric infos, from an experiment summary or inferred from the sessions."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from google.protobuf import json_format
+
+from trainboard.plugins import scalars
+from trainboard.plugins.hparams.metadata import (
+    EXPERIMENT_TAG,
+    SESSION_START_INFO_TAG,
+    Contents,
+    hparams_contents,
+    parse_plugin_data,
+)
+from trainboard.plugins.hparams.protos import Experiment, HParamInfo, MetricInfo
+from trainboard.plugins.hparams.values import MetricName
+from trainboard.provider.provider import DataProvider
+
+DATA_TYPE_UNSET, DATA_TYPE_STRING, DATA_TYPE_BOOL, DATA_TYPE_FLOAT64 = range(4)
+KIND_TYPES = {"number_value": DATA_TYPE_FLOAT64, "string_value": DATA_TYPE_STRING, "bool_value": DATA_TYPE_BOOL}
+
+
+def experiment(
+    provider: DataProvider, contents: Contents, *, include_metrics: bool, hparams_limit: int | None = None
+) -> Any:
+    """The Experiment message TensorBoard answers: the first experiment summary in walk order, else one inferred
+    from the session start infos and the scalars of the sessions' runs, else an empty one.
+
+    Hparam infos come differing first, then by name, cut to `hparams_limit` when that is set and not zero."""
+    found = _from_summary(contents, include_metrics=include_metrics)
+    if found is None:
+        found = _inferred(provider, contents, include_metrics=include_metrics)
+    infos = sorted(found.hparam_infos, key=lambda info: (not info.differs, info.name))
+    found.ClearField("hparam_infos")
+    found.hparam_infos.extend(infos[: hparams_limit or len(infos)])
+    return found
+
+
+def as_json(message: Any) -> dict[str, Any]:
+    """The message as TensorBoard prints it: lowerCamelCase names, fields at their defaults included."""
+    return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+
+
+def metric_names(found: Any) -> list[MetricName]:
+    return [MetricName(group=info.name.group, tag=info.name.tag) for info in found.metric_infos]
+
+
+def _from_summary(contents: Contents, *, include_metrics: bool) -> Any | None:
+    for tags in contents.values():
+        if EXPERIMENT_TAG in tags:
+            found = parse_plugin_data(tags[EXPERIMENT_TAG], "experiment")
+            if not include_metrics:
+                found.ClearField("metric_infos")
+            return found
+    return None
+
+
+def _inferred(provider: DataProvider, contents: Contents, *, include_metrics: bool) -> Any:
+    values: dict[str, list[Any]] = {}
+    for tags in contents.values():
+        if SESSION_START_INFO_TAG in tags:
+            for name, value in parse_plugin_data(tags[SESSION_START_INFO_TAG], "session_start_info").hparams.items():
+                values.setdefault(name, []).append(value)
+    infos = [info for name, found in values.items() if (info := _hparam_info(name, found)) is not None]
+    metrics: list[Any] = []
+    if infos and include_metrics:
+        session_runs = {run for run, tags in contents.items() if SESSION_START_INFO_TAG in tags}
+        metrics = [
+            MetricInfo(name={"group": group, "tag": tag}) for tag, group in _metric_names(provider, session_runs)
+        ]
+    return Experiment(hparam_infos=infos, metric_infos=metrics)
+
+
+def _hparam_info(name: str, values: list[Any]) -> Any | None:
+    """The type all values share (string when they differ), with a discrete domain for strings and booleans and an
+    interval for numbers; None when no value is a number, string or boolean."""
+    data_type = DATA_TYPE_UNSET
+    for value in values:
+        kind = KIND_TYPES.get(value.WhichOneof("kind") or "", DATA_TYPE_UNSET)
+        if kind == DATA_TYPE_UNSET:
+            continue
+        data_type = kind if data_type in (DATA_TYPE_UNSET, kind) else DATA_TYPE_STRING
+        if data_type == DATA_TYPE_STRING:
+            break
+    if data_type == DATA_TYPE_UNSET:
+        return None
+    info = HParamInfo(name=name, type=data_type)
+    if data_type == DATA_TYPE_STRING:
+        # TensorBoard lists a set, in no particular order; sorted is one of its orders.
+        strings = sorted({_as_string(value) for value in values if _printable(value)})
+        info.domain_discrete.extend(strings)
+        info.differs = len(strings) > 1
+    elif data_type == DATA_TYPE_BOOL:
+        # Values of other kinds count as false, as in TensorBoard.
+        booleans = sorted({value.bool_value for value in values})
+        info.domain_discrete.extend(booleans)
+        info.differs = len(booleans) > 1
+    else:
+        numbers = sorted(value.number_value for value in values)
+        info.domain_interval.min_value = numbers[0]
+        info.domain_interval.max_value = numbers[-1]
+        info.differs = len(set(numbers)) > 1
+    return info
+
+
+def _printable(value: Any) -> bool:
+    """Numbers, strings and booleans, except the NaN and infinite numbers that JSON cannot hold."""
+    kind = value.WhichOneof("kind")
+    if kind == "number_value":
+        number = value.number_value
+        return bool(number == number and abs(number) != float("inf"))
+    return kind in KIND_TYPES
+
+
+def _as_string(value: Any) -> str:
+    """A value as JSON text, strings without their quotes (but with their escapes), as TensorBoard shows them."""
+    text = json_format.MessageToJson(value)
+    return text[1:-1] if value.WhichOneof("kind") == "string_value" else text
+
+
+def _metric_names(provider: DataProvider, session_runs: set[str]) -> list[tuple[str, str]]:
+    """(tag, group) of every scalar series in a session's run or below it, the group being the path below it."""
+    names: set[tuple[str, str]] = set()
+    for run, tags in provider.list_scalars(plugin_name=scalars.PLUGIN_NAME).items():
+        session = _longest_parent(session_runs, run)
+        if session is None:
+            continue
+        group = posixpath.relpath(run, session)
+        if group == "." and not run.endswith("."):
+            group = ""
+        names.update((tag, group) for tag in tags)
+    return sorted(names)
+
+
+def _longest_parent(candidates: set[str], run: str) -> str | None:
+    """The longest of `candidates` that is `run` or one of its parent directories."""
+    path = run
+    while path not in candidates:
+        if not path or path == posixpath.dirname(path):
+            return None
+        path = posixpath.dirname(path)
+    return path
+
+
+def get_experiment(provider: DataProvider, request: Any) -> dict[str, Any]:
+    """The GetExperiment answer for a GetExperimentRequest message, as JSON."""
+    include_metrics = not request.HasField("include_metrics") or request.include_metrics
+    contents = hparams_contents(provider)
+    return as_json(experiment(provider, contents, include_metrics=include_metrics, hparams_limit=request.hparams_limit))

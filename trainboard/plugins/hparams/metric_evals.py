@@ -1,0 +1,17 @@
+"""ListMetricEvals: every value of one metric of one session, as the scalars plugin serves the series."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainboard.plugins import scalars
+from trainboard.plugins.hparams.sessions import metric_run_tag
+from trainboard.plugins.hparams.values import MetricName
+from trainboard.provider.provider import DataProvider
+
+
+def list_metric_evals(provider: DataProvider, request: Any, *, samples: int | None) -> list[scalars.Row]:
+    """[wall_time, step, value] of the metric's series; an unknown series is a NotFoundError."""
+    metric = MetricName(group=request.metric_name.group, tag=request.metric_name.tag)
+    run, tag = metric_run_tag(request.session_name, metric)
+    return scalars.scalars(provider, run=run, tag=tag, samples=samples)
