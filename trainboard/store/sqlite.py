@@ -101,7 +101,9 @@ class SqliteStore:
             for name, file_version, most_recent_step, seen_session_start, start_time in rows
         }
         for row in self.series():
-            states[row.run].first_metadata[row.tag] = row.metadata
+            # A run that another ingest worker committed after the first read has no state here yet: skip it.
+            if row.run in states:
+                states[row.run].first_metadata[row.tag] = row.metadata
         return states
 
     def write_batch(self, run: str, cursor: FileCursor, state: RunState, batch: Batch, *, restarted: bool) -> None:
