@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainboard.ingest.progress import IngestProgress
-from trainboard.normaliser.normalise import normalise
+from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.points import RunState
-from trainboard.reader.events import parse_event
 from trainboard.reader.logdir import LogDir
 from trainboard.reader.tail import FileCursor, read_new
 from trainboard.store.protocol import Store
@@ -161,17 +160,12 @@ def _load_file(
 ) -> None:
     while True:
         tail = read_new(logdir, cursor, path)
-        if not tail.records and not tail.restarted and tail.cursor == cursor:
+        if tail.frames is None or (not len(tail.frames) and not tail.restarted and tail.cursor == cursor):
             return
-        events = [
-            event
-            for record in tail.records
-            if (event := parse_event(record.payload, path=path, offset=record.offset)) is not None
-        ]
-        batch = normalise(events, state)
+        batch = normalise_frames(tail.frames, state, path=path)
         store.write_batch(run, tail.cursor, state, batch, restarted=tail.restarted)
         previous_offset = 0 if cursor is None or tail.restarted else cursor.offset
-        report("batch", tail.cursor.offset - previous_offset, len(batch.operations))
+        report("batch", tail.cursor.offset - previous_offset, batch.point_count())
         cursor = tail.cursor
         if not tail.more:
             return

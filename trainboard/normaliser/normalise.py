@@ -7,6 +7,7 @@ checked before the event's values are kept (plugin_event_accumulator).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from trainboard.normaliser import legacy
@@ -23,6 +24,8 @@ from trainboard.normaliser.points import (
 from trainboard.reader.protos.event_pb2 import Event, SessionLog
 from trainboard.reader.protos.summary_pb2 import DATA_CLASS_BLOB_SEQUENCE, Summary
 from trainboard.reader.protos.tensor_pb2 import DataType
+
+logger = logging.getLogger("trainboard.normaliser")
 
 RUN_GRAPH_TAG = "__run_graph__"
 META_GRAPH_TAG = "__run_meta_graph__"
@@ -51,39 +54,44 @@ PLUGIN_DATA_CLASSES = {
 def normalise(events: Iterable[Event], state: RunState) -> Batch:
     """Turn one run's events, in file order, into a Batch; `state` carries the purge rules' memory across calls."""
     batch = Batch()
-    operations = batch.operations
     for event in events:
-        if state.start_time is None:
-            state.start_time = event.wall_time
-        kind = event.WhichOneof("what")
-        if kind == "summary":
-            values = event.summary.value
-            if state.file_version is None or state.file_version < 2:
-                purge = _out_of_order_purge(event.step, state, [value.tag for value in values])
-                if purge is not None:
-                    operations.append(purge)
-            state.most_recent_step = event.step
-            for value in values:
-                if not _kept_as_scalar(value, event, state, batch):
-                    _keep(legacy.migrate(value), event, state, batch)
-        elif kind in ("graph_def", "tagged_run_metadata"):
-            value = _graph_value(event, kind)
-            if state.file_version is None or state.file_version < 2:
-                purge = _out_of_order_purge(event.step, state, [value.tag])
-                if purge is not None:
-                    operations.append(purge)
-            state.most_recent_step = event.step
-            _keep(value, event, state, batch)
-        elif kind == "meta_graph_def":
-            # Not a summary for TensorBoard: no purge check and no effect on the most recent step.
-            _keep(_blob_value(META_GRAPH_TAG, META_GRAPH_PLUGIN, event.meta_graph_def), event, state, batch)
-        elif kind == "file_version":
-            state.file_version = _file_version(event.file_version)
-        elif kind == "session_log" and event.session_log.status == SessionLog.START:
-            purge = _restart_purge(event.step, state)
+        normalise_event(event, state, batch)
+    return batch
+
+
+def normalise_event(event: Event, state: RunState, batch: Batch) -> None:
+    """Add what one event contributes to `batch`."""
+    operations = batch.operations
+    if state.start_time is None:
+        state.start_time = event.wall_time
+    kind = event.WhichOneof("what")
+    if kind == "summary":
+        values = event.summary.value
+        if state.file_version is None or state.file_version < 2:
+            purge = _out_of_order_purge(event.step, state, [value.tag for value in values])
             if purge is not None:
                 operations.append(purge)
-    return batch
+        state.most_recent_step = event.step
+        for value in values:
+            if not _kept_as_scalar(value, event, state, batch):
+                _keep(legacy.migrate(value), event, state, batch)
+    elif kind in ("graph_def", "tagged_run_metadata"):
+        value = _graph_value(event, kind)
+        if state.file_version is None or state.file_version < 2:
+            purge = _out_of_order_purge(event.step, state, [value.tag])
+            if purge is not None:
+                operations.append(purge)
+        state.most_recent_step = event.step
+        _keep(value, event, state, batch)
+    elif kind == "meta_graph_def":
+        # Not a summary for TensorBoard: no purge check and no effect on the most recent step.
+        _keep(_blob_value(META_GRAPH_TAG, META_GRAPH_PLUGIN, event.meta_graph_def), event, state, batch)
+    elif kind == "file_version":
+        state.file_version = _file_version(event.file_version)
+    elif kind == "session_log" and event.session_log.status == SessionLog.START:
+        purge = _restart_purge(event.step, state)
+        if purge is not None:
+            operations.append(purge)
 
 
 def _kept_as_scalar(value: Summary.Value, event: Event, state: RunState, batch: Batch) -> bool:
@@ -145,7 +153,12 @@ def _point(
         return None
     data_class = first.data_class
     if data_class == DataClass.SCALAR:
-        return ScalarPoint(tag=tag, step=event.step, wall_time=event.wall_time, value=legacy.scalar(value.tensor))
+        try:
+            scalar = legacy.scalar(value.tensor)
+        except ValueError:
+            logger.warning("tag %r at step %d: a value that is no scalar in a scalar series; skipped", tag, event.step)
+            return None
+        return ScalarPoint(tag=tag, step=event.step, wall_time=event.wall_time, value=scalar)
     if data_class == DataClass.BLOB_SEQUENCE:
         blobs = legacy.blobs(value.tensor, audio=first.plugin_name == "audio")
         return BlobSequencePoint(tag=tag, step=event.step, wall_time=event.wall_time, blobs=blobs)

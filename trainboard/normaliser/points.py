@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+import numpy as np
+
 
 class DataClass(enum.IntEnum):
     """Seed 003's three kinds of time series (SummaryMetadata.data_class)."""
@@ -35,6 +37,16 @@ class ScalarPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class ScalarSeries:
+    """Consecutive scalar points of one tag, as columns (int64 steps, float64 wall times and values)."""
+
+    tag: str
+    steps: np.ndarray
+    wall_times: np.ndarray
+    values: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
 class TensorPoint:
     """A tensor value, kept as the serialized TensorProto it arrived as (or was converted to)."""
 
@@ -60,7 +72,7 @@ class Purge:
     tags: tuple[str, ...] | None = None
 
 
-Point = ScalarPoint | TensorPoint | BlobSequencePoint
+Point = ScalarPoint | ScalarSeries | TensorPoint | BlobSequencePoint
 Operation = Point | Purge
 
 
@@ -82,3 +94,9 @@ class Batch:
 
     operations: list[Operation] = field(default_factory=list)
     metadata: dict[str, SeriesMetadata] = field(default_factory=dict)
+
+    def point_count(self) -> int:
+        return sum(
+            len(operation.steps) if isinstance(operation, ScalarSeries) else not isinstance(operation, Purge)
+            for operation in self.operations
+        )

@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 import google_crc32c
+import numpy as np
+
+from trainboard.reader import frames
+from trainboard.reader.frames import FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_SIZE
 
 logger = logging.getLogger("trainboard.reader")
 
-HEADER_SIZE = 12
-FOOTER_SIZE = 4
-# Read this much at a time; a record larger than this is read whole.
-BUFFER_SIZE = 8 * 1024 * 1024
-# No real record is this large; a header claiming more is corrupt even when its CRC happens to match.
-MAX_RECORD_SIZE = 2 * 1024 * 1024 * 1024
+# Read at most this much at a time; a record larger than this is read whole.
+READ_LIMIT = 64 * 1024 * 1024
 
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -44,60 +44,80 @@ def write_record(stream: BinaryIO, payload: bytes) -> None:
     stream.write(header + _CRC.pack(masked_crc(header)) + payload + _CRC.pack(masked_crc(payload)))
 
 
-def read_records(stream: BinaryIO, offset: int, *, path: str, limit: int | None = None) -> Iterator[Record]:
-    """Yield the complete records from `offset` on; stop quietly at a partial record or after `limit` bytes.
+@dataclass(frozen=True, slots=True)
+class Frames:
+    """The complete, intact records of one read: payload `starts` and `lengths` index `data`, which begins at file
+    offset `offset`; `end` is the file offset after the last record read (and any corruption skipped)."""
+
+    data: np.ndarray
+    offset: int
+    starts: np.ndarray
+    lengths: np.ndarray
+    end: int
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def payload(self, index: int) -> bytes:
+        start = int(self.starts[index])
+        return self.data[start : start + int(self.lengths[index])].tobytes()
+
+    def record_offset(self, index: int) -> int:
+        return self.offset + int(self.starts[index]) - HEADER_SIZE
+
+    def records(self) -> Iterator[Record]:
+        for index in range(len(self)):
+            offset = self.record_offset(index)
+            yield Record(offset, offset + HEADER_SIZE + int(self.lengths[index]) + FOOTER_SIZE, self.payload(index))
+
+
+def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Frames:
+    """The complete records among the `limit` bytes from `offset` (a larger first record is read whole); a partial
+    record at the end is left for a later read.
 
     A corrupt record is logged once (path and offset) and skipped: by its length when only the payload is damaged,
     else by scanning forward for the next valid header.
     """
-    window_start = offset
-    while limit is None or window_start - offset < limit:
-        stream.seek(window_start)
-        window = stream.read(BUFFER_SIZE)
-        at_end = len(window) < BUFFER_SIZE
-        records, consumed, wanted = _records_in(window, window_start, path)
-        yield from records
-        if consumed == 0 and wanted > len(window) and not at_end:
-            # One record larger than a window: read it whole.
-            stream.seek(window_start)
-            records, consumed, _ = _records_in(stream.read(wanted), window_start, path)
-            yield from records
-        if consumed == 0 or at_end:
+    stream.seek(offset)
+    raw = stream.read(limit)
+    if len(raw) >= HEADER_SIZE and len(raw) == limit:
+        (length,) = _LENGTH.unpack_from(raw, 0)
+        wanted = HEADER_SIZE + length + FOOTER_SIZE
+        if limit < wanted <= MAX_RECORD_SIZE:
+            raw += stream.read(wanted - limit)
+    data = np.frombuffer(raw, dtype=np.uint8)
+    starts, lengths, position = [], [], 0
+    while True:
+        found_starts, found_lengths, intact, stop, reason = frames.frame(data, position, frames.CRC32C_TABLE)
+        for index in np.flatnonzero(~intact):
+            logger.warning(
+                "%s: corrupt record payload at offset %d (checksum mismatch); skipped",
+                path,
+                offset + int(found_starts[index]) - HEADER_SIZE,
+            )
+        starts.append(found_starts[intact])
+        lengths.append(found_lengths[intact])
+        position = stop
+        if reason == frames.STOPPED_AT_END:
+            break
+        resumed = _resynchronise(raw, position + 1)
+        if resumed is None:
+            break
+        logger.warning(
+            "%s: corrupt record header at offset %d; skipped %d bytes", path, offset + position, resumed - position
+        )
+        position = resumed
+    return Frames(data, offset, np.concatenate(starts), np.concatenate(lengths), offset + position)
+
+
+def read_records(stream: BinaryIO, offset: int, *, path: str, limit: int = READ_LIMIT) -> Iterator[Record]:
+    """Every complete record from `offset` on, read `limit` bytes at a time."""
+    while True:
+        found = read_frames(stream, offset, path=path, limit=limit)
+        yield from found.records()
+        if found.end == offset:
             return
-        window_start += consumed
-
-
-def _records_in(data: bytes, start: int, path: str) -> tuple[list[Record], int, int]:
-    """The complete records at the front of `data` (which begins at file offset `start`), the bytes they and any
-    skipped corruption take, and how many bytes the first incomplete record needs."""
-    records: list[Record] = []
-    position = 0
-    size = len(data)
-    unpack_length, unpack_crc = _LENGTH.unpack_from, _CRC.unpack_from
-    while position + HEADER_SIZE <= size:
-        (length,) = unpack_length(data, position)
-        if length > MAX_RECORD_SIZE or unpack_crc(data, position + 8)[0] != masked_crc(data[position : position + 8]):
-            resumed = _resynchronise(data, position + 1)
-            if resumed is None:
-                return records, position, size + 1
-            logger.warning(
-                "%s: corrupt record header at offset %d; skipped %d bytes", path, start + position, resumed - position
-            )
-            position = resumed
-            continue
-        body = position + HEADER_SIZE
-        end = body + length + FOOTER_SIZE
-        if end > size:
-            return records, position, end - position
-        payload = data[body : body + length]
-        if unpack_crc(data, body + length)[0] == masked_crc(payload):
-            records.append(Record(offset=start + position, end=start + end, payload=payload))
-        else:
-            logger.warning(
-                "%s: corrupt record payload at offset %d (checksum mismatch); skipped", path, start + position
-            )
-        position = end
-    return records, position, HEADER_SIZE
+        offset = found.end
 
 
 def _resynchronise(data: bytes, position: int) -> int | None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from trainboard.reader.logdir import LogDir
-from trainboard.reader.records import Record, read_records
+from trainboard.reader.records import READ_LIMIT, Frames, read_frames
 
 # The first bytes of a file identify it: a file whose head changed was replaced.
 HEAD_SIZE = 64
-# At most this many bytes are read per call; the caller calls again while `more` is set.
-READ_LIMIT = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +24,7 @@ class FileCursor:
 @dataclass(frozen=True, slots=True)
 class Tail:
     cursor: FileCursor
-    records: list[Record] = field(default_factory=list)
+    frames: Frames | None = None
     # The file was truncated or replaced: what was read from it before is void and records start at 0.
     restarted: bool = False
     # The read limit was reached before the end of the file.
@@ -42,16 +40,16 @@ def read_new(logdir: LogDir, cursor: FileCursor | None, path: str) -> Tail:
             offset = 0 if cursor is None or restarted else cursor.offset
             if cursor is not None and not restarted and size == cursor.size and cursor.offset == size:
                 return Tail(cursor=cursor)
-            records = list(read_records(stream, offset, path=path, limit=READ_LIMIT))
+            found = read_frames(stream, offset, path=path, limit=READ_LIMIT)
     except FileNotFoundError:
         # A file that vanished keeps what was read from it.
         return Tail(cursor=cursor or FileCursor(path=path, offset=0, size=0, head=b""))
-    end = records[-1].end if records else offset
+    end = found.end
     return Tail(
         cursor=FileCursor(path=path, offset=end, size=size, head=head),
-        records=records,
+        frames=found,
         restarted=restarted,
-        more=end - offset >= READ_LIMIT,
+        more=end > offset and size - offset > READ_LIMIT,
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from trainboard.normaliser.points import (
@@ -20,6 +21,7 @@ from trainboard.normaliser.points import (
     Purge,
     RunState,
     ScalarPoint,
+    ScalarSeries,
     SeriesMetadata,
     TensorPoint,
 )
@@ -268,14 +270,14 @@ class _BatchWriter:
         self._db = db
         self._file_id = file_id
         self._series_ids = series_ids
-        self._scalars: dict[int, list[ScalarPoint]] = {}
+        self._scalars: dict[int, list[ScalarPoint | ScalarSeries]] = {}
         self._tensors: list[tuple[int, int, int, float, bytes]] = []
         self._blob_points: list[tuple[int, BlobSequencePoint]] = []
 
     def write(self, run_id: int, batch: Batch) -> None:
         series_ids = self._series_ids
         for operation in batch.operations:
-            if isinstance(operation, ScalarPoint):
+            if isinstance(operation, ScalarPoint | ScalarSeries):
                 self._scalars.setdefault(series_ids[operation.tag], []).append(operation)
             elif isinstance(operation, TensorPoint):
                 self._tensors.append(
@@ -302,24 +304,25 @@ class _BatchWriter:
             touched[series_id] = (count, max_step, max_wall_time, length)
 
         chunks = []
-        for series_id, points in self._scalars.items():
-            for start in range(0, len(points), CHUNK_POINTS):
-                chunk = points[start : start + CHUNK_POINTS]
-                steps = array("q", [p.step for p in chunk])
-                wall_times = array("d", [p.wall_time for p in chunk])
+        for series_id, pieces in self._scalars.items():
+            steps, wall_times, values = _columns(pieces)
+            for start in range(0, len(steps), CHUNK_POINTS):
+                chunk_steps = steps[start : start + CHUNK_POINTS]
+                chunk_wall_times = wall_times[start : start + CHUNK_POINTS]
+                max_step, max_wall_time = int(chunk_steps.max()), float(chunk_wall_times.max())
                 chunks.append(
                     (
                         series_id,
                         self._file_id,
-                        len(chunk),
-                        min(steps),
-                        max(steps),
-                        steps.tobytes(),
-                        wall_times.tobytes(),
-                        array("d", [p.value for p in chunk]).tobytes(),
+                        len(chunk_steps),
+                        int(chunk_steps.min()),
+                        max_step,
+                        chunk_steps.tobytes(),
+                        chunk_wall_times.tobytes(),
+                        values[start : start + CHUNK_POINTS].tobytes(),
                     )
                 )
-                touch(series_id, len(chunk), max(steps), max(wall_times))
+                touch(series_id, len(chunk_steps), max_step, max_wall_time)
         db.executemany(
             "INSERT INTO scalar_chunks (series_id, file_id, point_count, min_step, max_step, steps, wall_times,"
             " scalar_values) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -397,6 +400,32 @@ class _BatchWriter:
                     chunk_id,
                 ),
             )
+
+
+def _columns(pieces: list[ScalarPoint | ScalarSeries]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Steps (int64), wall times and values (float64) of a series' points and column series, in order."""
+    steps: list[np.ndarray] = []
+    wall_times: list[np.ndarray] = []
+    values: list[np.ndarray] = []
+    points: list[ScalarPoint] = []
+
+    def take_points() -> None:
+        if points:
+            steps.append(np.fromiter((p.step for p in points), np.int64, len(points)))
+            wall_times.append(np.fromiter((p.wall_time for p in points), np.float64, len(points)))
+            values.append(np.fromiter((p.value for p in points), np.float64, len(points)))
+            points.clear()
+
+    for piece in pieces:
+        if isinstance(piece, ScalarPoint):
+            points.append(piece)
+            continue
+        take_points()
+        steps.append(piece.steps.astype(np.int64, copy=False))
+        wall_times.append(piece.wall_times.astype(np.float64, copy=False))
+        values.append(piece.values.astype(np.float64, copy=False))
+    take_points()
+    return np.concatenate(steps), np.concatenate(wall_times), np.concatenate(values)
 
 
 def _refresh_summaries(db: sqlite3.Connection, series_ids: Iterable[int]) -> None:
