@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from hypothesis import event
-from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 
 from tests.differential.calls import Call
 from tests.differential.compare import Answer, answer_difference
@@ -43,7 +43,7 @@ def filters(kind: str) -> st.SearchStrategy[dict[str, Any]]:
 
 @st.composite
 def column(draw: st.DrawFn, shape: Shape) -> dict[str, Any]:
-    names = [("hparam", name, kind) for name, kind in shape.hparams.items()]
+    names: list[tuple[str, Any, str]] = [("hparam", name, kind) for name, kind in shape.hparams.items()]
     names += [("metric", metric, "metric") for metric in shape.metrics]
     unknown = [("hparam", "nope", "string"), ("metric", ("", "nope"), "metric")]
     which, name, kind = draw(st.one_of(st.sampled_from(names), st.sampled_from(names), st.sampled_from(unknown)))

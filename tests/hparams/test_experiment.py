@@ -103,7 +103,7 @@ BAD_CALLS = [
     Call("/data/plugin/hparams/session_groups", body='{"colParams": [{"hparam": "lr", "filterRegexp": "("}]}'),
     Call(
         "/data/plugin/hparams/session_groups",
-        body='{"allowedStatuses": ["STATUS_SUCCESS"], "colParams": [{"hparam": "optimizer", "filterRegexp": "(a+)+$"}]}',
+        body='{"allowedStatuses": [1], "colParams": [{"hparam": "optimizer", "filterRegexp": "(a+)+$"}]}',
     ),
     Call("/data/plugin/hparams/session_groups", body='{"allowedStatuses": [1], "aggregationType": 9}'),
     Call("/data/plugin/hparams/session_groups", body="[]"),
