@@ -37,7 +37,7 @@ def filters(kind: str) -> st.SearchStrategy[dict[str, Any]]:
     )
     discrete = st.builds(lambda values: {"filterDiscrete": values}, st.lists(st.sampled_from(DISCRETE), max_size=4))
     suits = {"string": st.one_of(regexp, discrete), "bool": discrete, "number": st.one_of(interval, discrete)}
-    nothing = st.just({})
+    nothing: st.SearchStrategy[dict[str, Any]] = st.just({})
     return st.one_of(nothing, nothing, nothing, suits.get(kind, interval), suits.get(kind, interval), regexp | discrete)
 
 
