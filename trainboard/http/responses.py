@@ -34,7 +34,12 @@ class JSONResponse(Response):
         super().__init__(content, status_code, {**SECURITY_HEADERS, **(headers or {})})
 
     def render(self, content: Any) -> bytes:
-        return orjson.dumps(cleanse(content))
+        # orjson writes non-finite floats as null and refuses bytes: only content with either needs cleansing.
+        try:
+            body = orjson.dumps(content)
+        except TypeError:
+            return orjson.dumps(cleanse(content))
+        return orjson.dumps(cleanse(content)) if b"null" in body else body
 
 
 class TextResponse(Response):

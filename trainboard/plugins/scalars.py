@@ -8,7 +8,8 @@ import io
 from trainboard.errors import NotFoundError
 from trainboard.plugins.markdown import markdown_to_safe_html
 from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import RunTagFilter, ScalarDatum
+from trainboard.provider.values import RunTagFilter
+from trainboard.store.protocol import ScalarColumns
 
 PLUGIN_NAME = "scalars"
 DEFAULT_SAMPLES = 1000
@@ -27,7 +28,7 @@ def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, str]]]:
 
 
 def scalars(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[Row]:
-    found = provider.read_scalars(
+    found = provider.read_scalar_columns(
         plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of([run], [tag])
     )
     series = found.get(run, {}).get(tag)
@@ -37,7 +38,7 @@ def scalars(provider: DataProvider, *, run: str, tag: str, samples: int | None) 
 
 
 def scalars_multirun(provider: DataProvider, *, runs: list[str], tag: str, samples: int | None) -> dict[str, list[Row]]:
-    found = provider.read_scalars(
+    found = provider.read_scalar_columns(
         plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of(runs, [tag])
     )
     return {run: _rows(by_tag[tag]) for run, by_tag in found.items()}
@@ -51,5 +52,5 @@ def as_csv(rows: list[Row]) -> str:
     return output.getvalue()
 
 
-def _rows(series: list[ScalarDatum]) -> list[Row]:
-    return [(datum.wall_time, datum.step, datum.value) for datum in series]
+def _rows(series: ScalarColumns) -> list[Row]:
+    return list(zip(series.wall_times.tolist(), series.steps.tolist(), series.values.tolist(), strict=True))

@@ -34,7 +34,7 @@ from trainboard.provider.values import (
     TensorDatum,
     TimeSeries,
 )
-from trainboard.store.protocol import SeriesRow, Store
+from trainboard.store.protocol import ScalarColumns, SeriesRow, Store
 
 T = TypeVar("T")
 Nested = dict[str, dict[str, T]]
@@ -62,17 +62,35 @@ class DataProvider:
     def read_scalars(
         self, *, plugin_name: str, downsample: int | None, run_tag_filter: RunTagFilter | None = None
     ) -> Nested[list[ScalarDatum]]:
+        return {
+            run: {
+                tag: [
+                    ScalarDatum(step=s, wall_time=w, value=v)
+                    for s, w, v in zip(
+                        columns.steps.tolist(), columns.wall_times.tolist(), columns.values.tolist(), strict=True
+                    )
+                ]
+                for tag, columns in by_tag.items()
+            }
+            for run, by_tag in self.read_scalar_columns(
+                plugin_name=plugin_name, downsample=downsample, run_tag_filter=run_tag_filter
+            ).items()
+        }
+
+    def read_scalar_columns(
+        self, *, plugin_name: str, downsample: int | None, run_tag_filter: RunTagFilter | None = None
+    ) -> Nested[ScalarColumns]:
+        """`read_scalars` as numpy columns, for callers that serve many points."""
         _check_downsample(downsample)
-        result: Nested[list[ScalarDatum]] = {}
+        result: Nested[ScalarColumns] = {}
         for row in self._series(plugin_name, DataClass.SCALAR, run_tag_filter):
             columns = self._store.scalars(row.id)
-            indices = sample_indices(len(columns.steps), downsample)
-            steps = columns.steps[indices].tolist()
-            wall_times = columns.wall_times[indices].tolist()
-            values = columns.values[indices].tolist()
-            result.setdefault(row.run, {})[row.tag] = [
-                ScalarDatum(step=s, wall_time=w, value=v) for s, w, v in zip(steps, wall_times, values, strict=True)
-            ]
+            if downsample is not None and downsample < len(columns.steps):
+                indices = sample_indices(len(columns.steps), downsample)
+                columns = ScalarColumns(
+                    steps=columns.steps[indices], wall_times=columns.wall_times[indices], values=columns.values[indices]
+                )
+            result.setdefault(row.run, {})[row.tag] = columns
         return result
 
     def list_tensors(self, *, plugin_name: str, run_tag_filter: RunTagFilter | None = None) -> Nested[TimeSeries]:
