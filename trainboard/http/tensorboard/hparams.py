@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -11,18 +13,23 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import BadRequestError
 from trainboard.http import params
-from trainboard.http.context import experiment
+from trainboard.http.context import Experiment, experiment
 from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
 from trainboard.plugins import scalars
 from trainboard.plugins.hparams.download import MEDIA_TYPES, download_data
 from trainboard.plugins.hparams.experiment import get_experiment
+from trainboard.plugins.hparams.memo import Memo, Remember
 from trainboard.plugins.hparams.metric_evals import list_metric_evals
 from trainboard.plugins.hparams.protos import GetExperimentRequest, ListMetricEvalsRequest, ListSessionGroupsRequest
 from trainboard.plugins.hparams.requests import parse_request
 from trainboard.plugins.hparams.session_groups import list_session_groups
+from trainboard.provider.provider import DataProvider
 
 PREFIX = "/data/plugin/hparams"
 METHODS = ["GET", "POST"]
+# Per data provider (one per experiment), what the plugin computed from its data; gone with the provider.
+_MEMOS: weakref.WeakKeyDictionary[DataProvider, Memo] = weakref.WeakKeyDictionary()
+_MEMOS_LOCK = threading.Lock()
 
 
 async def _message(request: Request, message_class: Any) -> Any:
@@ -30,14 +37,24 @@ async def _message(request: Request, message_class: Any) -> Any:
     return parse_request(text, message_class)
 
 
+def _remember(found: Experiment) -> Remember:
+    """Remembering for the experiment's data as it is now: ingest progress moves on whenever new records land."""
+    with _MEMOS_LOCK:
+        memo = _MEMOS.setdefault(found.provider, Memo())
+    progress = found.progress
+    return memo.at((progress.points, progress.bytes_read, progress.files_total))
+
+
 async def experiment_route(request: Request) -> JSONResponse:
     message = await _message(request, GetExperimentRequest)
-    return JSONResponse(await run_in_threadpool(get_experiment, experiment(request).provider, message))
+    found = experiment(request)
+    return JSONResponse(await run_in_threadpool(get_experiment, found.provider, message, _remember(found)))
 
 
 async def session_groups(request: Request) -> JSONResponse:
     message = await _message(request, ListSessionGroupsRequest)
-    return JSONResponse(await run_in_threadpool(list_session_groups, experiment(request).provider, message))
+    found = experiment(request)
+    return JSONResponse(await run_in_threadpool(list_session_groups, found.provider, message, _remember(found)))
 
 
 async def metric_evals(request: Request) -> JSONResponse:
@@ -51,8 +68,12 @@ async def download(request: Request) -> JSONResponse | TextResponse | BytesRespo
     response_format = params.optional(request.query_params, "format") or ""
     visible = _columns_visibility(params.optional(request.query_params, "columnsVisibility"))
     message = await _message(request, ListSessionGroupsRequest)
+    found = experiment(request)
+    remember = _remember(found)
     body = await run_in_threadpool(
-        lambda: download_data(experiment(request).provider, message, response_format=response_format, visible=visible)
+        lambda: download_data(
+            found.provider, message, response_format=response_format, visible=visible, remember=remember
+        )
     )
     if isinstance(body, dict):
         return JSONResponse(body)

@@ -32,7 +32,7 @@ def extractor(column: Any) -> Extractor:
         metric = MetricName(group=column.metric.group, tag=column.metric.tag)
 
         def metric_value(group: SessionGroup) -> Any:
-            found = group.metric(metric)
+            found = group.by_metric.get(metric)
             return None if found is None else found.value
 
         return metric_value

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from trainboard.errors import BadRequestError
-from trainboard.plugins.hparams.experiment import as_json, experiment
-from trainboard.plugins.hparams.metadata import hparams_contents
+from trainboard.plugins.hparams.experiment import full_experiment
+from trainboard.plugins.hparams.memo import Remember, compute_now
 from trainboard.plugins.hparams.session_groups import list_session_groups
 from trainboard.provider.provider import DataProvider
 
@@ -90,10 +90,14 @@ def _visible(cells: list[Cell], visible: Sequence[Any]) -> list[Cell]:
 
 
 def download_data(
-    provider: DataProvider, request: Any, *, response_format: str, visible: Sequence[Any]
+    provider: DataProvider,
+    request: Any,
+    *,
+    response_format: str,
+    visible: Sequence[Any],
+    remember: Remember = compute_now,
 ) -> str | dict[str, Any]:
     """The session groups a ListSessionGroupsRequest selects, as a table in `response_format`."""
-    groups_json = list_session_groups(provider, request)
+    groups_json = list_session_groups(provider, request, remember)
     include_metrics = not request.HasField("include_metrics") or request.include_metrics
-    found = experiment(provider, hparams_contents(provider), include_metrics=include_metrics)
-    return render(table(as_json(found), groups_json, visible), response_format)
+    return render(table(full_experiment(provider, include_metrics, remember), groups_json, visible), response_format)

@@ -8,6 +8,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from trainboard.plugins import scalars
+from trainboard.plugins.hparams.memo import Remember, compute_now
 from trainboard.plugins.hparams.metadata import (
     EXPERIMENT_TAG,
     SESSION_START_INFO_TAG,
@@ -23,29 +24,27 @@ DATA_TYPE_UNSET, DATA_TYPE_STRING, DATA_TYPE_BOOL, DATA_TYPE_FLOAT64 = range(4)
 KIND_TYPES = {"number_value": DATA_TYPE_FLOAT64, "string_value": DATA_TYPE_STRING, "bool_value": DATA_TYPE_BOOL}
 
 
-def experiment(
-    provider: DataProvider, contents: Contents, *, include_metrics: bool, hparams_limit: int | None = None
-) -> Any:
-    """The Experiment message TensorBoard answers: the first experiment summary in walk order, else one inferred
-    from the session start infos and the scalars of the sessions' runs, else an empty one.
-
-    Hparam infos come differing first, then by name, cut to `hparams_limit` when that is set and not zero."""
+def experiment(provider: DataProvider, contents: Contents, *, include_metrics: bool) -> dict[str, Any]:
+    """The Experiment TensorBoard answers, as JSON: the first experiment summary in walk order, else one inferred from
+    the session start infos and the scalars of the sessions' runs, else an empty one. Hparam infos come differing
+    first, then by name."""
     found = _from_summary(contents, include_metrics=include_metrics)
     if found is None:
         found = _inferred(provider, contents, include_metrics=include_metrics)
-    infos = sorted(found.hparam_infos, key=lambda info: (not info.differs, info.name))
-    found.ClearField("hparam_infos")
-    found.hparam_infos.extend(infos[: hparams_limit or len(infos)])
-    return found
+    printed = json_format.MessageToDict(found, always_print_fields_with_no_presence=True)
+    printed["hparamInfos"] = sorted(printed["hparamInfos"], key=lambda info: (not info["differs"], info["name"]))
+    return printed
 
 
-def as_json(message: Any) -> dict[str, Any]:
-    """The message as TensorBoard prints it: lowerCamelCase names, fields at their defaults included."""
-    return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+def limited(found: dict[str, Any], hparams_limit: int) -> dict[str, Any]:
+    """The experiment with its first `hparams_limit` hparam infos; all of them when the limit is 0."""
+    infos = found["hparamInfos"]
+    return {**found, "hparamInfos": infos[: hparams_limit or len(infos)]}
 
 
-def metric_names(found: Any) -> list[MetricName]:
-    return [MetricName(group=info.name.group, tag=info.name.tag) for info in found.metric_infos]
+def metric_names(found: dict[str, Any]) -> list[MetricName]:
+    names = [info.get("name", {}) for info in found["metricInfos"]]
+    return [MetricName(group=name.get("group", ""), tag=name.get("tag", "")) for name in names]
 
 
 def _from_summary(contents: Contents, *, include_metrics: bool) -> Any | None:
@@ -145,8 +144,14 @@ def _longest_parent(candidates: set[str], run: str) -> str | None:
     return path
 
 
-def get_experiment(provider: DataProvider, request: Any) -> dict[str, Any]:
+def get_experiment(provider: DataProvider, request: Any, remember: Remember = compute_now) -> dict[str, Any]:
     """The GetExperiment answer for a GetExperimentRequest message, as JSON."""
     include_metrics = not request.HasField("include_metrics") or request.include_metrics
-    contents = hparams_contents(provider)
-    return as_json(experiment(provider, contents, include_metrics=include_metrics, hparams_limit=request.hparams_limit))
+    return limited(full_experiment(provider, include_metrics, remember), request.hparams_limit)
+
+
+def full_experiment(provider: DataProvider, include_metrics: bool, remember: Remember = compute_now) -> dict[str, Any]:
+    contents = remember("contents", lambda: hparams_contents(provider))
+    return remember(
+        ("experiment", include_metrics), lambda: experiment(provider, contents, include_metrics=include_metrics)
+    )

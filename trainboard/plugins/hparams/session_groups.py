@@ -14,16 +14,17 @@ from trainboard.plugins.hparams.columns import (
     sort_groups,
 )
 from trainboard.plugins.hparams.encoding import session_group_json
-from trainboard.plugins.hparams.experiment import experiment, metric_names
+from trainboard.plugins.hparams.experiment import full_experiment, metric_names
+from trainboard.plugins.hparams.memo import Remember, compute_now
 from trainboard.plugins.hparams.metadata import hparams_contents
 from trainboard.plugins.hparams.sessions import sessions
 from trainboard.plugins.hparams.values import MetricName, Session, SessionGroup
 from trainboard.provider.provider import DataProvider
 
 
-def list_session_groups(provider: DataProvider, request: Any) -> dict[str, Any]:
+def list_session_groups(provider: DataProvider, request: Any, remember: Remember = compute_now) -> dict[str, Any]:
     """The ListSessionGroupsResponse for a ListSessionGroupsRequest message, as JSON."""
-    groups = filtered_groups(provider, request)
+    groups = filtered_groups(provider, request, remember)
     start = request.start_index
     page = groups[start : start + request.slice_size]
     included = _hparams_to_include(request.col_params)
@@ -36,11 +37,9 @@ def list_session_groups(provider: DataProvider, request: Any) -> dict[str, Any]:
     }
 
 
-def filtered_groups(provider: DataProvider, request: Any) -> list[SessionGroup]:
+def filtered_groups(provider: DataProvider, request: Any, remember: Remember = compute_now) -> list[SessionGroup]:
     """Every session group that passes the request's statuses and filters, in the request's order."""
     include_metrics = not request.HasField("include_metrics") or request.include_metrics
-    contents = hparams_contents(provider)
-    found = experiment(provider, contents, include_metrics=include_metrics)
     columns = list(request.col_params)
     extractors = [extractor(column) for column in columns]
     filters = [
@@ -49,13 +48,18 @@ def filtered_groups(provider: DataProvider, request: Any) -> list[SessionGroup]:
         if (accepts := column_filter(column, extract)) is not None
     ]
     aggregation_metric = MetricName(group=request.aggregation_metric.group, tag=request.aggregation_metric.tag)
-    groups = group_sessions(
-        sessions(provider, contents, metric_names(found)),
-        set(request.allowed_statuses),
-        request.aggregation_type,
-        aggregation_metric,
-    )
-    groups = [group for group in groups if all(accepts(group) for accepts in filters)]
+    statuses = frozenset(request.allowed_statuses)
+
+    def all_sessions() -> list[Session]:
+        contents = remember("contents", lambda: hparams_contents(provider))
+        return sessions(provider, contents, metric_names(full_experiment(provider, include_metrics, remember)))
+
+    def all_groups() -> list[SessionGroup]:
+        found = remember(("sessions", include_metrics), all_sessions)
+        return group_sessions(found, statuses, request.aggregation_type, aggregation_metric)
+
+    key = ("groups", include_metrics, statuses, request.aggregation_type, aggregation_metric)
+    groups = [group for group in remember(key, all_groups) if all(accepts(group) for accepts in filters)]
     sort_groups(groups, columns, extractors)
     if not groups and not all(discrete_values_are_scalars(column) for column in columns if column.hparam):
         # TensorBoard fails on such a filter when no group is left (it then asks its data provider).
@@ -64,7 +68,7 @@ def filtered_groups(provider: DataProvider, request: Any) -> list[SessionGroup]:
 
 
 def group_sessions(
-    found: Iterable[Session], allowed_statuses: set[int], aggregation_type: int, aggregation_metric: MetricName
+    found: Iterable[Session], allowed_statuses: frozenset[int], aggregation_type: int, aggregation_metric: MetricName
 ) -> list[SessionGroup]:
     """Sessions of the allowed statuses by group name, in order of first appearance; each group takes its hparams
     and monitor URL from its first session and lists its sessions by name."""

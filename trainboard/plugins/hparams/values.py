@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # A google.protobuf.Value in its JSON form: a float, str or bool, or None, a dict or a list for the rare others.
@@ -49,6 +49,11 @@ class SessionGroup:
     metric_values: tuple[MetricValue, ...]
     sessions: tuple[Session, ...]
     monitor_url: str
+    # The first value of each metric, for filtering and sorting.
+    by_metric: dict[MetricName, MetricValue] = field(init=False, compare=False)
 
-    def metric(self, name: MetricName) -> MetricValue | None:
-        return next((value for value in self.metric_values if value.name == name), None)
+    def __post_init__(self) -> None:
+        by_metric: dict[MetricName, MetricValue] = {}
+        for value in self.metric_values:
+            by_metric.setdefault(value.name, value)
+        object.__setattr__(self, "by_metric", by_metric)
