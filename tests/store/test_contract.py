@@ -13,6 +13,7 @@ from trainboard.normaliser.points import (
     Purge,
     RunState,
     ScalarPoint,
+    ScalarSeries,
     SeriesMetadata,
     TensorPoint,
 )
@@ -206,3 +207,24 @@ def test_readers_see_committed_data_while_a_write_is_open(store: Store) -> None:
     assert store.scalars(row.id).steps.tolist() == [0, 1, 2]
     release.set()
     writer.join()
+
+
+def test_column_series_and_points_keep_their_order_and_generation_moves(store: Store) -> None:
+    before = store.generation()
+    assert store.generation() == before
+    batch = Batch(
+        operations=[
+            ScalarPoint(tag="loss", step=1, wall_time=1.0, value=0.1),
+            ScalarSeries("loss", np.array([2, 3], dtype=np.int64), np.array([2.0, 3.0]), np.array([0.2, float("nan")])),
+            ScalarPoint(tag="loss", step=4, wall_time=4.0, value=0.4),
+        ],
+        metadata={"loss": SCALARS},
+    )
+    store.write_batch("train", cursor("/logs/train/a", 10), RunState(), batch, restarted=False)
+    assert store.generation() != before
+    (row,) = store.series(plugin_name="scalars")
+    columns = store.scalars(row.id)
+    assert columns.steps.tolist() == [1, 2, 3, 4]
+    assert columns.wall_times.tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert np.isnan(columns.values[2]) and columns.values[[0, 1, 3]].tolist() == [0.1, 0.2, 0.4]
+    assert row.point_count == 4 and row.max_step == 4

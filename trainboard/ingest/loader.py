@@ -24,6 +24,8 @@ from trainboard.reader.tail import FileCursor, read_new
 from trainboard.store.protocol import Store
 
 logger = logging.getLogger("trainboard.ingest")
+# The last message of each job a worker runs.
+JOB_DONE = "done"
 
 StoreOpener = Callable[[], Store]
 
@@ -72,11 +74,20 @@ class Loader:
     def _poll_in_workers(self, jobs: list[RunJob]) -> None:
         pool = self._worker_pool()
         futures: list[Future[None]] = [pool.submit(_load_run_in_worker, job) for job in jobs]
-        while not all(future.done() for future in futures) or not self._messages.empty():
+        # A job's messages may still be in flight when its future completes: wait for each job's last message,
+        # unless a worker process died (its futures fail and its last message never comes).
+        finished = 0
+        while finished < len(futures):
             try:
-                self._report(*self._messages.get(timeout=0.05))
+                kind, bytes_read, points = self._messages.get(timeout=0.05)
             except queue.Empty:
+                if all(future.done() for future in futures) and any(future.exception() for future in futures):
+                    break
                 continue
+            if kind == JOB_DONE:
+                finished += 1
+            else:
+                self._report(kind, bytes_read, points)
         for future in futures:
             future.result()
 
@@ -133,7 +144,10 @@ def _start_worker(url: str, storage_options: dict[str, Any], open_store: StoreOp
 
 def _load_run_in_worker(job: RunJob) -> None:
     messages = _worker["messages"]
-    _load_run(_worker["logdir"], _worker["store"], job, lambda *message: messages.put(message))
+    try:
+        _load_run(_worker["logdir"], _worker["store"], job, lambda *message: messages.put(message))
+    finally:
+        messages.put((JOB_DONE, 0, 0))
 
 
 def _load_run(logdir: LogDir, store: Store, job: RunJob, report: Callable[[str, int, int], None]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Sequence
 
@@ -32,7 +33,9 @@ def safe_html(unsafe: str) -> str:
     return cleaned
 
 
+@functools.lru_cache(maxsize=4096)
 def markdown_to_safe_html(source: str | bytes) -> str:
+    """Cached: the same descriptions come back on every listing."""
     return markdowns_to_safe_html([source], lambda htmls: htmls[0])
 
 

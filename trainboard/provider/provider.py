@@ -18,7 +18,7 @@ Blob keys are opaque strings; `read_blob` takes one back. Errors are `trainboard
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.normaliser.points import DataClass
@@ -45,6 +45,8 @@ class DataProvider:
         self._store = store
         self._data_location = data_location
         self._experiment_name = experiment_name
+        # Unfiltered listings by plugin and kind, with the store generation they were made at.
+        self._listings: dict[tuple[object, ...], tuple[int, Any]] = {}
 
     def experiment_metadata(self) -> ExperimentMetadata:
         return ExperimentMetadata(data_location=self._data_location, experiment_name=self._experiment_name)
@@ -158,10 +160,28 @@ class DataProvider:
         run_tag_filter: RunTagFilter | None,
         describe: Callable[[SeriesRow], T],
     ) -> Nested[T]:
-        result: Nested[T] = {}
+        if run_tag_filter is not None:
+            return self._listing(plugin_name, data_class, run_tag_filter, describe)
+        # Whole listings are what dashboards ask for most: kept until the store changes.
+        key = (plugin_name, data_class, describe)
+        generation = self._store.generation()
+        cached = self._listings.get(key)
+        if cached is None or cached[0] != generation:
+            cached = (generation, self._listing(plugin_name, data_class, None, describe))
+            self._listings[key] = cached
+        return {run: dict(by_tag) for run, by_tag in cached[1].items()}
+
+    def _listing(
+        self,
+        plugin_name: str,
+        data_class: DataClass,
+        run_tag_filter: RunTagFilter | None,
+        describe: Callable[[SeriesRow], T],
+    ) -> Nested[T]:
+        listing: Nested[T] = {}
         for row in self._series(plugin_name, data_class, run_tag_filter):
-            result.setdefault(row.run, {})[row.tag] = describe(row)
-        return result
+            listing.setdefault(row.run, {})[row.tag] = describe(row)
+        return listing
 
 
 def _check_downsample(downsample: int | None) -> None:

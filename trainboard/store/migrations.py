@@ -77,4 +77,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "0002_generation",
+        """
+        -- Bumped by every write: readers cache what they derived from the store until it changes.
+        CREATE TABLE generation (value INTEGER NOT NULL);
+        INSERT INTO generation (value) VALUES (0);
+        """,
+    ),
 ]

@@ -71,6 +71,10 @@ class Store(Protocol):
         """Commit one file's new records atomically: the points, the run's state and the file's new offset."""
 
     # Reads (any thread).
+    def generation(self) -> int:
+        """A number that changes whenever the store's contents change."""
+        ...
+
     def runs(self) -> list[RunRow]: ...
 
     def series(

@@ -75,6 +75,10 @@ class SqliteStore:
             self._reader_connections.append(connection)
         return connection
 
+    def generation(self) -> int:
+        (value,) = self._reader().execute("SELECT value FROM generation").fetchone()
+        return int(value)
+
     def close(self) -> None:
         for connection in self._reader_connections:
             connection.close()
@@ -119,6 +123,7 @@ class SqliteStore:
                     self._delete_file_points(run_id, file_id)
                 series_ids = self._save_series(run_id, batch.metadata)
                 _BatchWriter(db, file_id, series_ids).write(run_id, batch)
+                db.execute("UPDATE generation SET value = value + 1")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
