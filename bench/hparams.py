@@ -157,9 +157,8 @@ def main() -> None:
     for name, loaded, first, times in rows:
         p50 = statistics.median(times) * 1000
         p90 = statistics.quantiles(times, n=10)[-1] * 1000 if len(times) > 1 else p50
-        print(
-            f"| {name:<18} | {loaded:>7.1f} | {first * 1000:>8.1f} | {p50:>8.1f} | {p90:>8.1f} | {min(times) * 1000:>8.1f} |"
-        )
+        cells = [f"{loaded:>7.1f}", *(f"{ms:>8.1f}" for ms in (first * 1000, p50, p90, min(times) * 1000))]
+        print(f"| {name:<18} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
