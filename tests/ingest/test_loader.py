@@ -100,7 +100,7 @@ def test_a_file_that_grows_is_tailed_even_mid_record(tmp_path: Path) -> None:
     store.close()
 
 
-def test_runs_load_in_parallel_worker_processes(tmp_path: Path) -> None:
+def test_runs_load_in_parallel_worker_threads(tmp_path: Path) -> None:
     logdir = tmp_path / "logs"
     for run in ("a", "b/c", "d"):
         write_scalars(logdir, run, range(500))

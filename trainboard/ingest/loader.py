@@ -1,20 +1,18 @@
 """The ingest loop: discover runs, read each file's new records, normalise them and commit them to the store.
 
-Runs load in parallel worker processes, each writing its own run through its own store connection; the store
-serialises their commits. Progress flows back to the serving process through a queue.
+Runs load in parallel worker threads, each with its own store connection; the store serialises their commits. The
+heavy parts (framing, decoding, numpy, SQLite) release the GIL, so threads use every core without the memory and
+start-up cost of worker processes.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
-import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.frames import normalise_frames
@@ -24,8 +22,6 @@ from trainboard.reader.tail import FileCursor, read_new
 from trainboard.store.protocol import Store
 
 logger = logging.getLogger("trainboard.ingest")
-# The last message of each job a worker runs.
-JOB_DONE = "done"
 
 StoreOpener = Callable[[], Store]
 
@@ -37,7 +33,7 @@ class RunJob:
 
 
 class Loader:
-    """Loads a logdir into a store, in `workers` processes (0: in this process)."""
+    """Loads a logdir into a store, `workers` runs at a time (0 or 1: in the calling thread)."""
 
     def __init__(
         self,
@@ -52,8 +48,10 @@ class Loader:
         self.progress = progress or IngestProgress()
         self.workers = workers
         self._store = open_store()
-        self._pool: ProcessPoolExecutor | None = None
-        self._messages: Any = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._worker_stores = threading.local()
+        self._opened: list[Store] = []
+        self._opened_lock = threading.Lock()
 
     def poll(self) -> None:
         """One pass: read whatever is new in every file of every run and commit it."""
@@ -64,45 +62,23 @@ class Loader:
         jobs = [RunJob(run, tuple(paths)) for run, paths in runs.items() if _has_news(paths, cursors, sizes)]
         files_done = len(sizes) - sum(len(job.paths) for job in jobs)
         self.progress.begin_pass(len(sizes), files_done, sum(sizes.values()), bytes_done)
-        if self.workers > 0 and len(jobs) > 1:
-            self._poll_in_workers(jobs)
+        if self.workers > 1 and len(jobs) > 1:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="trainboard-ingest")
+            for future in [self._pool.submit(self._load_in_worker, job) for job in jobs]:
+                future.result()
         else:
             for job in jobs:
                 _load_run(self.logdir, self._store, job, self._report)
         self.progress.end_pass()
 
-    def _poll_in_workers(self, jobs: list[RunJob]) -> None:
-        pool = self._worker_pool()
-        futures: list[Future[None]] = [pool.submit(_load_run_in_worker, job) for job in jobs]
-        # A job's messages may still be in flight when its future completes: wait for each job's last message,
-        # unless a worker process died (its futures fail and its last message never comes).
-        finished = 0
-        while finished < len(futures):
-            try:
-                kind, bytes_read, points = self._messages.get(timeout=0.05)
-            except queue.Empty:
-                if all(future.done() for future in futures) and any(future.exception() for future in futures):
-                    break
-                continue
-            if kind == JOB_DONE:
-                finished += 1
-            else:
-                self._report(kind, bytes_read, points)
-        for future in futures:
-            future.result()
-
-    def _worker_pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # "spawn": the serving process has threads, which fork would copy in an unknown state.
-            context = multiprocessing.get_context("spawn")
-            self._messages = context.Queue()
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=context,
-                initializer=_start_worker,
-                initargs=(self.logdir.url, self.logdir.storage_options, self.open_store, self._messages),
-            )
-        return self._pool
+    def _load_in_worker(self, job: RunJob) -> None:
+        store: Store | None = getattr(self._worker_stores, "store", None)
+        if store is None:
+            store = self._worker_stores.store = self.open_store()
+            with self._opened_lock:
+                self._opened.append(store)
+        _load_run(self.logdir, store, job, self._report)
 
     def _report(self, kind: str, bytes_read: int, points: int) -> None:
         if kind == "file":
@@ -128,26 +104,14 @@ class Loader:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+        with self._opened_lock:
+            for store in self._opened:
+                store.close()
+            self._opened.clear()
 
 
 def default_workers() -> int:
     return max(1, min(8, os.cpu_count() or 1))
-
-
-# The worker side. Each worker process keeps its logdir and store connection for its whole life.
-_worker: dict[str, Any] = {}
-
-
-def _start_worker(url: str, storage_options: dict[str, Any], open_store: StoreOpener, messages: Any) -> None:
-    _worker.update(logdir=LogDir(url, storage_options), store=open_store(), messages=messages)
-
-
-def _load_run_in_worker(job: RunJob) -> None:
-    messages = _worker["messages"]
-    try:
-        _load_run(_worker["logdir"], _worker["store"], job, lambda *message: messages.put(message))
-    finally:
-        messages.put((JOB_DONE, 0, 0))
 
 
 def _load_run(logdir: LogDir, store: Store, job: RunJob, report: Callable[[str, int, int], None]) -> None:
