@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from trainboard.normaliser import scalar_kernel
 from trainboard.normaliser.normalise import normalise_event
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
 from trainboard.reader.events import parse_event
@@ -16,6 +15,9 @@ def normalise_frames(frames: Frames, state: RunState, *, path: str) -> Batch:
     batch = Batch()
     if not len(frames):
         return batch
+    # Imported here so that numba loads with the first read, not with the server (a restart reads nothing).
+    from trainboard.normaliser import scalar_kernel
+
     decoded = scalar_kernel.decode(frames.data, frames.starts, frames.lengths)
     simple = decoded[0]
     boundaries = np.flatnonzero(np.diff(simple.view(np.int8))) + 1
@@ -44,6 +46,8 @@ def _bulk_scalars(
     first, last = np.searchsorted(records, [start, stop])
     groups_of = hashes[first:last]
     unique, representatives, groups = np.unique(groups_of, return_index=True, return_inverse=True)
+    from trainboard.normaliser import scalar_kernel
+
     if not scalar_kernel.same_tags(
         frames.data, tag_starts[first:last], tag_lengths[first:last], groups, representatives
     ):

@@ -6,9 +6,6 @@ import functools
 import threading
 from collections.abc import Callable, Sequence
 
-import bleach
-import markdown
-
 ALLOWED_TAGS = {
     *("ul", "ol", "li", "p", "pre", "code", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br"),
     *("strong", "em", "a", "img", "table", "thead", "tbody", "td", "tr", "th"),
@@ -16,20 +13,31 @@ ALLOWED_TAGS = {
 ALLOWED_ATTRIBUTES = {"a": ["href", "title"], "img": ["src", "title", "alt"]}
 
 
-class _PerThread(threading.local):
-    """Python-Markdown and bleach, as TensorBoard uses them; neither converter is safe to share between threads.
-    Tags that are not allowed are escaped (shown as text), not dropped."""
+class _Converters:
+    """Python-Markdown and bleach, as TensorBoard uses them; neither is safe to share between threads. Tags that are
+    not allowed are escaped (shown as text), not dropped."""
 
     def __init__(self) -> None:
+        # Imported on first use: loading them costs a tenth of a second of server start.
+        import bleach
+        import markdown
+
         self.markdown = markdown.Markdown(extensions=["markdown.extensions.tables", "markdown.extensions.fenced_code"])
         self.cleaner = bleach.Cleaner(tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES)
 
 
-_converters = _PerThread()
+_per_thread = threading.local()
+
+
+def _converters() -> _Converters:
+    converters: _Converters | None = getattr(_per_thread, "converters", None)
+    if converters is None:
+        converters = _per_thread.converters = _Converters()
+    return converters
 
 
 def safe_html(unsafe: str) -> str:
-    cleaned: str = _converters.cleaner.clean(unsafe)
+    cleaned: str = _converters().cleaner.clean(unsafe)
     return cleaned
 
 
@@ -48,7 +56,7 @@ def markdowns_to_safe_html(sources: Sequence[str | bytes], combine: Callable[[li
             decoded = source.decode("utf-8", errors="replace")
             source = decoded.replace("\x00", "")
             null_bytes += len(decoded) - len(source)
-        htmls.append(_converters.markdown.reset().convert(source))
+        htmls.append(_converters().markdown.reset().convert(source))
     sanitised = safe_html(combine(htmls))
     if null_bytes:
         warning = f"<!-- WARNING: discarded {null_bytes} null bytes in markdown string after UTF-8 decoding -->\n"

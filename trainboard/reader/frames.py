@@ -9,10 +9,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-HEADER_SIZE = 12
-FOOTER_SIZE = 4
-# No real record is this large; a header claiming more is corrupt even when its CRC happens to match.
-MAX_RECORD_SIZE = 2 * 1024 * 1024 * 1024
+from trainboard.reader.records import FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_SIZE
 
 # What `frame` found where it stopped.
 STOPPED_AT_END = 0  # the window ends, possibly inside a record (the writer may still be writing it)

@@ -15,11 +15,12 @@ from typing import BinaryIO
 import google_crc32c
 import numpy as np
 
-from trainboard.reader import frames
-from trainboard.reader.frames import FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_SIZE
-
 logger = logging.getLogger("trainboard.reader")
 
+HEADER_SIZE = 12
+FOOTER_SIZE = 4
+# No real record is this large; a header claiming more is corrupt even when its CRC happens to match.
+MAX_RECORD_SIZE = 2 * 1024 * 1024 * 1024
 # Read at most this much at a time; a record larger than this is read whole.
 READ_LIMIT = 64 * 1024 * 1024
 
@@ -85,6 +86,9 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
         wanted = HEADER_SIZE + length + FOOTER_SIZE
         if limit < wanted <= MAX_RECORD_SIZE:
             raw += stream.read(wanted - limit)
+    # Imported here so that numba loads with the first read, not with the server (a restart reads nothing).
+    from trainboard.reader import frames
+
     data = np.frombuffer(raw, dtype=np.uint8)
     starts, lengths, position = [], [], 0
     while True:
