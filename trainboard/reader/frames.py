@@ -37,7 +37,7 @@ def masked_crc32c(data: np.ndarray, start: int, length: int, table: np.ndarray) 
         crc = np.uint64(table[(crc ^ np.uint64(data[index])) & np.uint64(0xFF)]) ^ (crc >> np.uint64(8))
     crc ^= np.uint64(0xFFFFFFFF)
     rotated = ((crc >> np.uint64(15)) | (crc << np.uint64(17))) & np.uint64(0xFFFFFFFF)
-    return (rotated + np.uint64(0xA282EAD8)) & np.uint64(0xFFFFFFFF)
+    return int((rotated + np.uint64(0xA282EAD8)) & np.uint64(0xFFFFFFFF))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -46,7 +46,7 @@ def _uint(data: np.ndarray, start: int, size: int) -> int:
     value = np.uint64(0)
     for index in range(size - 1, -1, -1):
         value = (value << np.uint64(8)) | np.uint64(data[start + index])
-    return value
+    return int(value)
 
 
 @numba.njit(cache=True, nogil=True)
