@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from array import array
+import numpy as np
 
 from trainboard.normaliser.points import DataClass, SeriesMetadata
 from trainboard.reader.protos.summary_pb2 import Summary
 from trainboard.reader.protos.tensor_pb2 import DataType, TensorProto
+from trainboard.reader.tensors import to_ndarray
 
 # Plugin contents TensorBoard writes for migrated values: ImagePluginData(converted_to_tensor=True) and
 # AudioPluginData(encoding=WAV, converted_to_tensor=True); scalars and histograms have empty contents.
@@ -51,8 +52,6 @@ def scalar(tensor: TensorProto) -> float:
         return tensor.float_val[0]
     if tensor.double_val:
         return tensor.double_val[0]
-    from trainboard.reader.tensors import to_ndarray  # numpy stays off the common path
-
     return float(to_ndarray(tensor.SerializeToString()).item())
 
 
@@ -89,20 +88,21 @@ def _strings(value: Summary.Value, strings: list[bytes], shape: tuple[int, ...])
 def _histogram(value: Summary.Value) -> Summary.Value:
     """Buckets as a float32 [k, 3] tensor of (left, right, count); empty edge buckets dropped, edges min and max."""
     histo = value.histo
-    counts = list(histo.bucket)
-    nonempty = [i for i, count in enumerate(counts) if count > 0]
-    rows: list[tuple[float, float, float]] = []
-    if nonempty:
+    counts = np.asarray(histo.bucket, dtype=np.float64)
+    nonempty = np.flatnonzero(counts > 0)
+    table = np.zeros((0, 3), dtype=np.float32)
+    if len(nonempty):
         start, end = nonempty[0], nonempty[-1]
-        inner = list(histo.bucket_limit[start:end])
-        lefts = [histo.min, *inner]
-        rights = [*inner, histo.max]
-        rows = list(zip(lefts, rights, counts[start : end + 1], strict=False))
+        inner = np.asarray(histo.bucket_limit[start:end], dtype=np.float64)
+        lefts = np.r_[histo.min, inner]
+        rights = np.r_[inner, histo.max]
+        # Out-of-range values become infinities in float32, as TensorBoard's cast makes them.
+        with np.errstate(over="ignore"):
+            table = np.column_stack([lefts, rights, counts[start : end + 1]]).astype("<f4")
     migrated = _new_value(value, "histograms", b"")
     tensor = migrated.tensor
     tensor.dtype = DataType.DT_FLOAT
-    tensor.tensor_shape.dim.add(size=len(rows))
+    tensor.tensor_shape.dim.add(size=len(table))
     tensor.tensor_shape.dim.add(size=3)
-    # array("f") narrows like numpy's float32 cast (out-of-range values become infinities).
-    tensor.tensor_content = array("f", [x for row in rows for x in row]).tobytes()
+    tensor.tensor_content = table.tobytes()
     return migrated
