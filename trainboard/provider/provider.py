@@ -51,6 +51,10 @@ class DataProvider:
     def experiment_metadata(self) -> ExperimentMetadata:
         return ExperimentMetadata(data_location=self._data_location, experiment_name=self._experiment_name)
 
+    def generation(self) -> int:
+        """A number that changes whenever the data changes: a caller may keep what it derived until then."""
+        return self._store.generation()
+
     def list_plugins(self) -> list[str]:
         """Plugins that own at least one time series."""
         return sorted({row.metadata.plugin_name for row in self._store.series()})

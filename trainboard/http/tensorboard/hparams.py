@@ -38,11 +38,10 @@ async def _message(request: Request, message_class: Any) -> Any:
 
 
 def _remember(found: Experiment) -> Remember:
-    """Remembering for the experiment's data as it is now: ingest progress moves on whenever new records land."""
+    """Remembering for the experiment's data as it is now, until the store's generation moves on."""
     with _MEMOS_LOCK:
         memo = _MEMOS.setdefault(found.provider, Memo())
-    progress = found.progress
-    return memo.at((progress.points, progress.bytes_read, progress.files_total))
+    return memo.at(found.provider.generation())
 
 
 async def experiment_route(request: Request) -> JSONResponse:
