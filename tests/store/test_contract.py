@@ -177,7 +177,8 @@ def test_state_and_cursors_survive_reopen(store: Store, tmp_path) -> None:
     reopened = SqliteStore(store.path)
     try:
         state.first_metadata = {"t": SCALARS}  # rebuilt from the series the store keeps
-        assert reopened.run_states() == {"train/a": state}
+        assert reopened.run_state("train/a") == state
+        assert reopened.run_state("nope") is None
         assert reopened.file_cursors()["/logs/x"] == cursor("/logs/x", 77)
         assert [r.name for r in reopened.runs()] == ["train/a"]
         assert reopened.runs()[0].start_time == 123.5

@@ -116,14 +116,14 @@ def default_workers() -> int:
 
 def _load_run(logdir: LogDir, store: Store, job: RunJob, report: Callable[[str, int, int], None]) -> None:
     cursors = store.file_cursors()
-    state = store.run_states().get(job.run) or RunState()
+    state = store.run_state(job.run) or RunState()
     for path in job.paths:
         try:
             _load_file(logdir, store, job.run, path, cursors.get(path), state, report)
         except Exception:
             # The ingest boundary: one bad file must not stop the others.
             logger.exception("skipping %s for now: ingest failed", path)
-            state = store.run_states().get(job.run) or RunState()
+            state = store.run_state(job.run) or RunState()
         report("file", 0, 0)
 
 

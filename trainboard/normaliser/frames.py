@@ -1,14 +1,37 @@
-"""One read's records → a Batch. Runs of simple scalar events are decoded in bulk into column series; every other
-event is parsed and normalised one by one. Both paths give the same points and purges, in file order."""
+"""One read's records → a Batch, with the points and purges that event-by-event normalising gives.
+
+Simple scalar events (the bulk of every logdir) are decoded by a compiled kernel into one column series per tag;
+the other records are parsed and normalised one by one. Only SessionLog, file_version and graph events can purge
+in a version-2 file, so between two of them ("barriers") the order of points matters only within a tag: the simple
+events of such a stretch are kept in one bulk step, then its other summary events in order. A stretch where a tag
+appears both ways, and any old-format file (where any summary may purge), is taken strictly in file order.
+"""
 
 from __future__ import annotations
+
+from bisect import bisect_left
+from typing import NamedTuple
 
 import numpy as np
 
 from trainboard.normaliser.normalise import normalise_event
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
 from trainboard.reader.events import parse_event
+from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import Frames
+
+
+class Decoded(NamedTuple):
+    """The scalar kernel's output: per record, then per value of the simple records."""
+
+    simple: np.ndarray
+    wall_times: np.ndarray
+    steps: np.ndarray
+    records: np.ndarray
+    tag_starts: np.ndarray
+    tag_lengths: np.ndarray
+    hashes: np.ndarray
+    values: np.ndarray
 
 
 def normalise_frames(frames: Frames, state: RunState, *, path: str) -> Batch:
@@ -18,56 +41,154 @@ def normalise_frames(frames: Frames, state: RunState, *, path: str) -> Batch:
     # Imported here so that numba loads with the first read, not with the server (a restart reads nothing).
     from trainboard.normaliser import scalar_kernel
 
-    decoded = scalar_kernel.decode(frames.data, frames.starts, frames.lengths)
-    simple = decoded[0]
-    boundaries = np.flatnonzero(np.diff(simple.view(np.int8))) + 1
-    for start, stop in zip(np.r_[0, boundaries], np.r_[boundaries, len(simple)], strict=True):
-        if simple[start] and _bulk_scalars(frames, decoded, int(start), int(stop), state, batch):
-            continue
-        for index in range(start, stop):
-            event = parse_event(frames.payload(index), path=path, offset=frames.record_offset(index))
-            if event is not None:
-                normalise_event(event, state, batch)
+    decoded = Decoded(*scalar_kernel.decode(frames.data, frames.starts, frames.lengths))
+    others = [int(index) for index in np.flatnonzero(~decoded.simple)]
+    events = {
+        index: parse_event(frames.payload(index), path=path, offset=frames.record_offset(index)) for index in others
+    }
+    barriers = [(index, event) for index in others if (event := events[index]) is not None and not _is_summary(event)]
+    start = 0
+    for index, barrier in barriers:
+        _stretch(frames, decoded, events, others, start, index, state, batch, path)
+        normalise_event(barrier, state, batch)
+        start = index + 1
+    _stretch(frames, decoded, events, others, start, len(frames), state, batch, path)
     return batch
 
 
-def _bulk_scalars(
-    frames: Frames, decoded: tuple[np.ndarray, ...], start: int, stop: int, state: RunState, batch: Batch
-) -> bool:
-    """Keep records start..stop, all simple scalar events, as one column series per tag; False (nothing done) when
-    the general path must take them: a step going back in an old-format file, a tag that is not a scalar series,
-    a tag that is not UTF-8, or a hash collision."""
-    _, wall_times, steps, records, tag_starts, tag_lengths, hashes, values = decoded
-    steps, wall_times = steps[start:stop], wall_times[start:stop]
-    if state.file_version is None or state.file_version < 2:
-        previous = np.r_[state.most_recent_step, steps[:-1]]
-        if (steps < previous).any():
-            return False
-    first, last = np.searchsorted(records, [start, stop])
-    groups_of = hashes[first:last]
-    unique, representatives, groups = np.unique(groups_of, return_index=True, return_inverse=True)
+def _is_summary(event: Event) -> bool:
+    return event.WhichOneof("what") == "summary"
+
+
+def _stretch(
+    frames: Frames,
+    decoded: Decoded,
+    events: dict[int, Event | None],
+    others: list[int],
+    start: int,
+    stop: int,
+    state: RunState,
+    batch: Batch,
+    path: str,
+) -> None:
+    """Records start..stop: simple scalar events and other summary events (or unparseable records), no barrier."""
+    if start >= stop:
+        return
+    summaries = [
+        (index, event)
+        for index in others[bisect_left(others, start) : bisect_left(others, stop)]
+        if (event := events[index]) is not None
+    ]
+    old_format = state.file_version is None or state.file_version < 2
+    if old_format or _shared_tags(frames, decoded, start, stop, summaries):
+        _in_file_order(frames, decoded, events, start, stop, state, batch, path)
+        return
+    first_simple = _first_simple(decoded, start, stop)
+    if state.start_time is None:
+        candidates = [(index, float(event.wall_time)) for index, event in summaries[:1]]
+        if first_simple is not None:
+            candidates.append((first_simple, float(decoded.wall_times[first_simple])))
+        if candidates:
+            state.start_time = min(candidates)[1]
+    last_simple = _last_simple(decoded, start, stop)
+    if first_simple is not None and not _bulk_scalars(frames, decoded, start, stop, state, batch):
+        _in_file_order(frames, decoded, events, start, stop, state, batch, path)
+        return
+    for _, event in summaries:
+        normalise_event(event, state, batch)
+    last_summary = summaries[-1][0] if summaries else None
+    if last_simple is not None and (last_summary is None or last_simple > last_summary):
+        state.most_recent_step = int(decoded.steps[last_simple])
+
+
+def _in_file_order(
+    frames: Frames,
+    decoded: Decoded,
+    events: dict[int, Event | None],
+    start: int,
+    stop: int,
+    state: RunState,
+    batch: Batch,
+    path: str,
+) -> None:
+    """Records start..stop strictly in order: runs of simple events in bulk, the others one by one."""
+    simple = decoded.simple[start:stop]
+    boundaries = np.flatnonzero(np.diff(simple.view(np.int8))) + 1 + start
+    for segment_start, segment_stop in zip([start, *boundaries], [*boundaries, stop], strict=True):
+        if decoded.simple[segment_start] and _bulk_scalars(
+            frames, decoded, int(segment_start), int(segment_stop), state, batch
+        ):
+            continue
+        for index in range(segment_start, segment_stop):
+            if index in events:
+                event = events[index]
+            else:
+                event = parse_event(frames.payload(index), path=path, offset=frames.record_offset(index))
+            if event is not None:
+                normalise_event(event, state, batch)
+
+
+def _first_simple(decoded: Decoded, start: int, stop: int) -> int | None:
+    found = np.flatnonzero(decoded.simple[start:stop])
+    return int(found[0]) + start if len(found) else None
+
+
+def _last_simple(decoded: Decoded, start: int, stop: int) -> int | None:
+    found = np.flatnonzero(decoded.simple[start:stop])
+    return int(found[-1]) + start if len(found) else None
+
+
+def _value_range(decoded: Decoded, start: int, stop: int) -> tuple[int, int]:
+    """The values of the simple records start..stop: they are contiguous, in record order."""
+    first, last = np.searchsorted(decoded.records, [start, stop])
+    return int(first), int(last)
+
+
+def _shared_tags(frames: Frames, decoded: Decoded, start: int, stop: int, summaries: list[tuple[int, Event]]) -> bool:
+    """Whether a tag of the stretch's other summary events is also a tag of its simple events."""
+    other_tags = {value.tag.encode() for _, event in summaries for value in event.summary.value}
+    if not other_tags:
+        return False
+    first, last = _value_range(decoded, start, stop)
+    _, representatives = np.unique(decoded.hashes[first:last], return_index=True)
+    return any(_tag_bytes(frames, decoded, first + int(index)) in other_tags for index in representatives)
+
+
+def _tag_bytes(frames: Frames, decoded: Decoded, value: int) -> bytes:
+    start = int(decoded.tag_starts[value])
+    return frames.data[start : start + int(decoded.tag_lengths[value])].tobytes()
+
+
+def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state: RunState, batch: Batch) -> bool:
+    """Keep the simple records among start..stop as one column series per tag; False (nothing done) when the
+    general path must take them: a step going back in an old-format file, a tag that is not a scalar series, a tag
+    that is not UTF-8, or a hash collision."""
     from trainboard.normaliser import scalar_kernel
 
-    if not scalar_kernel.same_tags(
-        frames.data, tag_starts[first:last], tag_lengths[first:last], groups, representatives
-    ):
+    simple_records = np.flatnonzero(decoded.simple[start:stop]) + start
+    steps = decoded.steps[simple_records]
+    if state.file_version is None or state.file_version < 2:
+        previous = np.concatenate([[state.most_recent_step], steps[:-1]])
+        if (steps < previous).any():
+            return False
+    first, last = _value_range(decoded, start, stop)
+    hashes = decoded.hashes[first:last]
+    unique, representatives, groups = np.unique(hashes, return_index=True, return_inverse=True)
+    tag_starts, tag_lengths = decoded.tag_starts[first:last], decoded.tag_lengths[first:last]
+    if not scalar_kernel.same_tags(frames.data, tag_starts, tag_lengths, groups, representatives):
         return False
     try:
-        tags = [
-            frames.data[tag_starts[first + index] : tag_starts[first + index] + tag_lengths[first + index]]
-            .tobytes()
-            .decode("utf-8")
-            for index in representatives
-        ]
+        tags = [_tag_bytes(frames, decoded, first + int(index)).decode("utf-8") for index in representatives]
     except UnicodeDecodeError:
         return False
     known = [state.first_metadata.get(tag) for tag in tags]
     if any(metadata is not None and metadata.data_class != DataClass.SCALAR for metadata in known):
         return False
     if state.start_time is None:
-        state.start_time = float(wall_times[0])
+        state.start_time = float(decoded.wall_times[simple_records[0]])
     state.most_recent_step = int(steps[-1])
-    value_records = records[first:last] - start
+    value_records = decoded.records[first:last]
+    values = decoded.values[first:last]
     order = np.argsort(groups, kind="stable")
     bounds = np.searchsorted(groups[order], np.arange(len(unique) + 1))
     for group, (tag, metadata) in enumerate(zip(tags, known, strict=True)):
@@ -78,6 +199,6 @@ def _bulk_scalars(
         members = order[bounds[group] : bounds[group + 1]]
         of_records = value_records[members]
         batch.operations.append(
-            ScalarSeries(tag, steps[of_records], wall_times[of_records], values[first:last][members])
+            ScalarSeries(tag, decoded.steps[of_records], decoded.wall_times[of_records], values[members])
         )
     return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from trainboard.normaliser.points import DataClass, SeriesMetadata
-from trainboard.reader.protos.summary_pb2 import Summary
+from trainboard.reader.protos.summary_pb2 import HistogramProto, Summary
 from trainboard.reader.protos.tensor_pb2 import DataType, TensorProto
 from trainboard.reader.tensors import to_ndarray
 
@@ -85,20 +85,54 @@ def _strings(value: Summary.Value, strings: list[bytes], shape: tuple[int, ...])
     return value
 
 
+def _bucket_arrays(histo: HistogramProto) -> tuple[np.ndarray, np.ndarray]:
+    """bucket_limit and bucket as float64 arrays, read straight from their packed encoding when they have one."""
+    raw = histo.SerializeToString()
+    found: dict[int, np.ndarray] = {}
+    position = 0
+    while position < len(raw):
+        key = raw[position]
+        field, wire = key >> 3, key & 7
+        position += 1
+        if key & 0x80:
+            break  # a field number this message does not have
+        if wire == 1:
+            position += 8
+        elif wire == 2 and field in (6, 7):
+            length, shift = 0, 0
+            while raw[position] & 0x80:
+                length |= (raw[position] & 0x7F) << shift
+                shift += 7
+                position += 1
+            length |= raw[position] << shift
+            position += 1
+            found[field] = np.frombuffer(raw, dtype="<f8", count=length // 8, offset=position)
+            position += length
+        else:
+            break
+    else:
+        empty = np.zeros(0, dtype=np.float64)
+        return found.get(6, empty), found.get(7, empty)
+    # Unknown fields or encodings: let protobuf decode it.
+    return np.array(histo.bucket_limit, dtype=np.float64), np.array(histo.bucket, dtype=np.float64)
+
+
 def _histogram(value: Summary.Value) -> Summary.Value:
     """Buckets as a float32 [k, 3] tensor of (left, right, count); empty edge buckets dropped, edges min and max."""
     histo = value.histo
-    counts = np.asarray(histo.bucket, dtype=np.float64)
+    limits, counts = _bucket_arrays(histo)
+    counts = counts[: len(limits) + 1]  # a malformed histogram with too few limits keeps the buckets it can place
     nonempty = np.flatnonzero(counts > 0)
     table = np.zeros((0, 3), dtype=np.float32)
     if len(nonempty):
         start, end = nonempty[0], nonempty[-1]
-        inner = np.asarray(histo.bucket_limit[start:end], dtype=np.float64)
-        lefts = np.r_[histo.min, inner]
-        rights = np.r_[inner, histo.max]
+        table = np.empty((end - start + 1, 3), dtype=np.float64)
+        table[0, 0], table[-1, 1] = histo.min, histo.max
+        table[1:, 0] = table[:-1, 1] = limits[start:end]
+        table[:, 2] = counts[start : end + 1]
         # Out-of-range values become infinities in float32, as TensorBoard's cast makes them.
         with np.errstate(over="ignore"):
-            table = np.column_stack([lefts, rights, counts[start : end + 1]]).astype("<f4")
+            table = table.astype("<f4")
     migrated = _new_value(value, "histograms", b"")
     tensor = migrated.tensor
     tensor.dtype = DataType.DT_FLOAT

@@ -65,7 +65,9 @@ class Store(Protocol):
     # Ingest (one writer).
     def file_cursors(self) -> dict[str, FileCursor]: ...
 
-    def run_states(self) -> dict[str, RunState]: ...
+    def run_state(self, run: str) -> RunState | None:
+        """What the normaliser remembers about `run`, or None for a run never written."""
+        ...
 
     def write_batch(self, run: str, cursor: FileCursor, state: RunState, batch: Batch, *, restarted: bool) -> None:
         """Commit one file's new records atomically: the points, the run's state and the file's new offset."""

@@ -93,24 +93,24 @@ class SqliteStore:
             path: FileCursor(path=path, offset=offset, size=size, head=bytes(head)) for path, offset, size, head in rows
         }
 
-    def run_states(self) -> dict[str, RunState]:
-        rows = self._reader().execute(
-            "SELECT name, file_version, most_recent_step, seen_session_start, start_time FROM runs"
-        )
-        states = {
-            name: RunState(
-                file_version=file_version,
-                most_recent_step=most_recent_step,
-                seen_session_start=bool(seen_session_start),
-                start_time=start_time,
+    def run_state(self, run: str) -> RunState | None:
+        row = (
+            self._reader()
+            .execute(
+                "SELECT file_version, most_recent_step, seen_session_start, start_time FROM runs WHERE name = ?", (run,)
             )
-            for name, file_version, most_recent_step, seen_session_start, start_time in rows
-        }
-        for row in self.series():
-            # A run that another ingest worker committed after the first read has no state here yet: skip it.
-            if row.run in states:
-                states[row.run].first_metadata[row.tag] = row.metadata
-        return states
+            .fetchone()
+        )
+        if row is None:
+            return None
+        file_version, most_recent_step, seen_session_start, start_time = row
+        return RunState(
+            file_version=file_version,
+            most_recent_step=most_recent_step,
+            seen_session_start=bool(seen_session_start),
+            start_time=start_time,
+            first_metadata={series.tag: series.metadata for series in self.series(runs=[run])},
+        )
 
     def write_batch(self, run: str, cursor: FileCursor, state: RunState, batch: Batch, *, restarted: bool) -> None:
         with self._write_lock:
