@@ -30,6 +30,8 @@ StoreOpener = Callable[[], Store]
 class RunJob:
     run: str
     paths: tuple[str, ...]
+    # How far each path was read before this pass (None: never).
+    cursors: tuple[FileCursor | None, ...]
 
 
 class Loader:
@@ -59,7 +61,11 @@ class Loader:
         cursors = self._store.file_cursors()
         sizes = {path: _size(self.logdir, path) for paths in runs.values() for path in paths}
         bytes_done = sum(min(cursors[p].offset, size) for p, size in sizes.items() if p in cursors)
-        jobs = [RunJob(run, tuple(paths)) for run, paths in runs.items() if _has_news(paths, cursors, sizes)]
+        jobs = [
+            RunJob(run, tuple(paths), tuple(cursors.get(path) for path in paths))
+            for run, paths in runs.items()
+            if _has_news(paths, cursors, sizes)
+        ]
         files_done = len(sizes) - sum(len(job.paths) for job in jobs)
         self.progress.begin_pass(len(sizes), files_done, sum(sizes.values()), bytes_done)
         if self.workers > 1 and len(jobs) > 1:
@@ -115,11 +121,10 @@ def default_workers() -> int:
 
 
 def _load_run(logdir: LogDir, store: Store, job: RunJob, report: Callable[[str, int, int], None]) -> None:
-    cursors = store.file_cursors()
     state = store.run_state(job.run) or RunState()
-    for path in job.paths:
+    for path, cursor in zip(job.paths, job.cursors, strict=True):
         try:
-            _load_file(logdir, store, job.run, path, cursors.get(path), state, report)
+            _load_file(logdir, store, job.run, path, cursor, state, report)
         except Exception:
             # The ingest boundary: one bad file must not stop the others.
             logger.exception("skipping %s for now: ingest failed", path)
