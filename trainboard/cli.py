@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from trainboard.settings import SETTINGS, Settings, parse_samples_per_plugin
 
@@ -19,7 +19,7 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
             default = setting.default if env_default is None else env_default.lower() in ("1", "true", "yes")
             parser.add_argument(flag, action="store_true", default=default, help=setting.help)
         else:
-            kind = type(setting.default)
+            kind: Callable[[str], object] = type(setting.default)
             parser.add_argument(
                 flag,
                 type=kind,
