@@ -57,7 +57,7 @@ def normalise_frames(frames: Frames, state: RunState, *, path: str) -> Batch:
 
 
 def _is_summary(event: Event) -> bool:
-    return event.WhichOneof("what") == "summary"
+    return bool(event.WhichOneof("what") == "summary")
 
 
 def _stretch(
