@@ -20,10 +20,10 @@ from trainboard.plugins.hparams.download import MEDIA_TYPES, download_data
 from trainboard.plugins.hparams.experiment import get_experiment
 from trainboard.plugins.hparams.memo import Memo, Remember
 from trainboard.plugins.hparams.metric_evals import list_metric_evals
-from trainboard.plugins.hparams.protos import GetExperimentRequest, ListMetricEvalsRequest, ListSessionGroupsRequest
 from trainboard.plugins.hparams.requests import parse_request
 from trainboard.plugins.hparams.session_groups import list_session_groups
 from trainboard.provider.provider import DataProvider
+from trainboard.reader.protos.hparams_pb2 import GetExperimentRequest, ListMetricEvalsRequest, ListSessionGroupsRequest
 
 PREFIX = "/data/plugin/hparams"
 METHODS = ["GET", "POST"]

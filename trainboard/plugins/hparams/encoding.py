@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainboard.plugins.hparams.protos import ENUMS
 from trainboard.plugins.hparams.values import MetricValue, Session, SessionGroup
-
-STATUS_NAMES = ENUMS["Status"]
+from trainboard.reader.protos.hparams_pb2 import Status
 
 
 def session_group_json(group: SessionGroup, hparams: dict[str, Any]) -> dict[str, Any]:
@@ -43,4 +41,7 @@ def metric_value_json(value: MetricValue) -> dict[str, Any]:
 
 def status_json(status: int) -> str | int:
     """The enum's name; a number no name stands for prints as itself, as protobuf's JSON does."""
-    return STATUS_NAMES[status] if 0 <= status < len(STATUS_NAMES) else status
+    try:
+        return Status.Name(status)
+    except ValueError:
+        return status

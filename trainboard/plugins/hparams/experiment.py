@@ -16,11 +16,18 @@ from trainboard.plugins.hparams.metadata import (
     hparams_contents,
     parse_plugin_data,
 )
-from trainboard.plugins.hparams.protos import Experiment, HParamInfo, MetricInfo
 from trainboard.plugins.hparams.values import MetricName
 from trainboard.provider.provider import DataProvider
+from trainboard.reader.protos.hparams_pb2 import (
+    DATA_TYPE_BOOL,
+    DATA_TYPE_FLOAT64,
+    DATA_TYPE_STRING,
+    DATA_TYPE_UNSET,
+    Experiment,
+    HParamInfo,
+    MetricInfo,
+)
 
-DATA_TYPE_UNSET, DATA_TYPE_STRING, DATA_TYPE_BOOL, DATA_TYPE_FLOAT64 = range(4)
 KIND_TYPES = {"number_value": DATA_TYPE_FLOAT64, "string_value": DATA_TYPE_STRING, "bool_value": DATA_TYPE_BOOL}
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from trainboard.errors import BadRequestError
-from trainboard.plugins.hparams.protos import HParamsPluginData
 from trainboard.provider.provider import DataProvider
+from trainboard.reader.protos.hparams_pb2 import HParamsPluginData
 
 PLUGIN_NAME = "hparams"
 PLUGIN_DATA_VERSION = 0
