@@ -93,13 +93,18 @@ def trainboard_server(logdir: Path, scratch: Path, *flags: str) -> Iterator[Serv
 
 @contextmanager
 def running(
-    command: list[str], port: int, log: Path, ready: Callable[[httpx.Client], bool], timeout: float = 120
+    command: list[str],
+    port: int,
+    log: Path,
+    ready: Callable[[httpx.Client], bool],
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """Start `command`, wait until `ready` holds, yield the server, then stop its whole process group."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as output:
         process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+            command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, env=env
         )
     server = Server(f"http://127.0.0.1:{port}", log)
     try:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
+import threading
 from collections.abc import Callable, Sequence
 
+from trainboard.demo import demo_logdir
+from trainboard.ingest.progress import IngestProgress
+from trainboard.ingest.terminal import follow
 from trainboard.settings import SETTINGS, Settings, parse_samples_per_plugin
 
 
@@ -41,6 +46,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     from trainboard.http.app import create_app
 
     settings = parse_settings(argv)
+    if not settings.logdir and not settings.logdir_spec:
+        settings = dataclasses.replace(settings, logdir=str(demo_logdir()))
+        print(f"no --logdir given: serving the demo logdir {settings.logdir}", file=sys.stderr)
     host = "0.0.0.0" if settings.bind_all else settings.host
     print(f"trainboard serving {settings.logdir} at http://{host}:{settings.port}/", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=host, port=settings.port, log_level="warning")
+    progress = IngestProgress()
+    stop = threading.Event()
+    threading.Thread(target=follow, args=(progress, sys.stderr, stop), name="trainboard-progress", daemon=True).start()
+    try:
+        uvicorn.run(create_app(settings, progress), host=host, port=settings.port, log_level="warning")
+    finally:
+        stop.set()

@@ -22,26 +22,30 @@ from trainboard.http.responses import TextResponse
 from trainboard.ingest.loader import Loader, default_workers
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
-from trainboard.reader.logdir import LogDir
+from trainboard.reader.logdir import LogDir, RunSource
+from trainboard.reader.logdir_spec import LogDirSpec
 from trainboard.settings import Settings
 from trainboard.store.sqlite import SqliteStore
 
 logger = logging.getLogger("trainboard.http")
 
 
-def create_app(settings: Settings) -> Starlette:
+def create_app(settings: Settings, progress: IngestProgress | None = None) -> Starlette:
+    """The app for `settings`; ingest reports to `progress` (which the CLI shows on the terminal) when given."""
+    progress = progress or IngestProgress()
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store_path = settings.store_path(settings.logdir)
+        location = settings.logdir or settings.logdir_spec
+        store_path = settings.store_path(location)
         store = SqliteStore(store_path)
-        progress = IngestProgress()
-        logdir = LogDir(settings.logdir)
+        logdir: RunSource = LogDirSpec(settings.logdir_spec) if settings.logdir_spec else LogDir(settings.logdir)
         loader = Loader(logdir, partial(SqliteStore, store_path), progress, workers=default_workers())
         stop = threading.Event()
         ingest = threading.Thread(
             target=loader.run_forever, args=(settings.reload_interval, stop), name="trainboard-ingest", daemon=True
         )
-        provider = DataProvider(store, data_location=settings.logdir)
+        provider = DataProvider(store, data_location=location)
         app.state.experiments = {"": Experiment("", provider, progress, logdir, settings.sampling)}
         app.state.settings = settings
         ingest.start()

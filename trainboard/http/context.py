@@ -9,7 +9,7 @@ from starlette.requests import Request
 from trainboard.errors import NotFoundError
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
-from trainboard.reader.logdir import LogDir
+from trainboard.reader.logdir import RunSource
 from trainboard.settings import ALL_PLUGINS
 
 # The experiment id TensorBoard's own UI puts in its URLs; it and "" name the default experiment.
@@ -22,7 +22,7 @@ class Experiment:
     provider: DataProvider
     progress: IngestProgress
     # The log directory itself, for plugins that read files beside the event files (the projector's).
-    logdir: LogDir
+    logdir: RunSource
     # --samples_per_plugin: plugin name -> points per series (None: all).
     sampling: dict[str, int | None] = field(default_factory=dict)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.points import RunState
-from trainboard.reader.logdir import LogDir
+from trainboard.reader.logdir import RunSource
 from trainboard.reader.tail import FileCursor, read_new
 from trainboard.store.protocol import Store
 
@@ -39,7 +39,7 @@ class Loader:
 
     def __init__(
         self,
-        logdir: LogDir,
+        logdir: RunSource,
         open_store: StoreOpener,
         progress: IngestProgress | None = None,
         *,
@@ -120,7 +120,7 @@ def default_workers() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
-def _load_run(logdir: LogDir, store: Store, job: RunJob, report: Callable[[str, int, int], None]) -> None:
+def _load_run(logdir: RunSource, store: Store, job: RunJob, report: Callable[[str, int, int], None]) -> None:
     state = store.run_state(job.run) or RunState()
     for path, cursor in zip(job.paths, job.cursors, strict=True):
         try:
@@ -133,7 +133,7 @@ def _load_run(logdir: LogDir, store: Store, job: RunJob, report: Callable[[str, 
 
 
 def _load_file(
-    logdir: LogDir,
+    logdir: RunSource,
     store: Store,
     run: str,
     path: str,
@@ -159,7 +159,7 @@ def _has_news(paths: list[str], cursors: dict[str, FileCursor], sizes: dict[str,
     return any(path not in cursors or cursors[path].size != sizes[path] for path in paths)
 
 
-def _size(logdir: LogDir, path: str) -> int:
+def _size(logdir: RunSource, path: str) -> int:
     try:
         return logdir.size(path)
     except OSError:

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import os
 import posixpath
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
+
+
+class RunSource(Protocol):
+    """Where runs and their event files come from: one LogDir, or several (LogDirSpec)."""
+
+    url: str
+
+    def runs(self) -> dict[str, list[str]]: ...
+
+    def open(self, path: str) -> BinaryIO: ...
+
+    def size(self, path: str) -> int: ...
 
 
 def is_event_file(name: str) -> bool:

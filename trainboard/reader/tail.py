@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trainboard.reader.logdir import LogDir
+from trainboard.reader.logdir import RunSource
 from trainboard.reader.records import READ_LIMIT, Frames, read_frames
 
 # The first bytes of a file identify it: a file whose head changed was replaced.
@@ -31,7 +31,7 @@ class Tail:
     more: bool = False
 
 
-def read_new(logdir: LogDir, cursor: FileCursor | None, path: str) -> Tail:
+def read_new(logdir: RunSource, cursor: FileCursor | None, path: str) -> Tail:
     try:
         size = logdir.size(path)
         with logdir.open(path) as stream:

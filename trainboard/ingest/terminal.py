@@ -1,0 +1,51 @@
+"""Ingest progress on the terminal until the first pass is done, then one summary line: a bar of bytes read (with
+files and points) redrawn in place on a terminal, or a plain line every few seconds in a log."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TextIO
+
+from tqdm import tqdm
+
+from trainboard.ingest.progress import IngestProgress
+
+REFRESH_SECONDS = 0.2
+LOG_LINE_SECONDS = 5.0
+
+
+def follow(progress: IngestProgress, stream: TextIO, stop: threading.Event) -> None:
+    """Show `progress` on `stream` until its first pass is done or `stop` is set."""
+    if stream.isatty():
+        _bar(progress, stream, stop)
+    else:
+        last_line = time.monotonic()
+        while not (stop.wait(REFRESH_SECONDS) or progress.done):
+            if time.monotonic() - last_line >= LOG_LINE_SECONDS:
+                stream.write(f"ingest: {_counts(progress)}\n")
+                stream.flush()
+                last_line = time.monotonic()
+    if progress.done:
+        state = progress.as_json()
+        stream.write(
+            f"ingest done: {_counts(progress)} in {state['elapsed']} s ({state['points_per_second']:,} points/s)\n"
+        )
+        stream.flush()
+
+
+def _bar(progress: IngestProgress, stream: TextIO, stop: threading.Event) -> None:
+    with tqdm(total=0, unit="B", unit_scale=True, desc="ingest", file=stream, dynamic_ncols=True) as bar:
+        while not stop.wait(REFRESH_SECONDS):
+            bar.total = progress.bytes_total
+            bar.update(progress.bytes_read - bar.n)
+            bar.set_postfix_str(f"{progress.files_done}/{progress.files_total} files, {progress.points:,} points")
+            if progress.done:
+                return
+
+
+def _counts(progress: IngestProgress) -> str:
+    return (
+        f"{progress.files_done}/{progress.files_total} files, {progress.bytes_read / 1e6:.1f}/"
+        f"{progress.bytes_total / 1e6:.1f} MB, {progress.points:,} new points"
+    )

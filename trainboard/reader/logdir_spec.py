@@ -1,0 +1,60 @@
+"""TensorBoard's --logdir_spec: several log directories at once, each run named after its directory's group.
+
+`name:path` puts the runs of `path` under `name/` (a run at the root of `path` is `name/.`, as TensorBoard names
+it); a bare `path` (or a URL such as s3://b/x) keeps its runs' own names.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from typing import BinaryIO
+
+from trainboard.reader.logdir import LogDir
+
+URL = re.compile(r"[a-zA-Z][0-9a-zA-Z.]*://.*")
+
+
+def parse_logdir_spec(spec: str) -> dict[str, str | None]:
+    """{path: group name or None}, as TensorBoard parses the flag (a spec starting with / never names a group)."""
+    groups: dict[str, str | None] = {}
+    for item in filter(None, spec.split(",")):
+        if URL.match(item) is None and ":" in item and not item.startswith("/"):
+            name, _, path = item.partition(":")
+            group: str | None = name
+        else:
+            path, group = item, None
+        if URL.match(path) is None:
+            path = os.path.realpath(os.path.expanduser(path))
+        groups[path] = group
+    return groups
+
+
+class LogDirSpec:
+    """Several LogDirs as one: runs named by group, files opened through the LogDir that holds them."""
+
+    def __init__(self, spec: str) -> None:
+        self.url = spec
+        self._groups = [(LogDir(path), name) for path, name in parse_logdir_spec(spec).items()]
+        self._owners: dict[str, LogDir] = {}
+
+    def runs(self) -> dict[str, list[str]]:
+        runs: dict[str, list[str]] = {}
+        for logdir, name in self._groups:
+            for run, paths in logdir.runs().items():
+                runs.setdefault(posixpath.join(name, run) if name else run, []).extend(paths)
+                self._owners.update(dict.fromkeys(paths, logdir))
+        return runs
+
+    def open(self, path: str) -> BinaryIO:
+        return self._owner(path).open(path)
+
+    def size(self, path: str) -> int:
+        return self._owner(path).size(path)
+
+    def _owner(self, path: str) -> LogDir:
+        try:
+            return self._owners[path]
+        except KeyError:
+            raise PermissionError(f"{path} is in none of the log directories") from None
