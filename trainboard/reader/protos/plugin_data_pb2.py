@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*trainboard/reader/protos/plugin_data.proto\x12\x10trainboard.proto\"\x9f\x01\n\x0f\x41udioPluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12<\n\x08\x65ncoding\x18\x02 \x01(\x0e\x32*.trainboard.proto.AudioPluginData.Encoding\x12\x1b\n\x13\x63onverted_to_tensor\x18\x03 \x01(\x08\" \n\x08\x45ncoding\x12\x0b\n\x07UNKNOWN\x10\x00\x12\x07\n\x03WAV\x10\x0b\"?\n\x0fImagePluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x1b\n\x13\x63onverted_to_tensor\x18\x02 \x01(\x08\"<\n\x11PrCurvePluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x16\n\x0enum_thresholds\x18\x02 \x01(\rb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*trainboard/reader/protos/plugin_data.proto\x12\x10trainboard.proto\"\x9f\x01\n\x0f\x41udioPluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12<\n\x08\x65ncoding\x18\x02 \x01(\x0e\x32*.trainboard.proto.AudioPluginData.Encoding\x12\x1b\n\x13\x63onverted_to_tensor\x18\x03 \x01(\x08\" \n\x08\x45ncoding\x12\x0b\n\x07UNKNOWN\x10\x00\x12\x07\n\x03WAV\x10\x0b\"?\n\x0fImagePluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x1b\n\x13\x63onverted_to_tensor\x18\x02 \x01(\x08\"<\n\x11PrCurvePluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x16\n\x0enum_thresholds\x18\x02 \x01(\r\"\xea\x01\n\x0eMeshPluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x42\n\x0c\x63ontent_type\x18\x03 \x01(\x0e\x32,.trainboard.proto.MeshPluginData.ContentType\x12\x13\n\x0bjson_config\x18\x05 \x01(\t\x12\r\n\x05shape\x18\x06 \x03(\x05\x12\x12\n\ncomponents\x18\x07 \x01(\r\"=\n\x0b\x43ontentType\x12\r\n\tUNDEFINED\x10\x00\x12\n\n\x06VERTEX\x10\x01\x12\x08\n\x04\x46\x41\x43\x45\x10\x02\x12\t\n\x05\x43OLOR\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,4 +39,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_IMAGEPLUGINDATA']._serialized_end=289
   _globals['_PRCURVEPLUGINDATA']._serialized_start=291
   _globals['_PRCURVEPLUGINDATA']._serialized_end=351
+  _globals['_MESHPLUGINDATA']._serialized_start=354
+  _globals['_MESHPLUGINDATA']._serialized_end=588
+  _globals['_MESHPLUGINDATA_CONTENTTYPE']._serialized_start=527
+  _globals['_MESHPLUGINDATA_CONTENTTYPE']._serialized_end=588
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,55 @@
+"""Routes of TensorBoard's mesh plugin."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.errors import BadRequestError
+from trainboard.http import params
+from trainboard.http.context import experiment
+from trainboard.http.responses import BytesResponse, JSONResponse
+from trainboard.plugins import mesh
+
+PREFIX = "/data/plugin/mesh"
+
+
+def tags(request: Request) -> JSONResponse:
+    return JSONResponse(mesh.tags(experiment(request).provider))
+
+
+def meshes(request: Request) -> JSONResponse:
+    query = request.query_params
+    found = experiment(request)
+    samples = found.samples(mesh.PLUGIN_NAME, mesh.DEFAULT_SAMPLES)
+    return JSONResponse(
+        mesh.meshes(
+            found.provider,
+            run=params.optional(query, "run", "") or "",
+            tag=params.optional(query, "tag", "") or "",
+            samples=samples,
+        )
+    )
+
+
+def data(request: Request) -> BytesResponse:
+    query = request.query_params
+    try:
+        step = float(params.optional(query, "step", "0") or 0)
+    except ValueError:
+        raise BadRequestError("step must be a number") from None
+    found = experiment(request)
+    body = mesh.mesh_data(
+        found.provider,
+        run=params.optional(query, "run", "") or "",
+        tag=params.optional(query, "tag", "") or "",
+        part=params.optional(query, "content_type", "") or "",
+        step=step,
+        sample=params.integer(query, "sample", 0, minimum=0) or 0,
+        samples=found.samples(mesh.PLUGIN_NAME, mesh.DEFAULT_SAMPLES),
+    )
+    return BytesResponse(body, "arraybuffer")
+
+
+def routes() -> list[BaseRoute]:
+    return [Route(f"{PREFIX}/tags", tags), Route(f"{PREFIX}/meshes", meshes), Route(f"{PREFIX}/data", data)]
