@@ -15,7 +15,7 @@ from trainboard.reader.protos.plugin_data_pb2 import MeshPluginData
 PLUGIN_NAME = "mesh"
 DEFAULT_SAMPLES = 100
 MAX_VERSION = 0
-PART_TYPES = {MeshPluginData.VERTEX: "<f4", MeshPluginData.FACE: "<i4", MeshPluginData.COLOR: "u1"}
+PART_TYPES: dict[int, str] = {MeshPluginData.VERTEX: "<f4", MeshPluginData.FACE: "<i4", MeshPluginData.COLOR: "u1"}
 # Older writers leave `components` out: TensorBoard then takes all three parts as present.
 ALL_COMPONENTS = sum(1 << part for part in PART_TYPES)
 
@@ -61,12 +61,16 @@ def mesh_data(
         content_type = MeshPluginData.ContentType.Value(part)
     except ValueError:
         raise BadRequestError("Bad content_type") from None
+    if content_type not in PART_TYPES:
+        raise BadRequestError("Bad content_type")
     chosen = [
-        datum.numpy[sample].tolist()
+        datum.numpy
         for metadata, datum in _parts(provider, run, tag, samples)
         if datum.step == step and metadata.content_type == content_type
     ]
-    return np.array(chosen, dtype=PART_TYPES.get(content_type, "<f4")).reshape(-1).tobytes()
+    if any(sample >= len(batch) for batch in chosen):
+        raise BadRequestError(f"sample {sample} is out of range")
+    return np.array([batch[sample] for batch in chosen], dtype=PART_TYPES[content_type]).reshape(-1).tobytes()
 
 
 def _parts(provider: DataProvider, run: str, tag: str, samples: int | None) -> list[tuple[MeshPluginData, TensorDatum]]:
