@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import Any
 
 from trainboard.plugins.registry import DASHBOARDS
@@ -30,9 +31,12 @@ def runs(provider: DataProvider) -> list[str]:
     return [run.run_name for run in ordered]
 
 
-def plugins_listing(provider: DataProvider, *, url_prefix: str) -> dict[str, dict[str, Any]]:
-    """Every dashboard; `url_prefix` (path prefix and experiment) goes before module paths, as TensorBoard does."""
-    with_data = set(provider.list_plugins())
+def plugins_listing(
+    provider: DataProvider, *, url_prefix: str, active: Collection[str] = ()
+) -> dict[str, dict[str, Any]]:
+    """Every dashboard; `url_prefix` (path prefix and experiment) goes before module paths, as TensorBoard does.
+    `active` names plugins whose data is not in the store (the projector's files)."""
+    with_data = {*provider.list_plugins(), *active}
     return {
         dashboard.name: {
             "disable_reload": dashboard.disable_reload,

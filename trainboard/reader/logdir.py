@@ -35,6 +35,11 @@ class LogDir:
         self._local = isinstance(self._fs, LocalFileSystem)
         self._root = os.path.realpath(root) if self._local else root.rstrip("/")
 
+    @property
+    def local_root(self) -> str | None:
+        """The logdir's real path when it is on the local filesystem, else None."""
+        return self._root if self._local else None
+
     def runs(self) -> dict[str, list[str]]:
         """Every directory that directly holds an event file, by run name ("." for the root), files sorted by name."""
         runs: dict[str, list[str]] = {}

@@ -7,6 +7,7 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.http.context import experiment
 from trainboard.http.responses import JSONResponse
+from trainboard.http.tensorboard import projector
 from trainboard.plugins import core
 
 
@@ -33,7 +34,9 @@ def runs_by_type(request: Request) -> JSONResponse:
 
 def plugins_listing(request: Request) -> JSONResponse:
     url_prefix = request.scope.get("root_path", "")
-    return JSONResponse(core.plugins_listing(experiment(request).provider, url_prefix=url_prefix))
+    found = experiment(request)
+    active = ["projector"] if projector.is_active(found) else []
+    return JSONResponse(core.plugins_listing(found.provider, url_prefix=url_prefix, active=active))
 
 
 def ingest_progress(request: Request) -> JSONResponse:

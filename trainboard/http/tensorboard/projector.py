@@ -1,0 +1,134 @@
+"""Routes of TensorBoard's embedding projector plugin."""
+
+from __future__ import annotations
+
+import os
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from trainboard.errors import BadRequestError
+from trainboard.http import params
+from trainboard.http.context import Experiment, experiment
+from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
+from trainboard.plugins import projector
+from trainboard.plugins.images import media_type as images_media_type
+from trainboard.reader.logdir import LogDir
+
+PREFIX = "/data/plugin/projector"
+
+
+def run_configs(found: Experiment) -> dict[str, projector.RunConfig]:
+    """The runs' projector configs; none unless the logdir is one local directory, as in TensorBoard."""
+    if not isinstance(found.logdir, LogDir) or found.logdir.local_root is None:
+        return {}
+    runs = [run.run_name for run in found.provider.list_runs()]
+    return projector.configs(found.logdir.local_root, runs)
+
+
+def is_active(found: Experiment) -> bool:
+    return bool(run_configs(found))
+
+
+def _config(request: Request) -> tuple[projector.RunConfig, str]:
+    run = params.optional(request.query_params, "run")
+    if run is None:
+        raise BadRequestError('query parameter "run" is required')
+    found = run_configs(experiment(request)).get(run)
+    if found is None:
+        raise BadRequestError(f'Unknown run: "{run}"')
+    return found, run
+
+
+def _name(request: Request) -> str:
+    name = params.optional(request.query_params, "name")
+    if name is None:
+        raise BadRequestError('query parameter "name" is required')
+    return name
+
+
+def _num_rows(request: Request) -> int | None:
+    raw = request.query_params.get("num_rows")
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise BadRequestError("query parameter num_rows must be integer > 0")
+    return value
+
+
+async def runs(request: Request) -> JSONResponse:
+    found = experiment(request)
+    return JSONResponse(list(await run_in_threadpool(run_configs, found)))
+
+
+def info(request: Request) -> Response:
+    found, _ = _config(request)
+    return Response(projector.info(found), media_type="application/json")
+
+
+def tensor(request: Request) -> BytesResponse:
+    found, _ = _config(request)
+    name = _name(request)
+    num_rows = _num_rows(request)
+    embedding = projector.embedding(found, name)
+    if embedding is None or not embedding.tensor_path:
+        raise BadRequestError(f'Tensor "{name}" not found in checkpoint dir "{found.config.model_checkpoint_path}"')
+    rows = projector.read_tensor(embedding, found.path)
+    if num_rows:
+        rows = rows[:num_rows]
+    return BytesResponse(rows.astype("<f4", copy=False).tobytes(), "application/octet-stream")
+
+
+def metadata(request: Request) -> TextResponse:
+    found, _ = _config(request)
+    name = _name(request)
+    num_rows = _num_rows(request)
+    embedding = projector.embedding(found, name)
+    if embedding is None or not embedding.metadata_path:
+        raise BadRequestError(f'No metadata file found for tensor "{name}" in the config file "{found.path}"')
+    return TextResponse(projector.metadata_text(_existing_file(embedding.metadata_path, found), num_rows))
+
+
+def bookmarks(request: Request) -> BytesResponse:
+    found, _ = _config(request)
+    name = _name(request)
+    embedding = projector.embedding(found, name)
+    if embedding is None or not embedding.bookmarks_path:
+        raise BadRequestError(f'No bookmarks file found for tensor "{name}" in the config file "{found.path}"')
+    with open(_existing_file(embedding.bookmarks_path, found), "rb") as stream:
+        return BytesResponse(stream.read(), "application/json")
+
+
+def sprite_image(request: Request) -> BytesResponse:
+    found, _ = _config(request)
+    name = _name(request)
+    embedding = projector.embedding(found, name)
+    if embedding is None or not embedding.sprite.image_path:
+        raise BadRequestError(f'No sprite image file found for tensor "{name}" in the config file "{found.path}"')
+    with open(_existing_file(embedding.sprite.image_path, found), "rb") as stream:
+        data = stream.read()
+    return BytesResponse(data, images_media_type(data))
+
+
+def _existing_file(path: str, found: projector.RunConfig) -> str:
+    resolved = projector.asset_path(path, found.path)
+    if not os.path.isfile(resolved):
+        raise BadRequestError(f'"{resolved}" not found, or is not a file')
+    return resolved
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route(f"{PREFIX}/runs", runs),
+        Route(f"{PREFIX}/info", info),
+        Route(f"{PREFIX}/tensor", tensor),
+        Route(f"{PREFIX}/metadata", metadata),
+        Route(f"{PREFIX}/bookmarks", bookmarks),
+        Route(f"{PREFIX}/sprite_image", sprite_image),
+    ]
