@@ -13,7 +13,7 @@ from tests.servers import free_port, running, trainboard_server
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
 
-RUNS = 24
+RUNS = 64
 STEPS = 40_000
 
 
