@@ -1,0 +1,213 @@
+"""Engine benchmark: trainboard against TensorBoard 2.21's Python loader (--load_fast=false) and Rust loader
+(--load_fast=true) on the same logdir, side by side in one run, medians of several runs.
+
+    .venv/bin/python -m bench.engine [--runs 50 --tags 20 --steps 2000] [--repeat 3] [--python-repeat 1]
+
+The logdir (scalars, histograms every 20 steps, an image every 100 steps, written by tensorboardX) is written once
+under bench/out/ and kept. For each server: seconds from process start until the last run's last step is served,
+peak RSS of its process tree, p50 latency of /data/plugin/scalars/tags and /scalars once loaded; for trainboard also
+a restart on the same store. Figures go to stdout as a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import numpy as np
+import psutil
+
+BIN = Path(sys.executable).parent
+OUT = Path(__file__).parent / "out"
+LATENCY_REQUESTS = 50
+LOAD_TIMEOUT = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    runs: int
+    tags: int
+    steps: int
+
+    @property
+    def name(self) -> str:
+        return f"engine-{self.runs}x{self.tags}x{self.steps}"
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    load_seconds: float
+    peak_rss_mb: float
+    tags_ms: float
+    scalars_ms: float
+
+
+def write_run(root: Path, run: int, shape: Shape) -> None:
+    from tensorboardX import SummaryWriter
+
+    rng = np.random.default_rng(run)
+    with SummaryWriter(str(root / f"run{run:03d}")) as writer:
+        for step in range(shape.steps):
+            for tag in range(shape.tags):
+                writer.add_scalar(f"tag{tag:02d}", float(rng.normal()), step)
+            if step % 20 == 0:
+                for histogram in range(2):
+                    writer.add_histogram(f"hist{histogram}", rng.normal(size=1000), step)
+            if step % 100 == 0:
+                writer.add_image("img", rng.integers(0, 255, size=(3, 32, 32), dtype=np.uint8), step)
+
+
+def logdir_for(shape: Shape) -> Path:
+    """The seeded logdir, written on first use with one process per core."""
+    root = OUT / shape.name
+    done = root / ".complete"
+    if not done.exists():
+        print(f"writing {root} with tensorboardX ...", file=sys.stderr)
+        with ProcessPoolExecutor() as pool:
+            list(pool.map(write_run, [root] * shape.runs, range(shape.runs), [shape] * shape.runs))
+        done.touch()
+    return root
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def measure(command: list[str], port: int, last_run: str, last_step: int) -> Measure:
+    """Start `command`, time it until `last_run`'s last step is served, then time the two scalar routes."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True
+    )
+    peak = [0]
+    stop = threading.Event()
+    sampler = threading.Thread(target=sample_rss, args=(process.pid, peak, stop), daemon=True)
+    sampler.start()
+    url = f"http://127.0.0.1:{port}"
+    query = {"run": last_run, "tag": "tag00"}
+    try:
+        with httpx.Client(base_url=url, timeout=60) as client:
+            while True:
+                if process.poll() is not None:
+                    raise RuntimeError(f"{command[0]} exited with {process.returncode}")
+                if time.perf_counter() - started > LOAD_TIMEOUT:
+                    raise RuntimeError(f"{command[0]} did not load in {LOAD_TIMEOUT} s")
+                try:
+                    rows = client.get("/data/plugin/scalars/scalars", params=query).json()
+                    if isinstance(rows, list) and rows and rows[-1][1] == last_step:
+                        break
+                except (httpx.HTTPError, ValueError):
+                    pass
+                time.sleep(0.02)
+            loaded = time.perf_counter() - started
+            tags_ms = p50_ms(lambda: client.get("/data/plugin/scalars/tags").raise_for_status())
+            scalars_ms = p50_ms(lambda: client.get("/data/plugin/scalars/scalars", params=query).raise_for_status())
+    finally:
+        stop.set()
+        sampler.join()
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    return Measure(loaded, peak[0] / 2**20, tags_ms, scalars_ms)
+
+
+def sample_rss(pid: int, peak: list[int], stop: threading.Event) -> None:
+    """Keep the largest RSS of the process and its children in peak[0]."""
+    while not stop.wait(0.02):
+        try:
+            root = psutil.Process(pid)
+            processes = [root, *root.children(recursive=True)]
+            peak[0] = max(peak[0], sum(process.memory_info().rss for process in processes))
+        except psutil.Error:
+            pass
+
+
+def p50_ms(request: Callable[[], object]) -> float:
+    timings = []
+    for _ in range(LATENCY_REQUESTS):
+        started = time.perf_counter()
+        request()
+        timings.append((time.perf_counter() - started) * 1000)
+    return statistics.median(timings)
+
+
+def median(measures: list[Measure]) -> Measure:
+    return Measure(*(statistics.median(getattr(m, field) for m in measures) for field in Measure.__slots__))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--tags", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of trainboard and the Rust loader")
+    parser.add_argument("--python-repeat", type=int, default=1, help="runs of the Python loader (minutes each)")
+    args = parser.parse_args()
+    shape = Shape(args.runs, args.tags, args.steps)
+    logdir = logdir_for(shape)
+    size_mb = sum(path.stat().st_size for path in logdir.rglob("*tfevents*")) / 1e6
+    last_run, last_step = f"run{shape.runs - 1:03d}", shape.steps - 1
+    print(f"logdir: {logdir} ({shape.runs} runs x {shape.tags} tags x {shape.steps} steps, {size_mb:.0f} MB)")
+
+    results: dict[str, Measure] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        cold, restart = [], []
+        for index in range(args.repeat):
+            store = Path(scratch) / f"store{index}.sqlite"
+            command = [str(BIN / "trainboard"), f"--logdir={logdir}", f"--db={store}", "--reload_interval=0"]
+            port = free_port()
+            cold.append(measure([*command, f"--port={port}"], port, last_run, last_step))
+            port = free_port()
+            restart.append(measure([*command, f"--port={port}"], port, last_run, last_step))
+        results["trainboard (cold)"] = median(cold)
+        results["trainboard (restart)"] = median(restart)
+    for label, fast, repeat in (
+        ("tensorboard --load_fast=true", "true", args.repeat),
+        ("tensorboard --load_fast=false", "false", args.python_repeat),
+    ):
+        runs = []
+        for _ in range(repeat):
+            port = free_port()
+            command = [
+                str(BIN / "tensorboard"),
+                f"--logdir={logdir}",
+                f"--load_fast={fast}",
+                f"--port={port}",
+                "--host=127.0.0.1",
+                "--reload_interval=0",
+            ]
+            runs.append(measure(command, port, last_run, last_step))
+        results[label] = median(runs)
+
+    reference = results["tensorboard --load_fast=true"]
+    print(f"\nmedians; points: {shape.runs * shape.tags * shape.steps:,} scalars + histograms + images")
+    print(f"{'server':32} {'load s':>8} {'vs Rust':>8} {'peak RSS MB':>12} {'tags p50 ms':>12} {'scalars p50 ms':>15}")
+    for label, result in results.items():
+        ratio = result.load_seconds / reference.load_seconds
+        print(
+            f"{label:32} {result.load_seconds:8.2f} {ratio:7.2f}x {result.peak_rss_mb:12.0f} "
+            f"{result.tags_ms:12.2f} {result.scalars_ms:15.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
