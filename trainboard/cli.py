@@ -14,6 +14,8 @@ from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
 from trainboard.settings import SETTINGS, Settings, parse_samples_per_plugin
 
+UIS = ("trainboard", "tensorboard")
+
 
 def parse_settings(argv: Sequence[str] | None = None) -> Settings:
     parser = argparse.ArgumentParser(prog="trainboard", description="A fast, lossless dashboard for training logs.")
@@ -33,6 +35,8 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
             )
     args = parser.parse_args(argv)
     values = vars(args)
+    if values["ui"] not in UIS:
+        parser.error(f"--ui must be one of {', '.join(UIS)}, not {values['ui']!r}")
     try:
         sampling = parse_samples_per_plugin(values["samples_per_plugin"])
     except ValueError as error:

@@ -19,6 +19,7 @@ from trainboard.errors import PublicError
 from trainboard.http import tensorboard
 from trainboard.http.context import Experiment
 from trainboard.http.responses import TextResponse
+from trainboard.http.ui import index_page, tensorboard_ui
 from trainboard.ingest.loader import Loader, default_workers
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
@@ -57,7 +58,8 @@ def create_app(settings: Settings, progress: IngestProgress | None = None) -> St
             store.close()
 
     routes: list[BaseRoute] = tensorboard.routes()
-    routes = [Mount("/experiment/{experiment_id}", routes=routes), *routes]
+    pages = tensorboard_ui.routes(settings.path_prefix) if settings.ui == "tensorboard" else index_page.routes()
+    routes = [Mount("/experiment/{experiment_id}", routes=routes), *routes, *pages]
     if settings.path_prefix.strip("/"):
         routes = [Mount("/" + settings.path_prefix.strip("/"), routes=routes)]
     return Starlette(
