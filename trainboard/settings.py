@@ -21,7 +21,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("logdir", "", "Log directory (local path or fsspec URL such as s3://bucket/runs); a demo if empty."),
     Setting("logdir_spec", "", "Comma-separated name:path pairs, as TensorBoard's --logdir_spec."),
     Setting("host", "127.0.0.1", "Address to listen on."),
-    Setting("bind_all", False, "Listen on all addresses (0.0.0.0 and ::)."),
+    Setting("bind_all", False, "Listen on all IPv4 addresses (0.0.0.0) instead of --host."),
     Setting("port", 6006, "Port to listen on (0 picks a free one)."),
     Setting("reload_interval", 5.0, "Seconds between looks for new data; 0 loads once."),
     Setting(
