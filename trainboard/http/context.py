@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from starlette.requests import Request
 
 from trainboard.errors import NotFoundError
+from trainboard.http import params
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.logdir import RunSource
@@ -39,3 +40,20 @@ def experiment(request: Request) -> Experiment:
         return experiments[experiment_id]
     except KeyError:
         raise NotFoundError(f"no experiment with id {experiment_id!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesRequest:
+    """The series a request names by its `run` and `tag` parameters, and how many of its points to return."""
+
+    provider: DataProvider
+    run: str
+    tag: str
+    samples: int | None
+
+
+def series_request(request: Request, plugin_name: str, default_samples: int) -> SeriesRequest:
+    query = request.query_params
+    run, tag = params.required(query, "run"), params.required(query, "tag")
+    found = experiment(request)
+    return SeriesRequest(found.provider, run, tag, found.samples(plugin_name, default_samples))

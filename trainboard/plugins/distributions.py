@@ -9,6 +9,7 @@ import numpy as np
 from trainboard.plugins import histograms
 from trainboard.provider.provider import DataProvider
 
+PLUGIN_NAME = "distributions"
 # Basis points (1/100 of a percent) of a normal distribution's -inf, -2σ … +2σ, +inf: TensorBoard's bands.
 NORMAL_BASIS_POINTS = (0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000)
 # TensorBoard's distributions route compresses at most 501 histograms per series.

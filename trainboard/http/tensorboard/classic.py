@@ -7,7 +7,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from trainboard.http import params
-from trainboard.http.context import experiment
+from trainboard.http.context import experiment, series_request
 from trainboard.http.responses import JSONResponse, TextResponse
 from trainboard.http.tensorboard import graphs, media
 from trainboard.plugins import audio, classic, distributions, histograms, images, scalars
@@ -29,31 +29,27 @@ def scalar_series(request: Request) -> JSONResponse | TextResponse:
 
 
 def histogram_series(request: Request) -> JSONResponse:
-    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
-    found = experiment(request)
-    samples = found.samples(histograms.PLUGIN_NAME, histograms.DEFAULT_SAMPLES)
-    return JSONResponse(classic.histogram_protos(found.provider, run=run, tag=tag, samples=samples))
+    series = series_request(request, histograms.PLUGIN_NAME, histograms.DEFAULT_SAMPLES)
+    return JSONResponse(
+        classic.histogram_protos(series.provider, run=series.run, tag=series.tag, samples=series.samples)
+    )
 
 
 def compressed_histogram_series(request: Request) -> JSONResponse:
-    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
-    found = experiment(request)
-    samples = found.samples("distributions", distributions.DEFAULT_SAMPLES)
-    return JSONResponse(classic.compressed_histograms(found.provider, run=run, tag=tag, samples=samples))
+    series = series_request(request, distributions.PLUGIN_NAME, distributions.DEFAULT_SAMPLES)
+    return JSONResponse(
+        classic.compressed_histograms(series.provider, run=series.run, tag=series.tag, samples=series.samples)
+    )
 
 
 def image_series(request: Request) -> JSONResponse:
-    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
-    found = experiment(request)
-    samples = found.samples(images.PLUGIN_NAME, images.DEFAULT_SAMPLES)
-    return JSONResponse(classic.image_metadata(found.provider, run=run, tag=tag, samples=samples))
+    series = series_request(request, images.PLUGIN_NAME, images.DEFAULT_SAMPLES)
+    return JSONResponse(classic.image_metadata(series.provider, run=series.run, tag=series.tag, samples=series.samples))
 
 
 def audio_series(request: Request) -> JSONResponse:
-    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
-    found = experiment(request)
-    samples = found.samples(audio.PLUGIN_NAME, audio.DEFAULT_SAMPLES)
-    return JSONResponse(classic.audio_metadata(found.provider, run=run, tag=tag, samples=samples))
+    series = series_request(request, audio.PLUGIN_NAME, audio.DEFAULT_SAMPLES)
+    return JSONResponse(classic.audio_metadata(series.provider, run=series.run, tag=series.tag, samples=series.samples))
 
 
 def routes() -> list[BaseRoute]:

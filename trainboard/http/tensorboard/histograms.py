@@ -5,8 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
-from trainboard.http import params
-from trainboard.http.context import experiment
+from trainboard.http.context import experiment, series_request
 from trainboard.http.responses import JSONResponse
 from trainboard.plugins import distributions, histograms
 
@@ -16,17 +15,15 @@ def tags(request: Request) -> JSONResponse:
 
 
 def histogram_series(request: Request) -> JSONResponse:
-    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
-    found = experiment(request)
-    samples = found.samples(histograms.PLUGIN_NAME, histograms.DEFAULT_SAMPLES)
-    return JSONResponse(histograms.histograms(found.provider, run=run, tag=tag, samples=samples))
+    series = series_request(request, histograms.PLUGIN_NAME, histograms.DEFAULT_SAMPLES)
+    return JSONResponse(histograms.histograms(series.provider, run=series.run, tag=series.tag, samples=series.samples))
 
 
 def distribution_series(request: Request) -> JSONResponse:
-    run, tag = params.required(request.query_params, "run"), params.required(request.query_params, "tag")
-    found = experiment(request)
-    samples = found.samples("distributions", distributions.DEFAULT_SAMPLES)
-    return JSONResponse(distributions.distributions(found.provider, run=run, tag=tag, samples=samples))
+    series = series_request(request, distributions.PLUGIN_NAME, distributions.DEFAULT_SAMPLES)
+    return JSONResponse(
+        distributions.distributions(series.provider, run=series.run, tag=series.tag, samples=series.samples)
+    )
 
 
 def routes() -> list[BaseRoute]:

@@ -9,7 +9,7 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import BadRequestError
 from trainboard.http import params
-from trainboard.http.context import experiment
+from trainboard.http.context import experiment, series_request
 from trainboard.http.responses import BytesResponse, JSONResponse
 from trainboard.plugins import audio, images
 
@@ -19,12 +19,11 @@ def image_tags(request: Request) -> JSONResponse:
 
 
 def image_series(request: Request) -> JSONResponse:
-    query = request.query_params
-    run, tag = params.required(query, "run"), params.required(query, "tag")
-    sample = params.integer(query, "sample", 0, minimum=0) or 0
-    found = experiment(request)
-    samples = found.samples(images.PLUGIN_NAME, images.DEFAULT_SAMPLES)
-    return JSONResponse(images.images(found.provider, run=run, tag=tag, sample=sample, samples=samples))
+    series = series_request(request, images.PLUGIN_NAME, images.DEFAULT_SAMPLES)
+    sample = params.integer(request.query_params, "sample", 0, minimum=0) or 0
+    return JSONResponse(
+        images.images(series.provider, run=series.run, tag=series.tag, sample=sample, samples=series.samples)
+    )
 
 
 def individual_image(request: Request) -> BytesResponse:
@@ -40,12 +39,11 @@ def audio_tags(request: Request) -> JSONResponse:
 
 
 def audio_series(request: Request) -> JSONResponse:
-    query = request.query_params
-    run, tag = params.required(query, "run"), params.required(query, "tag")
-    sample = params.integer(query, "sample", 0, minimum=0) or 0
-    found = experiment(request)
-    samples = found.samples(audio.PLUGIN_NAME, audio.DEFAULT_SAMPLES)
-    return JSONResponse(audio.audio(found.provider, run=run, tag=tag, sample=sample, samples=samples))
+    series = series_request(request, audio.PLUGIN_NAME, audio.DEFAULT_SAMPLES)
+    sample = params.integer(request.query_params, "sample", 0, minimum=0) or 0
+    return JSONResponse(
+        audio.audio(series.provider, run=series.run, tag=series.tag, sample=sample, samples=series.samples)
+    )
 
 
 def individual_audio(request: Request) -> BytesResponse:
