@@ -6,12 +6,14 @@ import io
 from functools import partial
 from pathlib import Path
 
+import pytest
 from tensorboardX import SummaryWriter
 
 from trainboard.ingest.loader import Loader
 from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
+from trainboard.settings import ALL_PLUGINS, parse_samples_per_plugin
 from trainboard.store.sqlite import SqliteStore
 
 
@@ -119,3 +121,38 @@ def test_runs_load_in_parallel_worker_threads(tmp_path: Path) -> None:
     for run in ("a", "b/c", "d"):
         assert steps_of(store, run, "loss") == list(range(500))
     store.close()
+
+
+def test_files_that_appear_vanish_or_are_truncated(tmp_path: Path) -> None:
+    run = tmp_path / "logs" / "live"
+    run.mkdir(parents=True)
+    first, second = run / "events.out.tfevents.1.host", run / "events.out.tfevents.2.host"
+    store = SqliteStore(tmp_path / "store.sqlite")
+    loader = Loader(LogDir(str(tmp_path / "logs")), lambda: store)
+    # Version-2 files, as today's writers make them: a step that goes back purges nothing.
+    version = io.BytesIO()
+    write_record(version, Event(wall_time=1.0, file_version="brain.Event:2").SerializeToString())
+    first.write_bytes(version.getvalue() + b"".join(scalar_record(step) for step in range(10)))
+    loader.poll()
+    second.write_bytes(version.getvalue() + b"".join(scalar_record(step) for step in range(10, 20)))  # appears
+    loader.poll()
+    assert steps_of(store, "live", "x") == list(range(20))
+    second.unlink()  # vanishes: what was read from it stays
+    loader.poll()
+    assert steps_of(store, "live", "x") == list(range(20))
+    first.write_bytes(version.getvalue() + b"".join(scalar_record(step) for step in range(3)))  # truncated
+    loader.poll()
+    assert sorted(steps_of(store, "live", "x")) == [*range(3), *range(10, 20)]
+    store.close()
+
+
+def test_samples_per_plugin_takes_tensorboards_syntax() -> None:
+    assert parse_samples_per_plugin("scalars=500, images=all,histograms=0") == {
+        "scalars": 500,
+        "images": None,
+        "histograms": None,
+    }
+    assert parse_samples_per_plugin("all") == {ALL_PLUGINS: None}
+    for bad in ("scalars", "scalars=x", "scalars=-1", "=3"):
+        with pytest.raises(ValueError):
+            parse_samples_per_plugin(bad)
