@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -89,8 +91,11 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def measure(command: list[str], port: int, last_run: str, last_step: int) -> Measure:
-    """Start `command`, time it until `last_run`'s last step is served, then time the two scalar routes."""
+def measure(
+    command: list[str], port: int, last_run: str, last_step: int, then: Callable[[str], None] | None = None
+) -> Measure:
+    """Start `command`, time it until `last_run`'s last step is served, then time the two scalar routes (and run
+    `then` with the server's URL)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True
@@ -118,6 +123,8 @@ def measure(command: list[str], port: int, last_run: str, last_step: int) -> Mea
             loaded = time.perf_counter() - started
             tags_ms = p50_ms(lambda: client.get("/data/plugin/scalars/tags").raise_for_status())
             scalars_ms = p50_ms(lambda: client.get("/data/plugin/scalars/scalars", params=query).raise_for_status())
+            if then is not None:
+                then(url)
     finally:
         stop.set()
         sampler.join()
@@ -150,6 +157,40 @@ def p50_ms(request: Callable[[], object]) -> float:
     return statistics.median(timings)
 
 
+WRK_SCRIPT = """
+math.randomseed(1)
+request = function()
+  if math.random() < 0.2 then
+    return wrk.format("GET", "/data/plugin/scalars/tags")
+  end
+  local path = "/data/plugin/scalars/scalars?run=run%03d&tag=tag%02d"
+  return wrk.format("GET", string.format(path, math.random(0, RUNS - 1), math.random(0, TAGS - 1)))
+end
+"""
+
+
+def under_load(url: str, clients: int, seconds: float, runs: int, tags: int) -> None:
+    """`clients` concurrent connections (wrk, from Debian) asking for tags and random series for `seconds`."""
+    if shutil.which("wrk") is None:
+        print("under load: skipped, wrk is not installed (apt install wrk)")
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        script.write(WRK_SCRIPT.replace("RUNS", str(runs)).replace("TAGS", str(tags)))
+        script.flush()
+        command = ["wrk", "-t2", f"-c{clients}", f"-d{seconds:.0f}s", "--latency", "-s", script.name, url]
+        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    found = dict(re.findall(r"^\s*(50%|99%)\s+(\S+)", output, flags=re.MULTILINE))
+    socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
+    failed_answers = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    errors = sum(map(int, socket_errors.groups())) if socket_errors else 0
+    errors += int(failed_answers.group(1)) if failed_answers else 0
+    rate = re.search(r"Requests/sec:\s+(\S+)", output)
+    print(
+        f"under load: {clients} connections for {seconds:.0f} s: {rate.group(1) if rate else '?'} answers/s,"
+        f" {errors} errors, p50 {found.get('50%', '?')}, p99 {found.get('99%', '?')}"
+    )
+
+
 def median(measures: list[Measure]) -> Measure:
     return Measure(*(statistics.median(getattr(m, field) for m in measures) for field in Measure.__slots__))
 
@@ -161,6 +202,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3, help="runs of trainboard and the Rust loader")
     parser.add_argument("--python-repeat", type=int, default=1, help="runs of the Python loader (minutes each)")
+    parser.add_argument("--clients", type=int, default=200, help="concurrent clients of the load test (0: none)")
+    parser.add_argument("--seconds", type=float, default=60, help="length of the load test")
     args = parser.parse_args()
     shape = Shape(args.runs, args.tags, args.steps)
     logdir = logdir_for(shape)
@@ -177,7 +220,13 @@ def main() -> None:
             port = free_port()
             cold.append(measure([*command, f"--port={port}"], port, last_run, last_step))
             port = free_port()
-            restart.append(measure([*command, f"--port={port}"], port, last_run, last_step))
+            load_test = None
+            if index == args.repeat - 1 and args.clients:
+
+                def load_test(url: str) -> None:
+                    under_load(url, args.clients, args.seconds, shape.runs, shape.tags)
+
+            restart.append(measure([*command, f"--port={port}"], port, last_run, last_step, load_test))
         results["trainboard (cold)"] = median(cold)
         results["trainboard (restart)"] = median(restart)
     for label, fast, repeat in (
@@ -196,7 +245,8 @@ def main() -> None:
                 "--reload_interval=0",
             ]
             runs.append(measure(command, port, last_run, last_step))
-        results[label] = median(runs)
+        if runs:
+            results[label] = median(runs)
 
     reference = results["tensorboard --load_fast=true"]
     print(f"\nmedians; points: {shape.runs * shape.tags * shape.steps:,} scalars + histograms + images")

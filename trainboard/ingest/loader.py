@@ -76,6 +76,8 @@ class Loader:
         else:
             for job in jobs:
                 _load_run(self.logdir, self._store, job, self._report)
+        if jobs:
+            self._store.settle()
         self.progress.end_pass()
 
     def _load_in_worker(self, job: RunJob) -> None:

@@ -73,6 +73,10 @@ class Store(Protocol):
         """Commit one file's new records atomically: the points, the run's state and the file's new offset."""
 
     # Reads (any thread).
+    def settle(self) -> None:
+        """After an ingest pass that wrote: make what was written as fast to read as the rest."""
+        ...
+
     def generation(self) -> int:
         """A number that changes whenever the store's contents change."""
         ...
