@@ -70,8 +70,9 @@ def tensorboard_server(logdir: Path, scratch: Path) -> Iterator[Server]:
 
 
 @contextmanager
-def trainboard_server(logdir: Path, scratch: Path, *flags: str) -> Iterator[Server]:
-    """trainboard on `logdir` with its store in `scratch`, every point kept, after its ingest reports done."""
+def trainboard_server(logdir: Path, scratch: Path, *flags: str, path_prefix: str = "") -> Iterator[Server]:
+    """trainboard on `logdir` with its store in `scratch`, every point kept, after its ingest reports done; its routes
+    under `path_prefix` when given."""
     port = free_port()
     command = [
         str(BIN / "trainboard"),
@@ -81,11 +82,12 @@ def trainboard_server(logdir: Path, scratch: Path, *flags: str) -> Iterator[Serv
         f"--db={scratch / 'store.sqlite'}",
         "--reload_interval=0",
         "--samples_per_plugin=all",
+        f"--path_prefix={path_prefix}",
         *flags,
     ]
 
     def ingested(client: httpx.Client) -> bool:
-        return client.get("/data/ingest_progress").raise_for_status().json()["done"] is True
+        return client.get(f"{path_prefix}/data/ingest_progress").raise_for_status().json()["done"] is True
 
     with running(command, port, scratch / "trainboard.log", ingested) as server:
         yield server

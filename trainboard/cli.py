@@ -37,6 +37,11 @@ def parse_settings(argv: Sequence[str] | None = None) -> Settings:
     values = vars(args)
     if values["ui"] not in UIS:
         parser.error(f"--ui must be one of {', '.join(UIS)}, not {values['ui']!r}")
+    if values["ui"] == "tensorboard":
+        from trainboard.http.ui import tensorboard_ui
+
+        if tensorboard_ui.webfiles_zip() is None:
+            parser.error(tensorboard_ui.MISSING)
     try:
         sampling = parse_samples_per_plugin(values["samples_per_plugin"])
     except ValueError as error:

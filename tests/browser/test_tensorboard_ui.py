@@ -1,13 +1,19 @@
-"""TensorBoard's own web UI, served by trainboard (--ui tensorboard) from the full logdir, renders a Time Series
-scalar chart, a histogram and an image in Debian's Chromium."""
+"""TensorBoard's own web UI, served by trainboard (--ui tensorboard, at / and under --path_prefix) from the full logdir:
+its Time Series dashboard draws a scalar chart, a histogram and an image from trainboard's answers in Debian's
+Chromium."""
 
 from __future__ import annotations
 
+import io
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
+import numpy as np
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from PIL import Image
+from playwright.sync_api import Locator, Page, Response, sync_playwright
 
 from tests.servers import Server, trainboard_server
 
@@ -17,60 +23,111 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--no-first-run",
 ]
 TIMEOUT_MS = 60_000
+# Written by tests.logdirs: one run with this scalar tag and a histogram tag; torch's add_images puts each step's
+# four 8x6 images side by side.
+SCALAR_RUN, SCALAR_TAG, HISTOGRAM_TAG = "eval/a", "accuracy", "activations"
+IMAGE_TAG, IMAGE_SIZE = "batch", (4 * 8, 6)
+# A pixel of a line in a run's colour: far from grey (the grid, the axes, the white background).
+SATURATION = 80
+LINE_PIXELS = 100
 
 
-@pytest.fixture(scope="module")
-def ui_server(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with trainboard_server(full_logdir, tmp_path_factory.mktemp("ui"), "--ui=tensorboard") as server:
-        yield server
+@pytest.fixture(scope="module", params=["", "/tb"], ids=["root", "path_prefix"])
+def ui(request: pytest.FixtureRequest, full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of TensorBoard's UI served by trainboard, at / or under a path prefix."""
+    prefix: str = request.param
+    scratch = tmp_path_factory.mktemp("ui")
+    server: Server
+    with trainboard_server(full_logdir, scratch, "--ui=tensorboard", path_prefix=prefix) as server:
+        yield f"{server.url}{prefix}/"
 
 
 @pytest.fixture
-def page() -> Iterator[Page]:
+def page(tmp_path: Path) -> Iterator[Page]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
         try:
-            yield browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            yield page
+            page.screenshot(path=str(tmp_path / "timeseries.png"), full_page=True)
         finally:
             browser.close()
 
 
-def test_time_series_renders_a_scalar_chart_a_histogram_and_an_image(
-    ui_server: Server, page: Page, tmp_path: Path
-) -> None:
+def card(page: Page, kind: str, tag: str) -> Locator:
+    """The Time Series card of one kind ('scalar-card', ...) for `tag`."""
+    return page.locator(kind, has=page.locator(f"tb-truncated-path[title='{tag}']")).first
+
+
+def line_pixels(canvas: Locator) -> int:
+    """How many pixels of the canvas, as shown on screen, are in a run's colour."""
+    pixels = np.asarray(Image.open(io.BytesIO(canvas.screenshot())).convert("RGB"), dtype=np.int16)
+    return int((pixels.max(axis=2) - pixels.min(axis=2) > SATURATION).sum())
+
+
+def tooltip_row(page: Page) -> dict[str, str]:
+    """The line chart tooltip's row for the point closest to the mouse, by column name."""
+    row = page.locator(".cdk-overlay-container table.tooltip tr.closest")
+    row.wait_for(timeout=TIMEOUT_MS)
+    header = page.locator(".cdk-overlay-container table.tooltip th").all_inner_texts()
+    return dict(zip(header, [cell.strip() for cell in row.locator("td").all_inner_texts()], strict=True))
+
+
+def test_time_series_draws_a_scalar_chart_a_histogram_and_an_image(ui: str, page: Page) -> None:
+    with httpx.Client(base_url=ui) as api:
+        scalars = api.get("data/plugin/scalars/scalars", params={"run": SCALAR_RUN, "tag": SCALAR_TAG}).json()
+        histograms = api.get("data/plugin/histograms/histograms", params={"run": SCALAR_RUN, "tag": HISTOGRAM_TAG})
     failed: list[str] = []
-    page.on("response", lambda response: failed.append(response.url) if response.status >= 500 else None)
-    page.goto(f"{ui_server.url}/#timeseries", timeout=TIMEOUT_MS)
-    try:
-        # A scalar chart draws its line series into a canvas or an SVG path.
-        page.wait_for_selector("scalar-card", timeout=TIMEOUT_MS)
-        page.wait_for_function(
-            """() => [...document.querySelectorAll('scalar-card')].some(card =>
-                   card.querySelector('canvas, svg path.line, line-chart'))""",
-            timeout=TIMEOUT_MS,
-        )
-        page.wait_for_selector("histogram-card", timeout=TIMEOUT_MS)
-        page.wait_for_function(
-            """() => [...document.querySelectorAll('histogram-card')].some(card =>
-                   card.querySelector('svg path, canvas, tb-histogram'))""",
-            timeout=TIMEOUT_MS,
-        )
-        # Cards render when scrolled into view: show the image cards alone.
-        page.get_by_text("Image", exact=True).first.click()
-        page.get_by_text("batch", exact=True).first.click()  # image groups start collapsed
-        page.wait_for_selector("image-card", timeout=TIMEOUT_MS)
-        page.wait_for_function(
-            """() => [...document.querySelectorAll('image-card img')].some(image =>
-                   image.complete && image.naturalWidth > 0)""",
-            timeout=TIMEOUT_MS,
-        )
-    finally:
-        page.screenshot(path=str(tmp_path / "timeseries.png"), full_page=True)
-    assert not failed, f"server errors: {failed}"
+
+    def check(response: Response) -> None:
+        # Under a path prefix, index.html asks for its fonts at /font-roboto/, outside the prefix, as from TensorBoard.
+        if response.status >= 400 and response.url.startswith(ui):
+            failed.append(f"{response.status} {response.url}")
+
+    page.on("response", check)
+    page.goto(f"{ui}#timeseries", timeout=TIMEOUT_MS)
+
+    # The scalar chart: its tooltip shows trainboard's first point, and its canvas shows a line in the run's colour.
+    chart = card(page, "scalar-card", SCALAR_TAG).locator("line-chart canvas")
+    chart.wait_for(timeout=TIMEOUT_MS)
+    box = chart.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 2, box["y"] + box["height"] / 2)
+    _, first_step, first_value = scalars[0]
+    row = tooltip_row(page)
+    assert (row["Run"], row["Step"], row["Value"]) == (SCALAR_RUN, str(first_step), f"{first_value:.4g}")
+    page.mouse.move(0, 0)
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while (pixels := line_pixels(chart)) < LINE_PIXELS and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert pixels >= LINE_PIXELS
+
+    # The histogram: one drawn (non-flat) SVG path per step trainboard serves.
+    histogram = card(page, "histogram-card", HISTOGRAM_TAG)
+    steps = len(histograms.json())
+    assert steps > 1
+    paths = histogram.locator("g.histograms g.histogram path")
+    paths.first.wait_for(timeout=TIMEOUT_MS)
+    sizes = paths.evaluate_all("paths => paths.map(path => [path.getBBox().width, path.getBBox().height])")
+    assert len(sizes) == steps
+    assert all(width > 0 and height > 0 for width, height in sizes)
+
+    # The image: cards render once scrolled into view, and image groups start collapsed; show the image group alone.
+    page.get_by_text("Image", exact=True).first.click()
+    page.get_by_text(IMAGE_TAG, exact=True).first.click()
+    image = card(page, "image-card", IMAGE_TAG).locator("img")
+    image.wait_for(timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "image => image.complete && image.naturalWidth > 0", arg=image.element_handle(), timeout=TIMEOUT_MS
+    )
+    source, width, height = image.evaluate("image => [image.currentSrc, image.naturalWidth, image.naturalHeight]")
+    assert source.startswith(f"{ui}data/plugin/timeseries/imageData?imageId=")
+    assert (width, height) == IMAGE_SIZE
+
+    assert not failed, failed
