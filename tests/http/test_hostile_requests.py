@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from tests.servers import Server
 from trainboard.http import tensorboard
+from trainboard.http.limits import MAX_BODY_BYTES
 
 PATH_TRICKS = ("../../../../etc/passwd", "/etc/passwd", "..%2F..%2Fetc%2Fpasswd", "train/../../..", "\\..\\..\\x")
 HOSTILE_VALUES = (
@@ -96,6 +97,15 @@ def test_huge_and_malformed_bodies(client: httpx.Client) -> None:
         assert_safe(response)
     multirun = client.post("/data/plugin/scalars/scalars_multirun", content=b"\x00" * 10_000)
     assert_safe(multirun)
+
+
+def test_a_body_over_the_limit_is_refused(client: httpx.Client) -> None:
+    huge = b"x" * (MAX_BODY_BYTES + 1)
+    for body in (huge, iter([huge[:1000], huge[1000:]])):  # declared by Content-Length, then streamed
+        response = client.post(
+            "/data/plugin/hparams/session_groups", content=body, headers={"content-type": "application/json"}
+        )
+        assert response.status_code == 413, response.text
 
 
 def test_the_store_file_is_not_served(client: httpx.Client, tmp_path: Path) -> None:

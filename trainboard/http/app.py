@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Mount
 from trainboard.errors import PublicError
 from trainboard.http import tensorboard
 from trainboard.http.context import Experiment
+from trainboard.http.limits import LimitBodySize
 from trainboard.http.responses import TextResponse
 from trainboard.http.ui import index_page, tensorboard_ui
 from trainboard.ingest.loader import Loader, default_workers
@@ -65,7 +66,7 @@ def create_app(settings: Settings, progress: IngestProgress | None = None) -> St
     return Starlette(
         routes=routes,
         # Level 3, as TensorBoard: most of the saving at a fraction of level 9's cost per response.
-        middleware=[Middleware(GZipMiddleware, minimum_size=1024, compresslevel=3)],
+        middleware=[Middleware(LimitBodySize), Middleware(GZipMiddleware, minimum_size=1024, compresslevel=3)],
         exception_handlers={PublicError: _public_error, 404: _not_found},
         lifespan=lifespan,
     )
