@@ -34,6 +34,7 @@ from trainboard.provider.values import (
     TensorDatum,
     TimeSeries,
 )
+from trainboard.reader.tensors import to_ndarray
 from trainboard.store.protocol import ScalarColumns, SeriesRow, Store
 
 T = TypeVar("T")
@@ -105,8 +106,6 @@ class DataProvider:
     def read_tensors(
         self, *, plugin_name: str, downsample: int | None, run_tag_filter: RunTagFilter | None = None
     ) -> Nested[list[TensorDatum]]:
-        from trainboard.reader.tensors import to_ndarray
-
         _check_downsample(downsample)
         result: Nested[list[TensorDatum]] = {}
         for row in self._series(plugin_name, DataClass.TENSOR, run_tag_filter):

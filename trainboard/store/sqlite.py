@@ -233,8 +233,6 @@ class SqliteStore:
         ]
 
     def scalars(self, series_id: int) -> ScalarColumns:
-        import numpy as np
-
         rows = (
             self._reader()
             .execute(
