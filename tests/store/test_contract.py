@@ -229,3 +229,18 @@ def test_column_series_and_points_keep_their_order_and_generation_moves(store: S
     assert columns.wall_times.tolist() == [1.0, 2.0, 3.0, 4.0]
     assert np.isnan(columns.values[2]) and columns.values[[0, 1, 3]].tolist() == [0.1, 0.2, 0.4]
     assert row.point_count == 4 and row.max_step == 4
+
+
+def test_last_scalars_of_many_series_in_one_read(store: Store) -> None:
+    for run in ("a", "b"):
+        store.write_batch(
+            run, cursor(f"/logs/{run}/f", 10), RunState(), scalar_batch("loss", range(5000)), restarted=False
+        )
+    store.write_batch(
+        "a", cursor("/logs/a/f", 20), RunState(), scalar_batch("loss", range(7000, 7003)), restarted=False
+    )
+    rows = {row.run: row.id for row in store.series(plugin_name="scalars")}
+    lasts = store.last_scalars([rows["a"], rows["b"], 999_999])
+    assert set(lasts) == {rows["a"], rows["b"]}
+    assert lasts[rows["a"]].steps.tolist() == [7002] and lasts[rows["a"]].values.tolist() == [0.5 * 7002]
+    assert lasts[rows["b"]].steps.tolist() == [4999] and lasts[rows["b"]].wall_times.tolist() == [1000.0 + 4999]

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import numpy as np
+
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.normaliser.points import DataClass
 from trainboard.provider.downsample import sample_indices
@@ -38,6 +40,9 @@ from trainboard.reader.tensors import to_ndarray
 from trainboard.store.protocol import ScalarColumns, SeriesRow, Store
 
 T = TypeVar("T")
+EMPTY_SCALARS = ScalarColumns(
+    steps=np.zeros(0, dtype=np.int64), wall_times=np.zeros(0, dtype=np.float64), values=np.zeros(0, dtype=np.float64)
+)
 Nested = dict[str, dict[str, T]]
 
 
@@ -90,7 +95,13 @@ class DataProvider:
         """`read_scalars` as numpy columns, for callers that serve many points."""
         _check_downsample(downsample)
         result: Nested[ScalarColumns] = {}
-        for row in self._series(plugin_name, DataClass.SCALAR, run_tag_filter):
+        rows = self._series(plugin_name, DataClass.SCALAR, run_tag_filter)
+        if downsample == 1:  # the last point of each series, which many callers (hparams metrics) want, in one read
+            lasts = self._store.last_scalars([row.id for row in rows])
+            for row in rows:
+                result.setdefault(row.run, {})[row.tag] = lasts.get(row.id, EMPTY_SCALARS)
+            return result
+        for row in rows:
             columns = self._store.scalars(row.id)
             if downsample is not None and downsample < len(columns.steps):
                 indices = sample_indices(len(columns.steps), downsample)

@@ -247,6 +247,22 @@ class SqliteStore:
             values=np.frombuffer(b"".join(row[2] for row in rows), dtype="<f8"),
         )
 
+    def last_scalars(self, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
+        rows = self._reader().execute(
+            "SELECT c.series_id, c.steps, c.wall_times, c.scalar_values FROM scalar_chunks c JOIN"
+            " (SELECT MAX(id) AS id FROM scalar_chunks WHERE series_id IN (SELECT value FROM json_each(?))"
+            " GROUP BY series_id) last ON c.id = last.id",
+            (orjson.dumps(list(series_ids)).decode(),),
+        )
+        return {
+            series_id: ScalarColumns(
+                steps=np.frombuffer(steps, dtype="<i8")[-1:],
+                wall_times=np.frombuffer(wall_times, dtype="<f8")[-1:],
+                values=np.frombuffer(values, dtype="<f8")[-1:],
+            )
+            for series_id, steps, wall_times, values in rows
+        }
+
     def tensors(self, series_id: int) -> list[TensorRow]:
         rows = self._reader().execute(
             "SELECT step, wall_time, tensor FROM tensor_points WHERE series_id = ? ORDER BY id", (series_id,)
