@@ -1,21 +1,45 @@
-"""TFRecord framing under damage: files cut at any byte, flipped bits, garbage between records, garbage files and
-garbage payloads. Never a crash or a hang; every intact record is still read; nothing damaged is passed on."""
+"""TFRecord framing and tailing under damage: files cut at any byte, flipped bits, garbage between records, garbage
+files and payloads, files that grow, appear, vanish, are truncated or replaced. Never a crash or a hang (the bytes
+read are bounded); every intact record is read; each corrupt one is logged once with its file and offset."""
 
 from __future__ import annotations
 
 import io
+import itertools
 import logging
+import random
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trainboard.ingest.loader import Loader
 from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.points import RunState
+from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos.event_pb2 import Event
-from trainboard.reader.records import FOOTER_SIZE, HEADER_SIZE, read_frames, write_record
+from trainboard.reader.records import HEADER_SIZE, read_frames, read_records, write_record
+from trainboard.reader.tail import FileCursor, read_new
+from trainboard.store.sqlite import SqliteStore
 
 payloads = st.lists(st.binary(min_size=0, max_size=64), min_size=1, max_size=12)
+# Small read windows put record boundaries, corruption and skips at every place relative to a window's end.
+limits = st.one_of(st.integers(min_value=2 * HEADER_SIZE, max_value=120), st.just(1 << 20))
+# Hypothesis's bytes lean towards zeros (a zero length is a plausible header); random bytes are another kind of damage.
+garbage_bytes = st.one_of(
+    st.binary(min_size=1, max_size=300),
+    st.builds(lambda seed, size: random.Random(seed).randbytes(size), st.integers(), st.integers(1, 300)),
+)
+_names = itertools.count()
+
+
+def unique_path() -> str:
+    """A file name not used before in this process, so that what the reader remembers per file never carries over."""
+    return f"events.out.tfevents.{next(_names)}"
 
 
 def framed(items: list[bytes]) -> tuple[bytes, list[tuple[int, int]]]:
@@ -29,66 +53,180 @@ def framed(items: list[bytes]) -> tuple[bytes, list[tuple[int, int]]]:
     return stream.getvalue(), spans
 
 
-def read_all(data: bytes, offset: int = 0) -> tuple[list[bytes], int]:
-    found = read_frames(io.BytesIO(data), offset, path="test", limit=len(data) + 1)
-    return [found.payload(index) for index in range(len(found))], found.end
+class CountingStream(io.BytesIO):
+    """A file in memory that counts the bytes read from it."""
+
+    bytes_read = 0
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        chunk = super().read(size)
+        self.bytes_read += len(chunk)
+        return chunk
 
 
-@given(payloads)
-@settings(max_examples=60, deadline=None)
-def test_a_file_cut_at_any_byte_yields_its_complete_records_then_the_rest(items: list[bytes]) -> None:
+def read_all(data: bytes, offset: int = 0, *, path: str | None = None, limit: int = 1 << 20) -> tuple[list[bytes], int]:
+    """Every complete record from `offset` on and where reading stopped. The bytes read stay linear in the file's
+    size: a window's unread end is read again with the next window, so at most about twice."""
+    stream = CountingStream(data)
+    records = list(read_records(stream, offset, path=path or unique_path(), limit=limit))
+    assert stream.bytes_read <= 2 * (len(data) + limit)
+    return [record.payload for record in records], records[-1].end if records else offset
+
+
+@contextmanager
+def reader_warnings() -> Iterator[list[str]]:
+    """The reader's warnings while the block runs."""
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    handler = Collect(logging.WARNING)
+    logger = logging.getLogger("trainboard.reader")
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
+
+
+@given(payloads, limits)
+@settings(max_examples=40, deadline=None)
+def test_a_file_cut_at_any_byte_yields_its_complete_records_then_the_rest(items: list[bytes], limit: int) -> None:
     data, spans = framed(items)
     for cut in range(len(data) + 1):
-        first, end = read_all(data[:cut])
+        first, end = read_all(data[:cut], limit=limit)
         complete = [payload for payload, (_, stop) in zip(items, spans, strict=True) if stop <= cut]
         assert first == complete
         assert end == (spans[len(complete) - 1][1] if complete else 0)
-        rest, final = read_all(data, end)  # the file grew: reading resumes where it stopped
+        rest, final = read_all(data, end, limit=limit)  # the file grew: reading resumes where it stopped
         assert first + rest == items and final == len(data)
 
 
-@given(payloads, st.data())
+@given(payloads, limits, st.data())
 @settings(max_examples=300, deadline=None)
-def test_a_flipped_bit_loses_at_most_the_record_it_hits(items: list[bytes], data: st.DataObject) -> None:
+def test_a_flipped_bit_loses_only_the_record_it_hits_and_is_logged_once(
+    items: list[bytes], limit: int, data: st.DataObject
+) -> None:
     clean, spans = framed(items)
     position = data.draw(st.integers(min_value=0, max_value=len(clean) - 1), label="byte")
-    bit = data.draw(st.integers(min_value=0, max_value=7), label="bit")
     damaged = bytearray(clean)
-    damaged[position] ^= 1 << bit
-    found, end = read_all(bytes(damaged))
+    damaged[position] ^= 1 << data.draw(st.integers(min_value=0, max_value=7), label="bit")
     hit = next(index for index, (start, stop) in enumerate(spans) if start <= position < stop)
-    intact = [payload for index, payload in enumerate(items) if index != hit]
-    # A damaged header is skipped by resynchronising on the next valid one, a damaged payload by its length.
-    assert found == intact
+    path = unique_path()
+    with reader_warnings() as warnings:
+        found, end = read_all(bytes(damaged), path=path, limit=limit)
+    # A damaged header is skipped by finding the next valid one, a damaged payload or footer by its length.
+    assert found == items[:hit] + items[hit + 1 :]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(f"{path}: corrupt record ") and f" at offset {spans[hit][0]}" in warnings[0]
     assert end <= len(damaged)
 
 
-@given(payloads, st.binary(min_size=1, max_size=200), st.data())
-@settings(deadline=None)
-def test_garbage_between_records_is_skipped(items: list[bytes], garbage: bytes, data: st.DataObject) -> None:
+@given(payloads, garbage_bytes, limits, st.data())
+@settings(max_examples=150, deadline=None)
+def test_garbage_between_records_is_skipped_and_logged_once(
+    items: list[bytes], garbage: bytes, limit: int, data: st.DataObject
+) -> None:
     clean, spans = framed(items)
-    at = data.draw(st.sampled_from([start for start, _ in spans] + [len(clean)]), label="where")
-    found, _ = read_all(clean[:at] + garbage + clean[at:])
-    before = [payload for payload, (_, stop) in zip(items, spans, strict=True) if stop <= at]
-    after = [payload for payload, (start, _) in zip(items, spans, strict=True) if start >= at]
-    # Garbage can swallow a following record only if it happens to contain a valid header that claims it.
-    assert found[: len(before)] == before
-    assert all(payload in found for payload in after[1:]) or len(garbage) >= HEADER_SIZE + FOOTER_SIZE
+    at = data.draw(st.sampled_from([start for start, _ in spans]), label="where")
+    path = unique_path()
+    with reader_warnings() as warnings:
+        found, _ = read_all(clean[:at] + garbage + clean[at:], path=path, limit=limit)
+    assert found == items
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(f"{path}: corrupt record header at offset {at}; skipped ")
+    if limit > len(clean) + len(garbage):
+        assert warnings[0].endswith(f" skipped {len(garbage)} bytes")
 
 
-@given(st.binary(max_size=4096))
-@settings(max_examples=300, deadline=None)
-def test_garbage_files_never_crash(garbage: bytes) -> None:
-    found, end = read_all(garbage)
+@given(st.one_of(st.binary(max_size=4096), garbage_bytes), limits)
+@settings(max_examples=200, deadline=None)
+def test_garbage_files_never_crash(garbage: bytes, limit: int) -> None:
+    found, end = read_all(garbage, limit=limit)
     assert 0 <= end <= len(garbage)
     assert all(isinstance(payload, bytes) for payload in found)
 
 
+def test_a_long_run_of_garbage_costs_one_pass_and_loses_nothing_after_it() -> None:
+    items = [b"first", b"second", b"third"]
+    head, _ = framed(items[:1])
+    tail, _ = framed(items[1:])
+    garbage = random.Random(0).randbytes(4 << 20)
+    with reader_warnings() as warnings:
+        found, end = read_all(head + garbage + tail, limit=1 << 20)  # the garbage spans several windows
+    assert found == items and end == len(head) + len(garbage) + len(tail)
+    assert len(warnings) == 1, warnings
+
+
+def test_a_corrupt_header_claiming_a_huge_record_is_not_read_whole() -> None:
+    bogus = (1 << 30).to_bytes(8, "little") + b"\0\0\0\0"  # its checksum is wrong
+    after, _ = framed([b"after"])
+    stream = CountingStream(bogus + bytes(1 << 20) + after)
+    frames = read_frames(stream, 0, path=unique_path(), limit=1024)
+    assert stream.bytes_read == 1024 and not len(frames)
+    assert [record.payload for record in read_records(stream, frames.end, path=unique_path())] == [b"after"]
+
+
+def scalar_event(step: int, wall_time: float = 1.0) -> bytes:
+    event = Event(wall_time=wall_time, step=step)
+    event.summary.value.add(tag="x", simple_value=step / 2)
+    return event.SerializeToString()
+
+
+def version_event(wall_time: float) -> bytes:
+    """The first event of today's writers: a version-2 file, where a step that goes back purges nothing."""
+    return Event(wall_time=wall_time, file_version="brain.Event:2").SerializeToString()
+
+
+def mutated(payload: bytes, draw: st.DataObject) -> bytes:
+    """An event with some of its bytes changed, cut or extended: often still a valid protobuf, often not."""
+    edits = draw.draw(st.lists(st.tuples(st.integers(0, max(len(payload) - 1, 0)), st.integers(0, 255)), max_size=4))
+    edited = bytearray(payload)
+    for position, value in edits:
+        if position < len(edited):
+            edited[position] = value
+    cut = draw.draw(st.integers(0, len(edited)))
+    return bytes(edited[:cut]) + draw.draw(st.binary(max_size=8))
+
+
+@given(st.data())
+@settings(max_examples=80, deadline=None)
+def test_garbage_payloads_never_stop_ingest(data: st.DataObject) -> None:
+    kinds = data.draw(st.lists(st.sampled_from(["good", "garbage", "mutated"]), min_size=1, max_size=10), label="kinds")
+    records = [version_event(1.0)]
+    good_steps = []
+    for step, kind in enumerate(kinds):
+        if kind == "good":
+            records.append(scalar_event(step))
+            good_steps.append(step)
+        elif kind == "garbage":
+            records.append(data.draw(st.binary(max_size=40), label="garbage"))
+        else:
+            records.append(mutated(scalar_event(10_000 + step), data))
+    with tempfile.TemporaryDirectory() as scratch, reader_warnings():
+        run = Path(scratch, "logs", "run")
+        run.mkdir(parents=True)
+        stream = io.BytesIO()
+        for payload in records:
+            write_record(stream, payload)
+        (run / unique_path()).write_bytes(stream.getvalue())
+        store = SqliteStore(Path(scratch, "store.sqlite"))
+        try:
+            with ingest_failures() as failed:
+                Loader(LogDir(str(run.parent)), lambda: store).poll()
+            assert failed == []
+            steps = store_steps(store)
+        finally:
+            store.close()
+    # Every intact event is loaded; a mutated one may still parse as some event, but never costs an intact one.
+    assert set(good_steps) <= set(steps)
+
+
 def test_garbage_payloads_are_logged_once_and_skipped(caplog: pytest.LogCaptureFixture) -> None:
-    good = Event(wall_time=1.0, step=1)
-    good.summary.value.add(tag="loss", simple_value=0.5)
     stream = io.BytesIO()
-    for payload in (good.SerializeToString(), b"\xff\xff\xff\xffnot a proto", good.SerializeToString()):
+    for payload in (scalar_event(1), b"\xff\xff\xff\xffnot a proto", scalar_event(2)):
         write_record(stream, payload)
     data = stream.getvalue()
     with caplog.at_level(logging.WARNING):
@@ -97,3 +235,161 @@ def test_garbage_payloads_are_logged_once_and_skipped(caplog: pytest.LogCaptureF
     assert batch.point_count() == 2
     warnings = [record.getMessage() for record in caplog.records if "garbage.tfevents" in record.getMessage()]
     assert len(warnings) == 1, warnings
+
+
+@contextmanager
+def ingest_failures() -> Iterator[list[str]]:
+    """What the ingest loop gave up on (a file skipped because reading or normalising it raised)."""
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    handler = Collect(logging.ERROR)
+    logger = logging.getLogger("trainboard.ingest")
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
+
+
+def store_steps(store: SqliteStore, run: str = "run") -> list[int]:
+    rows = list(store.series(runs=[run], tags=["x"]))
+    return sorted(store.scalars(rows[0].id).steps.tolist()) if rows else []
+
+
+@given(payloads, st.lists(st.integers(min_value=1, max_value=40), max_size=30), limits)
+@settings(max_examples=60, deadline=None)
+def test_tailing_a_growing_file_reads_each_record_once(items: list[bytes], growths: list[int], limit: int) -> None:
+    data, _ = framed(items)
+    with tempfile.TemporaryDirectory() as scratch:
+        logdir = LogDir(scratch)
+        path = str(Path(scratch, unique_path()))
+        read: list[bytes] = []
+        cursor: FileCursor | None = None
+        size = 0
+        with open(path, "wb") as writer:
+            for growth in [*growths, len(data)]:
+                size = min(size + growth, len(data))
+                writer.write(data[writer.tell() : size])
+                writer.flush()
+                while True:  # as the loader does: read on while the window was full
+                    tail = read_new(logdir, cursor, path, limit=limit)
+                    assert not tail.restarted
+                    read += [record.payload for record in tail.frames.records()] if tail.frames else []
+                    cursor = tail.cursor
+                    if not tail.more:
+                        break
+                assert cursor.offset <= size
+        assert read == items
+
+
+class Files:
+    """Event files in one run directory and the steps a loader must hold for them: the complete records of each file
+    as it is now, and of a vanished file what was read of it before it vanished."""
+
+    def __init__(self, run: Path) -> None:
+        self.run = run
+        self.written: dict[str, bytes] = {}  # what each file should come to hold, record by record
+        self.steps: dict[str, list[tuple[int, int]]] = {}  # each record's end offset and step
+        self.sizes: dict[str, int] = {}  # the bytes on disk now
+        self.last_sizes: dict[str, int] = {}  # the size each file had when last seen, vanished ones included
+        self.kept: dict[str, list[int]] = {}  # steps of vanished files
+        self._wall_times = itertools.count(1)
+        self._steps = itertools.count()
+
+    def start(self, name: str, records: int) -> None:
+        """A new file (or a replacement) planned with `records` scalar events after its version event."""
+        stream = io.BytesIO()
+        write_record(stream, version_event(float(next(self._wall_times))))
+        ends = []
+        for _ in range(records):
+            step = next(self._steps)
+            write_record(stream, scalar_event(step))
+            ends.append((stream.tell(), step))
+        self.written[name], self.steps[name] = stream.getvalue(), ends
+        self.kept.pop(name, None)
+
+    def write(self, name: str, size: int) -> None:
+        path = self.run / name
+        with path.open("r+b" if path.exists() else "wb") as stream:
+            stream.truncate(size)
+            stream.seek(min(self.sizes.get(name, 0), size))
+            stream.write(self.written[name][stream.tell() : size])
+        self.sizes[name] = self.last_sizes[name] = size
+
+    def vanish(self, name: str) -> None:
+        self.kept[name] = self.expected_of(name)
+        (self.run / name).unlink()
+        del self.sizes[name]
+
+    def expected_of(self, name: str) -> list[int]:
+        return [step for end, step in self.steps[name] if end <= self.sizes[name]]
+
+    def expected(self) -> list[int]:
+        return sorted([*itertools.chain(*self.kept.values()), *itertools.chain(*map(self.expected_of, self.sizes))])
+
+
+operations = st.lists(
+    st.tuples(
+        st.sampled_from(["grow", "truncate", "replace", "vanish", "appear"]),
+        st.integers(min_value=0, max_value=2),  # which file
+        st.floats(min_value=0, max_value=1),  # how much
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(operations)
+@settings(max_examples=40, deadline=None)
+def test_files_that_grow_appear_vanish_are_truncated_or_replaced(steps: list[tuple[str, int, float]]) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        run = Path(scratch, "logs", "run")
+        run.mkdir(parents=True)
+        files = Files(run)
+        store = SqliteStore(Path(scratch, "store.sqlite"))
+        loader = Loader(LogDir(str(run.parent)), lambda: store)
+        try:
+            with ingest_failures() as failed:
+                for operation, which, amount in steps:
+                    apply(files, operation, unique_name(which), amount)
+                    loader.poll()
+                    assert store_steps(store) == files.expected(), (operation, which, amount)
+            assert failed == []
+        finally:
+            store.close()
+
+
+def unique_name(which: int) -> str:
+    return f"events.out.tfevents.{which}.host"
+
+
+def apply(files: Files, operation: str, name: str, amount: float) -> None:
+    """One change to the run directory, as writers, sync tools and people make them."""
+    if name not in files.sizes:
+        operation = "replace" if name in files.kept else "appear"
+    elif operation == "appear":
+        operation = "replace"
+    if operation == "appear":
+        files.start(name, records=1 + int(amount * 8))
+        files.write(name, int(amount * len(files.written[name])))
+    elif operation == "replace":
+        # A different file under the same name. Its size must differ from the old one's: a file is only read again
+        # when its size changed (the loader's cheap check for news).
+        old = files.last_sizes[name]
+        if name in files.sizes:
+            (files.run / name).unlink()
+            del files.sizes[name]
+        files.start(name, records=1 + int(amount * 8))
+        new = max(1, int(amount * len(files.written[name])))
+        files.write(name, new if new != old else new - 1)
+    elif operation == "vanish":
+        files.vanish(name)
+    elif operation == "grow":
+        full, size = len(files.written[name]), files.sizes[name]
+        files.write(name, min(full, size + max(1, int(amount * (full - size)))))
+    else:
+        files.write(name, int(amount * files.sizes[name]))

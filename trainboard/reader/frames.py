@@ -81,6 +81,20 @@ def frame(data: np.ndarray, position: int, table: np.ndarray) -> tuple[np.ndarra
 
 
 @numba.njit(cache=True, nogil=True)
+def find_header(data: np.ndarray, position: int, table: np.ndarray) -> int:
+    """The first position at or after `position` where a valid header (a sane length and its checksum) begins, or -1
+    when none does in `data`."""
+    size = data.shape[0]
+    while position + HEADER_SIZE <= size:
+        if _uint(data, position, 8) <= MAX_RECORD_SIZE and _uint(data, position + 8, 4) == masked_crc32c(
+            data, position, 8, table
+        ):
+            return position
+        position += 1
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
 def _grown(array: np.ndarray, capacity: int) -> np.ndarray:
     grown = np.empty(capacity, dtype=array.dtype)
     grown[: array.shape[0]] = array

@@ -70,7 +70,8 @@ class LogDir:
                 (directory, [n for n in names if self._is_readable_file(os.path.join(directory, n))])
                 for directory, _, names in os.walk(self._root)
             ]
-        self._fs.invalidate_cache(self._root)
+        # Every cached listing, not only the root's: a directory listed before may hold new runs now.
+        self._fs.invalidate_cache()
         if not self._fs.exists(self._root):
             return []
         return [(directory, names) for directory, _, names in self._fs.walk(self._root)]

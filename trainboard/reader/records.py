@@ -77,14 +77,15 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
     record at the end is left for a later read.
 
     A corrupt record is logged once (path and offset) and skipped: by its length when only the payload is damaged,
-    else by scanning forward for the next valid header.
+    else by scanning forward for the next valid header. Where the bytes at hand hold none, all but their last
+    HEADER_SIZE - 1 bytes are skipped: a header may begin there once more bytes are read.
     """
     stream.seek(offset)
     raw = stream.read(limit)
-    if len(raw) >= HEADER_SIZE and len(raw) == limit:
+    if len(raw) == limit >= HEADER_SIZE and _valid_header(raw):
         (length,) = _LENGTH.unpack_from(raw, 0)
         wanted = HEADER_SIZE + length + FOOTER_SIZE
-        if limit < wanted <= MAX_RECORD_SIZE:
+        if wanted > limit:
             raw += stream.read(wanted - limit)
     # Imported here so that numba loads with the first read, not with the server (a restart reads nothing).
     from trainboard.reader import frames
@@ -104,12 +105,9 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
         position = stop
         if reason == frames.STOPPED_AT_END:
             break
-        resumed = _resynchronise(raw, position + 1)
-        if resumed is None:
-            break
-        logger.warning(
-            "%s: corrupt record header at offset %d; skipped %d bytes", path, offset + position, resumed - position
-        )
+        header = frames.find_header(data, position + 1, frames.CRC32C_TABLE)
+        resumed = header if header >= 0 else len(raw) - HEADER_SIZE + 1
+        _log_skip(path, offset + position, offset + resumed, done=header >= 0)
         position = resumed
     return Frames(data, offset, np.concatenate(starts), np.concatenate(lengths), offset + position)
 
@@ -124,20 +122,23 @@ def read_records(stream: BinaryIO, offset: int, *, path: str, limit: int = READ_
         offset = found.end
 
 
-def _resynchronise(data: bytes, position: int) -> int | None:
-    """The first position at or after `position` where a record with a valid header and payload begins, or None
-    when that cannot be decided with the bytes at hand."""
-    size = len(data)
-    while position + HEADER_SIZE <= size:
-        (length,) = _LENGTH.unpack_from(data, position)
-        if length <= MAX_RECORD_SIZE and _CRC.unpack_from(data, position + 8)[0] == masked_crc(
-            data[position : position + 8]
-        ):
-            end = position + HEADER_SIZE + length + FOOTER_SIZE
-            if end > size:
-                return None
-            payload = data[position + HEADER_SIZE : end - FOOTER_SIZE]
-            if _CRC.unpack_from(data, end - FOOTER_SIZE)[0] == masked_crc(payload):
-                return position
-        position += 1
-    return None
+def _valid_header(data: bytes) -> bool:
+    (length,) = _LENGTH.unpack_from(data, 0)
+    return bool(length <= MAX_RECORD_SIZE and _CRC.unpack_from(data, 8)[0] == masked_crc(data[:8]))
+
+
+# Per file, where the last skip over corrupt bytes ended: a skip that starts there goes on over the same damage
+# (its first bytes could not be checked before more of the file was read) and is not logged again.
+_skipped_to: dict[str, int] = {}
+
+
+def _log_skip(path: str, start: int, end: int, *, done: bool) -> None:
+    if _skipped_to.get(path) != start:
+        logger.warning(
+            "%s: corrupt record header at offset %d; skipped %d bytes%s",
+            path,
+            start,
+            end - start,
+            "" if done else " so far",
+        )
+    _skipped_to[path] = end

@@ -31,7 +31,9 @@ class Tail:
     more: bool = False
 
 
-def read_new(logdir: RunSource, cursor: FileCursor | None, path: str) -> Tail:
+def read_new(logdir: RunSource, cursor: FileCursor | None, path: str, *, limit: int = READ_LIMIT) -> Tail:
+    """The records added to `path` since `cursor`, at most about `limit` bytes of them; all of them again when the file
+    was truncated or replaced."""
     try:
         size = logdir.size(path)
         with logdir.open(path) as stream:
@@ -40,7 +42,7 @@ def read_new(logdir: RunSource, cursor: FileCursor | None, path: str) -> Tail:
             offset = 0 if cursor is None or restarted else cursor.offset
             if cursor is not None and not restarted and size == cursor.size and cursor.offset == size:
                 return Tail(cursor=cursor)
-            found = read_frames(stream, offset, path=path, limit=READ_LIMIT)
+            found = read_frames(stream, offset, path=path, limit=limit)
     except FileNotFoundError:
         # A file that vanished keeps what was read from it.
         return Tail(cursor=cursor or FileCursor(path=path, offset=0, size=0, head=b""))
@@ -49,7 +51,7 @@ def read_new(logdir: RunSource, cursor: FileCursor | None, path: str) -> Tail:
         cursor=FileCursor(path=path, offset=end, size=size, head=head),
         frames=found,
         restarted=restarted,
-        more=end > offset and size - offset > READ_LIMIT,
+        more=end > offset and size - offset > limit,
     )
 
 
