@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
+import stat
 from typing import Any, BinaryIO, Protocol
 
 import fsspec
@@ -52,8 +54,15 @@ class LogDir:
 
     def open(self, path: str) -> BinaryIO:
         self._check_inside(path)
-        stream: BinaryIO = self._fs.open(path, "rb") if not self._local else open(path, "rb")
-        return stream
+        if not self._local:
+            stream: BinaryIO = self._fs.open(path, "rb")
+            return stream
+        # Opened without blocking and checked: a FIFO put in a file's place after discovery must not stall ingest.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        return os.fdopen(descriptor, "rb")
 
     def size(self, path: str) -> int:
         self._check_inside(path)
