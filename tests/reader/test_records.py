@@ -13,15 +13,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tensorboardX import summary
 
 from trainboard.ingest.loader import Loader
 from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.points import RunState
 from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos.event_pb2 import Event
+from trainboard.reader.protos.summary_pb2 import Summary
 from trainboard.reader.records import HEADER_SIZE, read_frames, read_records, write_record
 from trainboard.reader.tail import FileCursor, read_new
 from trainboard.store.sqlite import SqliteStore
@@ -180,6 +183,24 @@ def version_event(wall_time: float) -> bytes:
     return Event(wall_time=wall_time, file_version="brain.Event:2").SerializeToString()
 
 
+def writer_events() -> list[bytes]:
+    """One event of each kind tensorboardX writes, with a step far from the intact events' steps."""
+    summaries = [
+        summary.scalar("x", 0.5),
+        summary.histogram("weights", np.arange(10.0), "auto"),
+        summary.image("digit", np.zeros((3, 4, 4), dtype=np.uint8)),
+        summary.text("note", "**hello**"),
+        summary.pr_curve("pr", np.array([1, 0, 1]), np.array([0.1, 0.5, 0.9]), num_thresholds=5),
+    ]
+    return [
+        Event(wall_time=2.0, step=10_000, summary=Summary.FromString(item.SerializeToString())).SerializeToString()
+        for item in summaries
+    ]
+
+
+WRITER_EVENTS = writer_events()
+
+
 def mutated(payload: bytes, draw: st.DataObject) -> bytes:
     """An event with some of its bytes changed, cut or extended: often still a valid protobuf, often not."""
     edits = draw.draw(st.lists(st.tuples(st.integers(0, max(len(payload) - 1, 0)), st.integers(0, 255)), max_size=4))
@@ -192,7 +213,7 @@ def mutated(payload: bytes, draw: st.DataObject) -> bytes:
 
 
 @given(st.data())
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_garbage_payloads_never_stop_ingest(data: st.DataObject) -> None:
     kinds = data.draw(st.lists(st.sampled_from(["good", "garbage", "mutated"]), min_size=1, max_size=10), label="kinds")
     records = [version_event(1.0)]
@@ -204,7 +225,7 @@ def test_garbage_payloads_never_stop_ingest(data: st.DataObject) -> None:
         elif kind == "garbage":
             records.append(data.draw(st.binary(max_size=40), label="garbage"))
         else:
-            records.append(mutated(scalar_event(10_000 + step), data))
+            records.append(mutated(data.draw(st.sampled_from(WRITER_EVENTS), label="event"), data))
     with tempfile.TemporaryDirectory() as scratch, reader_warnings():
         run = Path(scratch, "logs", "run")
         run.mkdir(parents=True)
@@ -354,12 +375,12 @@ operations = st.lists(
         st.floats(min_value=0, max_value=1),  # how much
     ),
     min_size=1,
-    max_size=12,
+    max_size=16,
 )
 
 
 @given(operations)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_files_that_grow_appear_vanish_are_truncated_or_replaced(steps: list[tuple[str, int, float]]) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         run = Path(scratch, "logs", "run")
