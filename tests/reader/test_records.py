@@ -4,6 +4,7 @@ read are bounded); every intact record is read; each corrupt one is logged once 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import logging
@@ -77,21 +78,30 @@ def read_all(data: bytes, offset: int = 0, *, path: str | None = None, limit: in
 
 
 @contextmanager
-def reader_warnings() -> Iterator[list[str]]:
-    """The reader's warnings while the block runs."""
+def captured(logger_name: str, level: int) -> Iterator[list[str]]:
+    """The messages a logger gives at `level` or above while the block runs."""
     messages: list[str] = []
 
     class Collect(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             messages.append(record.getMessage())
 
-    handler = Collect(logging.WARNING)
-    logger = logging.getLogger("trainboard.reader")
+    handler = Collect(level)
+    logger = logging.getLogger(logger_name)
     logger.addHandler(handler)
     try:
         yield messages
     finally:
         logger.removeHandler(handler)
+
+
+def reader_warnings() -> contextlib.AbstractContextManager[list[str]]:
+    return captured("trainboard.reader", logging.WARNING)
+
+
+def ingest_failures() -> contextlib.AbstractContextManager[list[str]]:
+    """What the ingest loop gave up on (a file skipped because reading or normalising it raised)."""
+    return captured("trainboard.ingest", logging.ERROR)
 
 
 @given(payloads, limits)
@@ -256,24 +266,6 @@ def test_garbage_payloads_are_logged_once_and_skipped(caplog: pytest.LogCaptureF
     assert batch.point_count() == 2
     warnings = [record.getMessage() for record in caplog.records if "garbage.tfevents" in record.getMessage()]
     assert len(warnings) == 1, warnings
-
-
-@contextmanager
-def ingest_failures() -> Iterator[list[str]]:
-    """What the ingest loop gave up on (a file skipped because reading or normalising it raised)."""
-    messages: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            messages.append(record.getMessage())
-
-    handler = Collect(logging.ERROR)
-    logger = logging.getLogger("trainboard.ingest")
-    logger.addHandler(handler)
-    try:
-        yield messages
-    finally:
-        logger.removeHandler(handler)
 
 
 def store_steps(store: SqliteStore, run: str = "run") -> list[int]:
