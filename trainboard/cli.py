@@ -1,52 +1,165 @@
-"""The `trainboard` command: TensorBoard's flags where they make sense, plus --db."""
+"""The `trainboard` command: TensorBoard's flags where they make sense, plus --db and --ui.
+
+Flags mean what TensorBoard's mean: 127.0.0.1 unless --host or --bind_all (not both) is given, port 6006 or the next
+free one when --port is not given, --logdir or --logdir_spec (not both). Without either, a demo logdir is served.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import errno
+import importlib.metadata
 import os
+import socket
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from trainboard.demo import demo_logdir
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
-from trainboard.settings import SETTINGS, Settings, parse_samples_per_plugin
+from trainboard.settings import SETTINGS, Setting, Settings, parse_samples_per_plugin, parse_switch
 
 UIS = ("trainboard", "tensorboard")
+DEFAULT_PORT = 6006
+# When --port is not given, as TensorBoard: 6006, else the next free port of the 100 after it.
+PORT_ATTEMPTS = 100
+BACKLOG = 2048
 
 
-def parse_settings(argv: Sequence[str] | None = None) -> Settings:
-    parser = argparse.ArgumentParser(prog="trainboard", description="A fast, lossless dashboard for training logs.")
+class ListenError(Exception):
+    """Why the server could not listen, worded for the user."""
+
+
+def parse_flags(
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] = os.environ
+) -> tuple[Settings, frozenset[str]]:
+    """The settings from flags, then TRAINBOARD_* variables, then defaults; and the names a flag or variable gave."""
+    parser = argparse.ArgumentParser(
+        prog="trainboard",
+        description="A fast, lossless dashboard for training logs. Every flag can also be set by its TRAINBOARD_* "
+        "environment variable (TRAINBOARD_PORT=6007); a flag wins. See docs/settings.md.",
+    )
     for setting in SETTINGS:
-        env_default = os.environ.get(f"TRAINBOARD_{setting.name.upper()}")
-        flag = f"--{setting.name}"
         if isinstance(setting.default, bool):
-            default = setting.default if env_default is None else env_default.lower() in ("1", "true", "yes")
-            parser.add_argument(flag, action="store_true", default=default, help=setting.help)
+            parser.add_argument(f"--{setting.name}", action="store_true", default=argparse.SUPPRESS, help=setting.help)
         else:
-            kind: Callable[[str], object] = type(setting.default)
+            shown = f" Default: {setting.default}." if setting.default else ""
             parser.add_argument(
-                flag,
-                type=kind,
-                default=setting.default if env_default is None else kind(env_default),
-                help=setting.help,
+                f"--{setting.name}", type=_parser_of(setting), default=argparse.SUPPRESS, help=setting.help + shown
             )
-    args = parser.parse_args(argv)
-    values = vars(args)
-    if values["ui"] not in UIS:
-        parser.error(f"--ui must be one of {', '.join(UIS)}, not {values['ui']!r}")
-    if values["ui"] == "tensorboard":
+    flags = vars(parser.parse_args(argv))
+    values: dict[str, object] = {}
+    given: set[str] = set()
+    for setting in SETTINGS:
+        variable = f"TRAINBOARD_{setting.name.upper()}"
+        if setting.name in flags:
+            value = flags[setting.name]
+        elif variable in environ:
+            parse = parse_switch if isinstance(setting.default, bool) else _parser_of(setting)
+            try:
+                value = parse(environ[variable])
+            except (ValueError, argparse.ArgumentTypeError) as error:
+                parser.error(f"environment variable {variable}={environ[variable]!r}: {error}")
+        else:
+            value = None
+        values[setting.name] = setting.default if value is None else value
+        if value is not None:
+            given.add(setting.name)
+    settings = Settings(**values)  # type: ignore[arg-type]
+    _check(parser, settings, given)
+    try:
+        sampling = parse_samples_per_plugin(settings.samples_per_plugin)
+    except ValueError as error:
+        parser.error(str(error))
+    logdir = settings.logdir if "://" in settings.logdir else os.path.expanduser(settings.logdir)
+    return dataclasses.replace(settings, logdir=logdir, sampling=sampling), frozenset(given)
+
+
+def _parser_of(setting: Setting) -> Callable[[str], object]:
+    return setting.parse or type(setting.default)
+
+
+def _check(parser: argparse.ArgumentParser, settings: Settings, given: set[str]) -> None:
+    """Combinations TensorBoard refuses, and the --ui choice."""
+    if settings.logdir and settings.logdir_spec:
+        parser.error("may not give both --logdir and --logdir_spec")
+    if settings.bind_all and "host" in given:
+        parser.error("may not give both --host and --bind_all")
+    if settings.ui not in UIS:
+        parser.error(f"--ui must be one of {', '.join(UIS)}, not {settings.ui!r}")
+    if settings.ui == "tensorboard":
         from trainboard.http.ui import tensorboard_ui
 
         if tensorboard_ui.webfiles_zip() is None:
             parser.error(tensorboard_ui.MISSING)
+
+
+def listen(settings: Settings, *, scan: bool) -> socket.socket:
+    """A listening socket at --host (or every interface with --bind_all) and --port; with `scan`, the first free
+    port from 6006 on."""
+    ports = range(DEFAULT_PORT, DEFAULT_PORT + PORT_ATTEMPTS) if scan else range(settings.port, settings.port + 1)
+    host = None if settings.bind_all else settings.host
+    for port in ports:
+        try:
+            return _bind(host, port)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE and scan:
+                continue
+            raise ListenError(_bind_failure(error, host, port)) from None
+    raise ListenError(f"could not bind to any port from {ports.start} to {ports.stop - 1}: all are in use")
+
+
+def _bind(host: str | None, port: int) -> socket.socket:
+    """A socket listening at host:port; host None: every interface, IPv6 and IPv4 on one socket where possible."""
     try:
-        sampling = parse_samples_per_plugin(values["samples_per_plugin"])
-    except ValueError as error:
-        parser.error(str(error))
-    return Settings(**values, sampling=sampling)
+        addresses = socket.getaddrinfo(
+            host, port, socket.AF_UNSPEC, socket.SOCK_STREAM, socket.IPPROTO_TCP, socket.AI_PASSIVE
+        )
+    except socket.gaierror as error:
+        raise ListenError(f"could not resolve host {host!r}: {error.strerror}") from None
+    if host is None:
+        # As TensorBoard's --bind_all: the IPv6 wildcard, which also takes IPv4, when the system has one.
+        addresses.sort(key=lambda address: address[0] != socket.AF_INET6)
+    family, kind, protocol, _, address = addresses[0]
+    listener = socket.socket(family, kind, protocol)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if host is None and family == socket.AF_INET6:
+            with contextlib.suppress(OSError):
+                listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        listener.bind(address)
+        listener.listen(BACKLOG)
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
+def _bind_failure(error: OSError, host: str | None, port: int) -> str:
+    if error.errno == errno.EADDRINUSE:
+        return f"could not bind to port {port}: it is already in use (pick another with --port, or 0 for any)"
+    if error.errno == errno.EACCES:
+        return f"could not bind to port {port}: only the superuser may"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return f"could not bind to unavailable address {host}"
+    return f"could not listen on {host or 'every interface'} port {port}: {error.strerror}"
+
+
+def url(settings: Settings, listener: socket.socket) -> str:
+    """Where users reach the server, as TensorBoard words it: the machine's name with --bind_all."""
+    port = int(listener.getsockname()[1])
+    if settings.bind_all:
+        host = socket.getfqdn()
+        try:
+            socket.create_connection((host, port), timeout=1).close()
+        except OSError:
+            host = "localhost"
+    else:
+        host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    return f"http://{host}:{port}{settings.path_prefix}/"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -54,16 +167,33 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     from trainboard.http.app import create_app
 
-    settings = parse_settings(argv)
+    settings, given = parse_flags(argv)
+    try:
+        listener = listen(settings, scan="port" not in given)
+    except ListenError as error:
+        print(f"trainboard: error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
     if not settings.logdir and not settings.logdir_spec:
         settings = dataclasses.replace(settings, logdir=str(demo_logdir()))
-        print(f"no --logdir given: serving the demo logdir {settings.logdir}", file=sys.stderr)
-    host = "0.0.0.0" if settings.bind_all else settings.host
-    print(f"trainboard serving {settings.logdir} at http://{host}:{settings.port}/", file=sys.stderr)
+        print(
+            f"No --logdir given: serving a demo logdir that trainboard wrote to {settings.logdir}\n"
+            "  (serve your own with: trainboard --logdir DIR)",
+            file=sys.stderr,
+        )
+    version = importlib.metadata.version("trainboard")
+    print(f"trainboard {version} at {url(settings, listener)} (Press CTRL+C to quit)", file=sys.stderr)
+    if not settings.bind_all and "host" not in given:
+        print(
+            f"Serving on {settings.host} only; to expose to the network, use a proxy or pass --bind_all",
+            file=sys.stderr,
+        )
+    print(f"Reading {settings.logdir or settings.logdir_spec}", file=sys.stderr)
     progress = IngestProgress()
     stop = threading.Event()
     threading.Thread(target=follow, args=(progress, sys.stderr, stop), name="trainboard-progress", daemon=True).start()
     try:
-        uvicorn.run(create_app(settings, progress), host=host, port=settings.port, log_level="warning")
+        server = uvicorn.Server(uvicorn.Config(create_app(settings, progress), log_level="warning"))
+        server.run(sockets=[listener])
     finally:
         stop.set()
+        listener.close()

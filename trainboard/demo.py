@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import math
+import shutil
 import struct
+import tempfile
 import wave
 import zlib
 from pathlib import Path
@@ -23,7 +25,7 @@ from trainboard.reader.records import write_record
 
 STEPS = 200
 # Bump when the demo's content changes: a new version is written beside the old one.
-VERSION = 1
+VERSION = 2
 START_TIME = 1_700_000_000.0
 NOTES = """# Demo run
 
@@ -39,14 +41,25 @@ Written by `trainboard` itself when no `--logdir` is given.
 def demo_logdir() -> Path:
     """The demo logdir in the user's cache directory, written on first use."""
     root = Path(platformdirs.user_cache_dir("trainboard")) / f"demo-v{VERSION}"
-    done = root / ".complete"
-    if not done.exists():
-        write_demo(root)
-        done.touch()
+    if not root.exists():
+        root.parent.mkdir(parents=True, exist_ok=True)
+        # Written aside and renamed into place, so that the demo is whole (or absent) even when two trainboards
+        # start at once or one is stopped while writing: the first rename wins, the other copy is dropped.
+        scratch = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
+        try:
+            write_demo(scratch)
+            try:
+                scratch.rename(root)
+            except OSError:
+                if not root.is_dir():
+                    raise
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     return root
 
 
 def write_demo(root: Path) -> None:
+    """The demo's three runs under `root`, the same bytes every time."""
     rng = np.random.default_rng(0)
     for run, rate in (("train/lr-0.1", 0.1), ("train/lr-0.01", 0.01)):
         _write_run(root / run, rate, rng, restart_at=120 if rate == 0.1 else None)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,22 +14,76 @@ import platformdirs
 
 @dataclass(frozen=True, slots=True)
 class Setting:
+    """One setting: `--name` on the command line, `TRAINBOARD_NAME` in the environment.
+
+    `parse` turns the text of either into a value (raising ValueError or argparse.ArgumentTypeError with a message
+    for the user); by default the default's type does. A parsed None means "as if not given".
+    """
+
     name: str
     default: object
     help: str
+    parse: Callable[[str], object] | None = None
+
+
+def parse_port(text: str) -> int | None:
+    """A TCP port, 0 for any free one, or TensorBoard's `default` (None): 6006 or the next free port after it."""
+    if text == "default":
+        return None
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r}: expected a number or 'default'") from None
+    if not 0 <= port <= 0xFFFF:
+        raise argparse.ArgumentTypeError(f"invalid port {port}: must be between 0 and 65535")
+    return port
+
+
+def parse_seconds(text: str) -> float:
+    """A non-negative number of seconds, as TensorBoard's --reload_interval."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number of seconds {text!r}") from None
+    if not seconds >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be non-negative: {text!r}")
+    return seconds
+
+
+def parse_switch(text: str) -> bool:
+    """An on/off environment variable: 1/true/yes/on or 0/false/no/off (or empty)."""
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError("expected 1/true/yes/on or 0/false/no/off")
+
+
+def parse_path_prefix(text: str) -> str:
+    """TensorBoard's rule: a trailing slash is dropped, a prefix must start with one."""
+    prefix = text.rstrip("/")
+    if prefix and not prefix.startswith("/"):
+        raise argparse.ArgumentTypeError(f"must start with a slash, but got {text!r}")
+    return prefix
 
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("logdir", "", "Log directory (local path or fsspec URL such as s3://bucket/runs); a demo if empty."),
     Setting("logdir_spec", "", "Comma-separated name:path pairs, as TensorBoard's --logdir_spec."),
-    Setting("host", "127.0.0.1", "Address to listen on."),
-    Setting("bind_all", False, "Listen on all IPv4 addresses (0.0.0.0) instead of --host."),
-    Setting("port", 6006, "Port to listen on (0 picks a free one)."),
-    Setting("reload_interval", 5.0, "Seconds between looks for new data; 0 loads once."),
+    Setting("host", "127.0.0.1", "Address to listen on (only this machine by default); excludes --bind_all."),
+    Setting("bind_all", False, "Listen on every interface, IPv4 and IPv6, instead of --host."),
+    Setting(
+        "port",
+        6006,
+        "Port to listen on: 6006 or the next free one when not given, 0 for any free port.",
+        parse_port,
+    ),
+    Setting("reload_interval", 5.0, "Seconds between looks for new data; 0 loads once.", parse_seconds),
     Setting(
         "samples_per_plugin", "", "Points per series by plugin, e.g. 'scalars=500,images=all' (0 or all: every point)."
     ),
-    Setting("path_prefix", "", "Serve under this URL path prefix, e.g. /tensorboard."),
+    Setting("path_prefix", "", "Serve under this URL path prefix, e.g. /tensorboard.", parse_path_prefix),
     Setting("window_title", "", "Browser window title."),
     Setting("db", "", "Store file; by default one per logdir in the user's cache directory."),
     Setting("ui", "trainboard", "Web UI to serve at /: trainboard or tensorboard."),

@@ -3,62 +3,132 @@
 from __future__ import annotations
 
 import os
+import re
+import socket
 import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.servers import BIN, free_port, running
-from trainboard.reader.protos.event_pb2 import Event
-from trainboard.reader.records import write_record
-
-
-def ingested(client: httpx.Client) -> bool:
-    return client.get("/data/ingest_progress").raise_for_status().json()["done"] is True
+from tests.cli.logs import write_run
+from tests.cli.process import command, trainboard
 
 
 def test_without_a_logdir_it_writes_and_serves_the_demo(tmp_path: Path) -> None:
-    port = free_port()
-    environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    command = [str(BIN / "trainboard"), f"--port={port}", "--reload_interval=0"]
-    log = tmp_path / "demo.log"
-    with running(command, port, log, ingested, env=environment) as server, httpx.Client(base_url=server.url) as client:
+    cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    with (
+        trainboard(tmp_path / "first", "--port=0", "--reload_interval=0", env=cache) as server,
+        httpx.Client(base_url=server.url) as client,
+    ):
         assert sorted(client.get("/data/runs").json()) == ["eval", "train/lr-0.01", "train/lr-0.1"]
         tags = client.get("/data/plugin/scalars/tags").json()
         assert set(tags["train/lr-0.1"]) == {"loss", "accuracy", "learning_rate"}
-        steps = [
-            step for _, step, _ in client.get("/data/scalars", params={"run": "train/lr-0.1", "tag": "loss"}).json()
-        ]
+        series = client.get("/data/scalars", params={"run": "train/lr-0.1", "tag": "loss"}).json()
         # The restart at step 120 dropped the first life's steps 120..149: each step is there once.
-        assert steps == list(range(200))
+        assert [step for _, step, _ in series] == list(range(200))
         for plugin in ("images", "audio", "histograms", "text"):
             assert client.get(f"/data/plugin/{plugin}/tags").json()["eval"], plugin
-    output = log.read_text()
-    assert "serving the demo logdir" in output
-    assert "ingest done: 3/3 files" in output
+        first = server.errors()
+    demo = tmp_path / "cache" / "trainboard" / "demo-v2"
+    assert f"No --logdir given: serving a demo logdir that trainboard wrote to {demo}" in first
+    assert "ingest done: 3/3 files" in first
+    assert sorted(path.name for path in demo.parent.iterdir() if path.name.startswith(".demo")) == []
+    written = {path: path.stat().st_mtime_ns for path in demo.rglob("*tfevents*")}
+    # Started again, it serves the same demo from its store without writing it again.
+    with trainboard(tmp_path / "second", "--port=0", "--reload_interval=0", env=cache) as server:
+        assert len(httpx.get(f"{server.url}data/runs").json()) == 3
+        assert "ingest done: 3/3 files, 0.1/0.1 MB, 0 new points" in server.errors()
+    assert {path: path.stat().st_mtime_ns for path in demo.rglob("*tfevents*")} == written
+
+
+def test_progress_goes_to_stderr_as_lines_in_a_log_and_as_a_bar_on_a_terminal(tmp_path: Path) -> None:
+    write_run(tmp_path / "logs" / "run", steps=1000)
+    flags = (f"--logdir={tmp_path / 'logs'}", "--port=0", "--reload_interval=0")
+    with trainboard(tmp_path / "log", *flags, f"--db={tmp_path / 'log.sqlite'}") as server:
+        progress = httpx.get(f"{server.url}data/ingest_progress").json()
+    assert server.stdout.read_text() == ""
+    summary = f"ingest done: 1/1 files, 0.0/0.0 MB, {progress['points']:,} new points in "
+    assert progress["points"] == 1000
+    assert summary in server.errors()
+    assert "\r" not in server.errors()
+    with trainboard(tmp_path / "tty", *flags, f"--db={tmp_path / 'tty.sqlite'}", tty=True) as server:
+        pass
+    drawn = server.errors()
+    # tqdm redraws the bar in place: bytes, files and points, their rates, then the summary on a line of its own.
+    assert re.search(r"\ringest: 100%\|█+\| [\d.]+k/[\d.]+k \[.*B/s, 1/1 files, 1,000 points, [\d,]+ points/s\]", drawn)
+    assert re.search(r"\r\ningest done: 1/1 files, 0.0/0.0 MB, 1,000 new points in [\d.]+ s \([\d,]+ points/s\)", drawn)
 
 
 def test_logdir_spec_names_runs_by_group(tmp_path: Path) -> None:
-    for group, run in (("a", "x"), ("b", ".")):
-        directory = tmp_path / group / run
-        directory.mkdir(parents=True, exist_ok=True)
-        with (directory / "events.out.tfevents.1.host").open("wb") as stream:
-            event = Event(wall_time=1.0, step=1)
-            event.summary.value.add(tag="loss", simple_value=0.5)
-            write_record(stream, event.SerializeToString())
-    port = free_port()
-    spec = f"first:{tmp_path / 'a'},second:{tmp_path / 'b'}"
-    command = [str(BIN / "trainboard"), f"--logdir_spec={spec}", f"--port={port}", f"--db={tmp_path / 's.sqlite'}"]
-    with running(command, port, tmp_path / "spec.log", ingested) as server:
-        assert sorted(httpx.get(f"{server.url}/data/runs").json()) == ["first/x", "second/."]
+    write_run(tmp_path / "a" / "x")
+    write_run(tmp_path / "b")
+    write_run(tmp_path / "c" / "y")
+    spec = f"first:{tmp_path / 'a'},second:{tmp_path / 'b'},{tmp_path / 'c'}"
+    flags = (f"--logdir_spec={spec}", "--port=0", f"--db={tmp_path / 's.sqlite'}")
+    with trainboard(tmp_path / "spec", *flags) as server:
+        assert sorted(httpx.get(f"{server.url}data/runs").json()) == ["first/x", "second/.", "y"]
+        assert httpx.get(f"{server.url}data/environment").json()["data_location"] == spec
 
 
-def test_bad_flags_exit_with_a_message(tmp_path: Path) -> None:
-    for flags, message in (
-        (["--port=notanumber"], "invalid int value"),
-        (["--samples_per_plugin=scalars"], "name=count"),
-        (["--nope"], "unrecognized arguments"),
-    ):
-        result = subprocess.run([str(BIN / "trainboard"), *flags], capture_output=True, text=True, timeout=60)
-        assert result.returncode == 2, (flags, result)
-        assert message in result.stderr, (flags, result.stderr)
+def test_port_is_6006_or_the_next_free_one_unless_given(tmp_path: Path) -> None:
+    logdir = f"--logdir={tmp_path / 'logs'}"
+    with socket.socket() as holder:
+        try:
+            holder.bind(("127.0.0.1", 6006))
+            holder.listen()
+        except OSError:
+            pass  # someone else holds 6006: trainboard must pass it all the same
+        with trainboard(tmp_path / "scan", logdir, f"--db={tmp_path / 'scan.sqlite'}") as server:
+            port = httpx.URL(server.url).port
+            assert port is not None and 6006 < port < 6106
+            assert "Serving on 127.0.0.1 only; to expose to the network, use a proxy or pass --bind_all" in (
+                server.errors()
+            )
+        taken = subprocess.run(command(logdir, "--port=6006"), capture_output=True, text=True, timeout=60)
+    assert taken.returncode == 1
+    assert taken.stderr.splitlines()[-1] == (
+        "trainboard: error: could not bind to port 6006: it is already in use (pick another with --port, or 0 for any)"
+    )
+
+
+def test_host_may_be_ipv6_and_the_url_has_the_path_prefix(tmp_path: Path) -> None:
+    flags = (f"--logdir={tmp_path}", "--host=::1", "--port=0", "--path_prefix=/board/", f"--db={tmp_path / 'db'}")
+    with trainboard(tmp_path / "v6", *flags) as server:
+        assert re.fullmatch(r"http://\[::1\]:\d+/board/", server.url)
+        assert httpx.get(f"{server.url}data/runs").json() == []
+        assert "--bind_all" not in server.errors()
+
+
+@pytest.mark.parametrize(
+    ("flags", "environment", "message"),
+    [
+        (["--port=notanumber"], {}, "argument --port: invalid port 'notanumber': expected a number or 'default'"),
+        (["--port=70000"], {}, "argument --port: invalid port 70000: must be between 0 and 65535"),
+        (["--reload_interval=-1"], {}, "argument --reload_interval: must be non-negative: '-1'"),
+        (["--path_prefix=board"], {}, "argument --path_prefix: must start with a slash, but got 'board'"),
+        (["--logdir=a", "--logdir_spec=b:c"], {}, "may not give both --logdir and --logdir_spec"),
+        (["--host=127.0.0.1", "--bind_all"], {}, "may not give both --host and --bind_all"),
+        (["--bind_all"], {"TRAINBOARD_HOST": "::1"}, "may not give both --host and --bind_all"),
+        (
+            [],
+            {"TRAINBOARD_PORT": "x"},
+            "environment variable TRAINBOARD_PORT='x': invalid port 'x': expected a number or 'default'",
+        ),
+        (
+            [],
+            {"TRAINBOARD_BIND_ALL": "maybe"},
+            "environment variable TRAINBOARD_BIND_ALL='maybe': expected 1/true/yes/on or 0/false/no/off",
+        ),
+        (["--samples_per_plugin=scalars"], {}, "--samples_per_plugin expects name=count pairs, got 'scalars'"),
+        (["--ui=web"], {}, "--ui must be one of trainboard, tensorboard, not 'web'"),
+        (["--nope"], {}, "unrecognized arguments: --nope"),
+    ],
+)
+def test_bad_flags_exit_with_a_message(flags: list[str], environment: dict[str, str], message: str) -> None:
+    result = subprocess.run(
+        command(*flags), capture_output=True, text=True, timeout=60, env={**os.environ, **environment}
+    )
+    assert result.returncode == 2, result
+    assert result.stderr.splitlines()[0].startswith("usage: trainboard ")
+    assert result.stderr.splitlines()[-1] == f"trainboard: error: {message}"

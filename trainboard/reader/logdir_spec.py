@@ -1,7 +1,9 @@
 """TensorBoard's --logdir_spec: several log directories at once, each run named after its directory's group.
 
 `name:path` puts the runs of `path` under `name/` (a run at the root of `path` is `name/.`, as TensorBoard names
-it); a bare `path` (or a URL such as s3://b/x) keeps its runs' own names.
+it); a bare `path` (or a URL such as s3://b/x) keeps its runs' own names. Unlike TensorBoard, empty items (a trailing
+comma) are ignored rather than read as the current directory, and an event file that two items reach is read once,
+into the run of the first item, since the store keeps one read offset per file.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ URL = re.compile(r"[a-zA-Z][0-9a-zA-Z.]*://.*")
 
 
 def parse_logdir_spec(spec: str) -> dict[str, str | None]:
-    """{path: group name or None}, as TensorBoard parses the flag (a spec starting with / never names a group)."""
+    """{path: group name or None}, as TensorBoard parses the flag: `name:path` names a group, but a URL, an item
+    starting with / (`/a:b` is a path with a colon) or a Windows drive (`C:\\logs`) does not."""
     groups: dict[str, str | None] = {}
     for item in filter(None, spec.split(",")):
-        if URL.match(item) is None and ":" in item and not item.startswith("/"):
+        if URL.match(item) is None and ":" in item and not item.startswith("/") and not os.path.splitdrive(item)[0]:
             name, _, path = item.partition(":")
             group: str | None = name
         else:
@@ -41,10 +44,14 @@ class LogDirSpec:
 
     def runs(self) -> dict[str, list[str]]:
         runs: dict[str, list[str]] = {}
+        claimed: set[str] = set()
         for logdir, name in self._groups:
             for run, paths in logdir.runs().items():
-                runs.setdefault(posixpath.join(name, run) if name else run, []).extend(paths)
-                self._owners.update(dict.fromkeys(paths, logdir))
+                mine = [path for path in paths if path not in claimed]
+                claimed.update(mine)
+                if mine:
+                    runs.setdefault(posixpath.join(name, run) if name else run, []).extend(mine)
+                    self._owners.update(dict.fromkeys(mine, logdir))
         return runs
 
     def open(self, path: str) -> BinaryIO:
