@@ -11,6 +11,8 @@ from typing import Any, BinaryIO, Protocol
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
 
+from trainboard.reader.dialect import file_dialect
+
 
 class RunSource(Protocol):
     """Where runs and their event files come from: one LogDir, or several (LogDirSpec)."""
@@ -22,11 +24,6 @@ class RunSource(Protocol):
     def open(self, path: str) -> BinaryIO: ...
 
     def size(self, path: str) -> int: ...
-
-
-def is_event_file(name: str) -> bool:
-    """TensorBoard reads only files whose name contains "tfevents"."""
-    return "tfevents" in name
 
 
 class LogDir:
@@ -46,7 +43,7 @@ class LogDir:
         """Every directory that directly holds an event file, by run name ("." for the root), files sorted by name."""
         runs: dict[str, list[str]] = {}
         for directory, names in self._directories():
-            files = sorted(name for name in names if is_event_file(name))
+            files = sorted(name for name in names if file_dialect(name) is not None)
             if files:
                 run = self._run_name(directory)
                 runs[run] = [self._join(directory, name) for name in files]

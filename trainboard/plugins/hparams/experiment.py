@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf import json_format
@@ -11,11 +12,11 @@ from trainboard.plugins import scalars
 from trainboard.plugins.hparams.memo import Remember, compute_now
 from trainboard.plugins.hparams.metadata import (
     EXPERIMENT_TAG,
-    SESSION_START_INFO_TAG,
     Contents,
     hparams_contents,
     parse_plugin_data,
 )
+from trainboard.plugins.hparams.starts import SessionStart, session_starts
 from trainboard.plugins.hparams.values import MetricName
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.protos.hparams_pb2 import (
@@ -31,13 +32,15 @@ from trainboard.reader.protos.hparams_pb2 import (
 KIND_TYPES = {"number_value": DATA_TYPE_FLOAT64, "string_value": DATA_TYPE_STRING, "bool_value": DATA_TYPE_BOOL}
 
 
-def experiment(provider: DataProvider, contents: Contents, *, include_metrics: bool) -> dict[str, Any]:
+def experiment(
+    provider: DataProvider, contents: Contents, starts: Callable[[], list[SessionStart]], *, include_metrics: bool
+) -> dict[str, Any]:
     """The Experiment TensorBoard answers, as JSON: the first experiment summary in walk order, else one inferred from
-    the session start infos and the scalars of the sessions' runs, else an empty one. Hparam infos come differing
-    first, then by name."""
+    the session starts and the scalars of the sessions' runs (or the metrics TS-VIS sessions name), else an empty
+    one. Hparam infos come differing first, then by name."""
     found = _from_summary(contents, include_metrics=include_metrics)
     if found is None:
-        found = _inferred(provider, contents, include_metrics=include_metrics)
+        found = _inferred(provider, starts(), include_metrics=include_metrics)
     printed = json_format.MessageToDict(found, always_print_fields_with_no_presence=True)
     printed["hparamInfos"] = sorted(printed["hparamInfos"], key=lambda info: (not info["differs"], info["name"]))
     return printed
@@ -64,18 +67,21 @@ def _from_summary(contents: Contents, *, include_metrics: bool) -> Any | None:
     return None
 
 
-def _inferred(provider: DataProvider, contents: Contents, *, include_metrics: bool) -> Any:
+def _inferred(provider: DataProvider, starts: list[SessionStart], *, include_metrics: bool) -> Any:
     values: dict[str, list[Any]] = {}
-    for tags in contents.values():
-        if SESSION_START_INFO_TAG in tags:
-            for name, value in parse_plugin_data(tags[SESSION_START_INFO_TAG], "session_start_info").hparams.items():
-                values.setdefault(name, []).append(value)
+    for start in starts:
+        for name, value in start.info.hparams.items():
+            values.setdefault(name, []).append(value)
     infos = [info for name, found in values.items() if (info := _hparam_info(name, found)) is not None]
     metrics: list[Any] = []
     if infos and include_metrics:
-        session_runs = {run for run, tags in contents.items() if SESSION_START_INFO_TAG in tags}
+        listed = provider.list_scalars(plugin_name=scalars.PLUGIN_NAME)
+        inferring_runs = {start.run for start in starts if start.metric_tags is None}
+        # TS-VIS sessions name their metrics: those the session's run holds.
+        named = {(tag, "") for start in starts for tag in start.metric_tags or () if tag in listed.get(start.run, {})}
         metrics = [
-            MetricInfo(name={"group": group, "tag": tag}) for tag, group in _metric_names(provider, session_runs)
+            MetricInfo(name={"group": group, "tag": tag})
+            for tag, group in sorted(_metric_names(listed, inferring_runs) | named)
         ]
     return Experiment(hparam_infos=infos, metric_infos=metrics)
 
@@ -127,10 +133,11 @@ def _as_string(value: Any) -> str:
     return text[1:-1] if value.WhichOneof("kind") == "string_value" else text
 
 
-def _metric_names(provider: DataProvider, session_runs: set[str]) -> list[tuple[str, str]]:
-    """(tag, group) of every scalar series in a session's run or below it, the group being the path below it."""
+def _metric_names(listed: dict[str, dict[str, Any]], session_runs: set[str]) -> set[tuple[str, str]]:
+    """(tag, group) of every scalar series listed in a session's run or below it, the group being the path below
+    it."""
     names: set[tuple[str, str]] = set()
-    for run, tags in provider.list_scalars(plugin_name=scalars.PLUGIN_NAME).items():
+    for run, tags in listed.items():
         session = _longest_parent(session_runs, run)
         if session is None:
             continue
@@ -138,7 +145,7 @@ def _metric_names(provider: DataProvider, session_runs: set[str]) -> list[tuple[
         if group == "." and not run.endswith("."):
             group = ""
         names.update((tag, group) for tag in tags)
-    return sorted(names)
+    return names
 
 
 def _longest_parent(candidates: set[str], run: str) -> str | None:
@@ -160,5 +167,11 @@ def get_experiment(provider: DataProvider, request: Any, remember: Remember = co
 def full_experiment(provider: DataProvider, include_metrics: bool, remember: Remember = compute_now) -> dict[str, Any]:
     contents = remember("contents", lambda: hparams_contents(provider))
     return remember(
-        ("experiment", include_metrics), lambda: experiment(provider, contents, include_metrics=include_metrics)
+        ("experiment", include_metrics),
+        lambda: experiment(provider, contents, lambda: all_starts(provider, remember), include_metrics=include_metrics),
     )
+
+
+def all_starts(provider: DataProvider, remember: Remember = compute_now) -> list[SessionStart]:
+    contents = remember("contents", lambda: hparams_contents(provider))
+    return remember("starts", lambda: session_starts(provider, contents))

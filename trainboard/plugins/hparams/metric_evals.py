@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from trainboard.errors import NotFoundError
 from trainboard.plugins import scalars
-from trainboard.plugins.hparams.sessions import metric_run_tag
+from trainboard.plugins.hparams.sessions import metric_run_tag, session_metric_run_tag
 from trainboard.plugins.hparams.values import MetricName
 from trainboard.provider.provider import DataProvider
 
@@ -13,5 +14,12 @@ from trainboard.provider.provider import DataProvider
 def list_metric_evals(provider: DataProvider, request: Any, *, samples: int | None) -> list[scalars.Row]:
     """[wall_time, step, value] of the metric's series; an unknown series is a NotFoundError."""
     metric = MetricName(group=request.metric_name.group, tag=request.metric_name.tag)
+    found = session_metric_run_tag(provider, request.session_name, metric)
+    if found is not None:
+        try:
+            return scalars.scalars(provider, run=found[0], tag=found[1], samples=samples)
+        except NotFoundError:
+            pass
+    # Named as TensorBoard names it, by the session's run, also for a TS-VIS session (whose series is elsewhere).
     run, tag = metric_run_tag(request.session_name, metric)
-    return scalars.scalars(provider, run=run, tag=tag, samples=samples)
+    raise NotFoundError(f"No scalar data for run={run!r}, tag={tag!r}")

@@ -14,9 +14,8 @@ from trainboard.plugins.hparams.columns import (
     sort_groups,
 )
 from trainboard.plugins.hparams.encoding import session_group_json
-from trainboard.plugins.hparams.experiment import full_experiment, metric_names
+from trainboard.plugins.hparams.experiment import all_starts, full_experiment, metric_names
 from trainboard.plugins.hparams.memo import Remember, compute_now
-from trainboard.plugins.hparams.metadata import hparams_contents
 from trainboard.plugins.hparams.sessions import sessions
 from trainboard.plugins.hparams.values import MetricName, Session, SessionGroup
 from trainboard.provider.provider import DataProvider
@@ -51,8 +50,9 @@ def filtered_groups(provider: DataProvider, request: Any, remember: Remember = c
     statuses = frozenset(request.allowed_statuses)
 
     def all_sessions() -> list[Session]:
-        contents = remember("contents", lambda: hparams_contents(provider))
-        return sessions(provider, contents, metric_names(full_experiment(provider, include_metrics, remember)))
+        return sessions(
+            provider, all_starts(provider, remember), metric_names(full_experiment(provider, include_metrics, remember))
+        )
 
     def all_groups() -> list[SessionGroup]:
         found = remember(("sessions", include_metrics), all_sessions)

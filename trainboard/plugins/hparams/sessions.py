@@ -1,4 +1,4 @@
-"""Sessions, each a run with a session start info, and their last metric values; grouped by group name."""
+"""Sessions, from their starts, with their last metric values."""
 
 from __future__ import annotations
 
@@ -9,12 +9,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from trainboard.plugins import scalars
-from trainboard.plugins.hparams.metadata import (
-    SESSION_END_INFO_TAG,
-    SESSION_START_INFO_TAG,
-    Contents,
-    parse_plugin_data,
-)
+from trainboard.plugins.hparams.starts import SessionStart, tsvis_starts
 from trainboard.plugins.hparams.values import JsonValue, MetricName, MetricValue, Session
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter, ScalarDatum
@@ -22,38 +17,49 @@ from trainboard.provider.values import RunTagFilter, ScalarDatum
 STATUS_UNKNOWN = 0
 
 
-def metric_run_tag(session_name: str, metric: MetricName) -> tuple[str, str]:
-    """The run and tag holding a session's values of a metric: the run `<session>/<group>`, joined as paths."""
-    run = posixpath.join(session_name, metric.group)
+def metric_run_tag(session_run: str, metric: MetricName) -> tuple[str, str]:
+    """The run and tag holding a session's values of a metric: the run `<session's run>/<group>`, joined as paths."""
+    run = posixpath.join(session_run, metric.group)
     return run.removesuffix("/"), metric.tag
 
 
-def sessions(provider: DataProvider, contents: Contents, metrics: list[MetricName]) -> list[Session]:
-    """Every session in walk order, with the last value of each of `metrics` that its runs hold."""
-    names = [run for run, tags in contents.items() if SESSION_START_INFO_TAG in tags]
-    last = _last_scalars(provider, [metric_run_tag(name, metric) for name in names for metric in metrics])
+def session_metric_run_tag(provider: DataProvider, session_name: str, metric: MetricName) -> tuple[str, str] | None:
+    """The run and tag of a session's metric; None for a metric that a TS-VIS session does not name."""
+    for start in tsvis_starts(provider):
+        if start.name == session_name:
+            return metric_run_tag(start.run, metric) if _has_metric(start, metric) else None
+    return metric_run_tag(session_name, metric)
+
+
+def _has_metric(start: SessionStart, metric: MetricName) -> bool:
+    """Whether a session may have values of `metric`: a TS-VIS session has only the metrics it names."""
+    return start.metric_tags is None or (not metric.group and metric.tag in start.metric_tags)
+
+
+def sessions(provider: DataProvider, starts: list[SessionStart], metrics: list[MetricName]) -> list[Session]:
+    """Every session, in the order of `starts`, with the last value of each of `metrics` that its runs hold."""
+    wanted = [metric_run_tag(start.run, metric) for start in starts for metric in metrics if _has_metric(start, metric)]
+    last = _last_scalars(provider, wanted)
     found = []
-    for name in names:
-        tags = contents[name]
-        start = parse_plugin_data(tags[SESSION_START_INFO_TAG], "session_start_info")
-        end = (
-            parse_plugin_data(tags[SESSION_END_INFO_TAG], "session_end_info") if SESSION_END_INFO_TAG in tags else None
-        )
+    for start in starts:
         values = []
         for metric in metrics:
-            datum = last.get(metric_run_tag(name, metric))
+            if not _has_metric(start, metric):
+                continue
+            datum = last.get(metric_run_tag(start.run, metric))
             if datum is not None:
                 values.append(MetricValue(metric, datum.value, datum.step, datum.wall_time))
+        info, end = start.info, start.end
         found.append(
             Session(
-                name=name,
-                group_name=start.group_name or name,
-                hparams=_printable_hparams(start.hparams.items()),
-                start_time_secs=start.start_time_secs,
+                name=start.name,
+                group_name=info.group_name or start.name,
+                hparams=_printable_hparams(info.hparams.items()),
+                start_time_secs=info.start_time_secs,
                 end_time_secs=end.end_time_secs if end is not None else 0.0,
                 status=end.status if end is not None else STATUS_UNKNOWN,
-                model_uri=start.model_uri,
-                monitor_url=start.monitor_url,
+                model_uri=info.model_uri,
+                monitor_url=info.monitor_url,
                 metric_values=tuple(values),
             )
         )
