@@ -27,6 +27,8 @@ def write(directory):
     writer.add_exception("counts", np.arange(12, dtype=np.int64).reshape(3, 4), 0)
     writer.add_audio("sound", rng.uniform(-1, 1, size=(800, 1)).astype(np.float32), 0, sample_rate=8000)
     writer.add_embedding("features", rng.normal(size=(20, 5)), label=np.arange(20) % 3, step=4)
+    writer.add_hparams({"lr": 0.01, "optimizer": "adam", "augment": True}, ["loss"], tag="first")
+    writer.add_hparams({"lr": 0.1, "optimizer": "sgd", "augment": False}, ["loss", "missing"], tag="first")
     writer.close()
 
 

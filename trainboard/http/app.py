@@ -16,7 +16,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount
 
 from trainboard.errors import PublicError
-from trainboard.http import tensorboard
+from trainboard.http import tensorboard, tsvis
 from trainboard.http.context import Experiment
 from trainboard.http.limits import LimitBodySize
 from trainboard.http.responses import TextResponse
@@ -60,7 +60,7 @@ def create_app(settings: Settings, progress: IngestProgress | None = None) -> St
 
     routes: list[BaseRoute] = tensorboard.routes()
     pages = tensorboard_ui.routes(settings.path_prefix) if settings.ui == "tensorboard" else index_page.routes()
-    routes = [Mount("/experiment/{experiment_id}", routes=routes), *routes, *pages]
+    routes = [Mount("/experiment/{experiment_id}", routes=routes), *routes, *tsvis.routes(), *pages]
     if settings.path_prefix.strip("/"):
         routes = [Mount("/" + settings.path_prefix.strip("/"), routes=routes)]
     return Starlette(

@@ -34,23 +34,20 @@ class SessionStart:
     end: Any | None  # a SessionEndInfo, when the session's run has one
     # The metric tags a TS-VIS session names; None for TensorBoard's sessions, whose metrics are inferred.
     metric_tags: tuple[str, ...] | None = None
+    # A TS-VIS session's SessionStartInfo as written (TS-VIS's API serves it so).
+    tsvis_info: Any = None
 
 
 def session_starts(provider: DataProvider, contents: Contents) -> list[SessionStart]:
     """TensorBoard's sessions in walk order, then TS-VIS's, by run in walk order and in file order within a run."""
-    starts = [
-        SessionStart(
-            name=run,
-            run=run,
-            info=parse_plugin_data(tags[SESSION_START_INFO_TAG], "session_start_info"),
-            end=parse_plugin_data(tags[SESSION_END_INFO_TAG], "session_end_info")
-            if SESSION_END_INFO_TAG in tags
-            else None,
-        )
-        for run, tags in contents.items()
-        if SESSION_START_INFO_TAG in tags
-    ]
+    starts = [_tensorboard_start(run, tags) for run, tags in contents.items() if SESSION_START_INFO_TAG in tags]
     return starts + tsvis_starts(provider)
+
+
+def _tensorboard_start(run: str, tags: dict[str, bytes]) -> SessionStart:
+    info = parse_plugin_data(tags[SESSION_START_INFO_TAG], "session_start_info")
+    end = parse_plugin_data(tags[SESSION_END_INFO_TAG], "session_end_info") if SESSION_END_INFO_TAG in tags else None
+    return SessionStart(name=run, run=run, info=info, end=end)
 
 
 def tsvis_starts(provider: DataProvider) -> list[SessionStart]:
@@ -64,9 +61,10 @@ def tsvis_starts(provider: DataProvider) -> list[SessionStart]:
             tsvis_info = _parse_tsvis(datum.numpy.reshape(-1)[0])
             name = _unique(posixpath.join(run, tsvis_info.group_name or str(index)).removeprefix("./"), taken)
             info = SessionStartInfo(group_name=name, start_time_secs=tsvis_info.start_time_secs or datum.wall_time)
-            for key, value in tsvis_info.hparams.items():
-                info.hparams[key].CopyFrom(value)
-            starts.append(SessionStart(name, run, info, None, tuple(tsvis_info.metrics)))
+            for entry in tsvis_info.hparams:
+                info.hparams[entry.key].CopyFrom(entry.value)
+            metric_tags = tuple(dict.fromkeys(entry.key for entry in tsvis_info.metrics))
+            starts.append(SessionStart(name, run, info, None, metric_tags, tsvis_info))
     return starts
 
 

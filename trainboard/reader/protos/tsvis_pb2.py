@@ -25,17 +25,13 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$trainboard/reader/protos/tsvis.proto\x12\x10trainboard.tsvis\x1a\x1cgoogle/protobuf/struct.proto\"\xc2\x02\n\x0bTensorProto\x12\r\n\x05\x64type\x18\x01 \x01(\t\x12\x39\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32#.trainboard.tsvis.TensorProto.Shape\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x11\n\tfloat_val\x18\x05 \x03(\x02\x12\x12\n\ndouble_val\x18\x06 \x03(\x01\x12\x0f\n\x07int_val\x18\x07 \x03(\x05\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\x12\x11\n\tint64_val\x18\n \x03(\x03\x12\x10\n\x08\x62ool_val\x18\x0b \x03(\x08\x1a`\n\x05Shape\x12\x34\n\x03\x64im\x18\x02 \x03(\x0b\x32\'.trainboard.tsvis.TensorProto.Shape.Dim\x1a!\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\"\xc2\x01\n\x06Tensor\x12\r\n\x05\x64type\x18\x01 \x01(\t\x12\x34\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32\x1e.trainboard.tsvis.Tensor.Shape\x12\x16\n\x0etensor_content\x18\x03 \x01(\x0c\x1a[\n\x05Shape\x12/\n\x03\x64im\x18\x01 \x03(\x0b\x32\".trainboard.tsvis.Tensor.Shape.Dim\x1a!\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\"\x9a\x04\n\tProjector\x12:\n\tembedding\x18\x01 \x01(\x0b\x32%.trainboard.tsvis.Projector.EmbeddingH\x00\x12:\n\texception\x18\x02 \x01(\x0b\x32%.trainboard.tsvis.Projector.ExceptionH\x00\x1a\xd6\x02\n\tEmbedding\x12<\n\x06sample\x18\x01 \x01(\x0b\x32,.trainboard.tsvis.Projector.Embedding.Sample\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.trainboard.tsvis.Tensor\x12\'\n\x05label\x18\x03 \x01(\x0b\x32\x18.trainboard.tsvis.Tensor\x1a\xb8\x01\n\x06Sample\x12\x45\n\x04type\x18\x02 \x01(\x0e\x32\x37.trainboard.tsvis.Projector.Embedding.Sample.SampleType\x12#\n\x01X\x18\x03 \x01(\x0b\x32\x18.trainboard.tsvis.Tensor\"B\n\nSampleType\x12\x14\n\x10TYPE_UNSPECIFIED\x10\x00\x12\t\n\x05\x41UDIO\x10\x01\x12\x08\n\x04TEXT\x10\x02\x12\t\n\x05IMAGE\x10\x03\x1a\x34\n\tException\x12\'\n\x05value\x18\x01 \x01(\x0b\x32\x18.trainboard.tsvis.TensorB\x06\n\x04kind\"\xd3\x02\n\x10SessionStartInfo\x12@\n\x07hparams\x18\x01 \x03(\x0b\x32/.trainboard.tsvis.SessionStartInfo.HparamsEntry\x12@\n\x07metrics\x18\x02 \x03(\x0b\x32/.trainboard.tsvis.SessionStartInfo.MetricsEntry\x12\x12\n\ngroup_name\x18\x04 \x01(\t\x12\x17\n\x0fstart_time_secs\x18\x05 \x01(\x01\x1a\x46\n\x0cHparamsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value:\x02\x38\x01\x1a\x46\n\x0cMetricsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value:\x02\x38\x01\"d\n\x11HParamsPluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12>\n\x12session_start_info\x18\x03 \x01(\x0b\x32\".trainboard.tsvis.SessionStartInfob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$trainboard/reader/protos/tsvis.proto\x12\x10trainboard.tsvis\x1a\x1cgoogle/protobuf/struct.proto\"\xc2\x02\n\x0bTensorProto\x12\r\n\x05\x64type\x18\x01 \x01(\t\x12\x39\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32#.trainboard.tsvis.TensorProto.Shape\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x11\n\tfloat_val\x18\x05 \x03(\x02\x12\x12\n\ndouble_val\x18\x06 \x03(\x01\x12\x0f\n\x07int_val\x18\x07 \x03(\x05\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\x12\x11\n\tint64_val\x18\n \x03(\x03\x12\x10\n\x08\x62ool_val\x18\x0b \x03(\x08\x1a`\n\x05Shape\x12\x34\n\x03\x64im\x18\x02 \x03(\x0b\x32\'.trainboard.tsvis.TensorProto.Shape.Dim\x1a!\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\"\xc2\x01\n\x06Tensor\x12\r\n\x05\x64type\x18\x01 \x01(\t\x12\x34\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32\x1e.trainboard.tsvis.Tensor.Shape\x12\x16\n\x0etensor_content\x18\x03 \x01(\x0c\x1a[\n\x05Shape\x12/\n\x03\x64im\x18\x01 \x03(\x0b\x32\".trainboard.tsvis.Tensor.Shape.Dim\x1a!\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\"\x9a\x04\n\tProjector\x12:\n\tembedding\x18\x01 \x01(\x0b\x32%.trainboard.tsvis.Projector.EmbeddingH\x00\x12:\n\texception\x18\x02 \x01(\x0b\x32%.trainboard.tsvis.Projector.ExceptionH\x00\x1a\xd6\x02\n\tEmbedding\x12<\n\x06sample\x18\x01 \x01(\x0b\x32,.trainboard.tsvis.Projector.Embedding.Sample\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.trainboard.tsvis.Tensor\x12\'\n\x05label\x18\x03 \x01(\x0b\x32\x18.trainboard.tsvis.Tensor\x1a\xb8\x01\n\x06Sample\x12\x45\n\x04type\x18\x02 \x01(\x0e\x32\x37.trainboard.tsvis.Projector.Embedding.Sample.SampleType\x12#\n\x01X\x18\x03 \x01(\x0b\x32\x18.trainboard.tsvis.Tensor\"B\n\nSampleType\x12\x14\n\x10TYPE_UNSPECIFIED\x10\x00\x12\t\n\x05\x41UDIO\x10\x01\x12\x08\n\x04TEXT\x10\x02\x12\t\n\x05IMAGE\x10\x03\x1a\x34\n\tException\x12\'\n\x05value\x18\x01 \x01(\x0b\x32\x18.trainboard.tsvis.TensorB\x06\n\x04kind\"\xf2\x01\n\x10SessionStartInfo\x12\x39\n\x07hparams\x18\x01 \x03(\x0b\x32(.trainboard.tsvis.SessionStartInfo.Entry\x12\x39\n\x07metrics\x18\x02 \x03(\x0b\x32(.trainboard.tsvis.SessionStartInfo.Entry\x12\x12\n\ngroup_name\x18\x04 \x01(\t\x12\x17\n\x0fstart_time_secs\x18\x05 \x01(\x01\x1a;\n\x05\x45ntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\"d\n\x11HParamsPluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12>\n\x12session_start_info\x18\x03 \x01(\x0b\x32\".trainboard.tsvis.SessionStartInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainboard.reader.protos.tsvis_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SESSIONSTARTINFO_HPARAMSENTRY']._loaded_options = None
-  _globals['_SESSIONSTARTINFO_HPARAMSENTRY']._serialized_options = b'8\001'
-  _globals['_SESSIONSTARTINFO_METRICSENTRY']._loaded_options = None
-  _globals['_SESSIONSTARTINFO_METRICSENTRY']._serialized_options = b'8\001'
   _globals['_TENSORPROTO']._serialized_start=89
   _globals['_TENSORPROTO']._serialized_end=411
   _globals['_TENSORPROTO_SHAPE']._serialized_start=315
@@ -59,11 +55,9 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PROJECTOR_EXCEPTION']._serialized_start=1089
   _globals['_PROJECTOR_EXCEPTION']._serialized_end=1141
   _globals['_SESSIONSTARTINFO']._serialized_start=1152
-  _globals['_SESSIONSTARTINFO']._serialized_end=1491
-  _globals['_SESSIONSTARTINFO_HPARAMSENTRY']._serialized_start=1349
-  _globals['_SESSIONSTARTINFO_HPARAMSENTRY']._serialized_end=1419
-  _globals['_SESSIONSTARTINFO_METRICSENTRY']._serialized_start=1421
-  _globals['_SESSIONSTARTINFO_METRICSENTRY']._serialized_end=1491
-  _globals['_HPARAMSPLUGINDATA']._serialized_start=1493
-  _globals['_HPARAMSPLUGINDATA']._serialized_end=1593
+  _globals['_SESSIONSTARTINFO']._serialized_end=1394
+  _globals['_SESSIONSTARTINFO_ENTRY']._serialized_start=1335
+  _globals['_SESSIONSTARTINFO_ENTRY']._serialized_end=1394
+  _globals['_HPARAMSPLUGINDATA']._serialized_start=1396
+  _globals['_HPARAMSPLUGINDATA']._serialized_end=1496
 # @@protoc_insertion_point(module_scope)

@@ -105,14 +105,7 @@ class Projector(_message.Message):
 
 class SessionStartInfo(_message.Message):
     __slots__ = ("hparams", "metrics", "group_name", "start_time_secs")
-    class HparamsEntry(_message.Message):
-        __slots__ = ("key", "value")
-        KEY_FIELD_NUMBER: _ClassVar[int]
-        VALUE_FIELD_NUMBER: _ClassVar[int]
-        key: str
-        value: _struct_pb2.Value
-        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
-    class MetricsEntry(_message.Message):
+    class Entry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -123,11 +116,11 @@ class SessionStartInfo(_message.Message):
     METRICS_FIELD_NUMBER: _ClassVar[int]
     GROUP_NAME_FIELD_NUMBER: _ClassVar[int]
     START_TIME_SECS_FIELD_NUMBER: _ClassVar[int]
-    hparams: _containers.MessageMap[str, _struct_pb2.Value]
-    metrics: _containers.MessageMap[str, _struct_pb2.Value]
+    hparams: _containers.RepeatedCompositeFieldContainer[SessionStartInfo.Entry]
+    metrics: _containers.RepeatedCompositeFieldContainer[SessionStartInfo.Entry]
     group_name: str
     start_time_secs: float
-    def __init__(self, hparams: _Optional[_Mapping[str, _struct_pb2.Value]] = ..., metrics: _Optional[_Mapping[str, _struct_pb2.Value]] = ..., group_name: _Optional[str] = ..., start_time_secs: _Optional[float] = ...) -> None: ...
+    def __init__(self, hparams: _Optional[_Iterable[_Union[SessionStartInfo.Entry, _Mapping]]] = ..., metrics: _Optional[_Iterable[_Union[SessionStartInfo.Entry, _Mapping]]] = ..., group_name: _Optional[str] = ..., start_time_secs: _Optional[float] = ...) -> None: ...
 
 class HParamsPluginData(_message.Message):
     __slots__ = ("version", "session_start_info")

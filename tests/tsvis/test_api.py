@@ -1,0 +1,184 @@
+"""TS-VIS's API answered by trainboard as by the real TS-VIS 0.4.2 backend on the same logdir, route by route.
+
+Differences on purpose (README): histograms are TensorBoard's normalised buckets (empty end buckets dropped, float32
+edges) where TS-VIS keeps the raw ones; the category lists `distribution` beside `histogram`, as seed 004 says;
+failures say what went wrong without a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from tests.tsvis.conftest import Both
+
+pytestmark = pytest.mark.differential
+
+# Components whose routes trainboard serves; the graph, embedding and exception ones are compared once served.
+COMPARED_COMPONENTS = ("custom", "scalar", "media", "statistic", "hyperparm")
+
+
+def fetch(both: Both, path: str) -> tuple[Any, Any]:
+    expected = both.tsvis.get(path)
+    actual = both.trainboard.get(path)
+    assert expected.status_code == actual.status_code == 200, (path, expected.text[:300], actual.text[:300])
+    return expected.json(), actual.json()
+
+
+def assert_close(expected: Any, actual: Any, where: str = "$") -> None:
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and expected.keys() == actual.keys(), (where, expected.keys(), actual)
+        for key in expected:
+            assert_close(expected[key], actual[key], f"{where}.{key}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(expected) == len(actual), (where, len(expected), actual)
+        for index, (one, other) in enumerate(zip(expected, actual, strict=True)):
+            assert_close(one, other, f"{where}[{index}]")
+    elif isinstance(expected, float) and not isinstance(actual, str):
+        assert math.isclose(expected, actual, rel_tol=1e-6, abs_tol=1e-12), (where, expected, actual)
+    else:
+        assert expected == actual, (where, expected, actual)
+
+
+def answered(both: Both, path: str) -> Any:
+    """trainboard's data, after checking it is TS-VIS's."""
+    expected, actual = fetch(both, path)
+    assert expected["code"] == actual["code"] == 200, (path, expected["msg"][:300], actual["msg"])
+    assert_close(expected["data"], actual["data"])
+    return actual["data"]
+
+
+def category(both: Both) -> dict[str, Any]:
+    expected, actual = fetch(both, "/api/getCategory")
+    return {"tsvis": expected["data"], "trainboard": actual["data"]}
+
+
+def series(both: Both, component: str, kind: str | None = None) -> list[tuple[str, str]]:
+    """(run, tag) of every series TS-VIS lists for a component (a kind of media or statistic)."""
+    found = []
+    for run, components in category(both)["tsvis"].items():
+        listed = components.get(component, {})
+        tags = listed.get(kind, []) if kind else [tag for group in listed.values() for tag in group]
+        found.extend((run, tag) for tag in tags)
+    assert found, f"the logdir holds no {component} {kind or ''}"
+    return found
+
+
+def query(run: str, tag: str, **extra: object) -> str:
+    return "&".join(
+        [f"run={quote(run, safe='')}", f"tag={quote(tag, safe='')}", *(f"{k}={v}" for k, v in extra.items())]
+    )
+
+
+def test_init(both: Both) -> None:
+    assert answered(both, "/api/init") == {"msg": "success"}
+
+
+def test_category(both: Both) -> None:
+    listed = category(both)
+    for run, components in listed["tsvis"].items():
+        if not set(components) & set(COMPARED_COMPONENTS) - {"custom"}:
+            continue
+        expected = {name: value for name, value in components.items() if name in COMPARED_COMPONENTS}
+        actual = {name: value for name, value in listed["trainboard"].get(run, {}).items() if name in expected}
+        if "statistic" in actual:
+            assert actual["statistic"].pop("distribution") == actual["statistic"]["histogram"]
+        assert actual == expected, run
+
+
+def test_scalars(both: Both) -> None:
+    for run, tag in series(both, "scalar"):
+        answered(both, f"/api/scalar?{query(run, tag)}")
+
+
+def test_images(both: Both) -> None:
+    for run, tag in series(both, "media", "image"):
+        for point in answered(both, f"/api/image?{query(run, tag)}")[tag]:
+            assert answered(both, f"/api/image_raw?{query(run, tag, step=point['step'])}").startswith(
+                "data:image/png;base64,"
+            )
+
+
+def test_audio(both: Both) -> None:
+    for run, tag in series(both, "media", "audio"):
+        for point in answered(both, f"/api/audio?{query(run, tag)}")[tag]:
+            assert answered(both, f"/api/audio_raw?{query(run, tag, step=point['step'])}").startswith(
+                "data:audio/wav;base64,"
+            )
+
+
+def test_text(both: Both) -> None:
+    for run, tag in series(both, "media", "text"):
+        answered(both, f"/api/text?{query(run, tag)}")
+
+
+def normalised(rows: list[list[Any]]) -> list[list[Any]]:
+    """TS-VIS's histograms with TensorBoard's buckets: empty buckets at either end dropped, the minimum as the first
+    left edge and the maximum as the last right edge."""
+    result = []
+    for wall_time, step, low, high, buckets in rows:
+        counts = [count for _, _, count in buckets]
+        first = next(i for i, count in enumerate(counts) if count)
+        last = max(i for i, count in enumerate(counts) if count)
+        kept = [list(bucket) for bucket in buckets[first : last + 1]]
+        kept[0][0], kept[-1][1] = low, high
+        result.append([wall_time, step, low, high, kept])
+    return result
+
+
+@pytest.mark.parametrize("samples", [None, 1, 7, 49, 500])
+def test_histograms_and_distributions(both: Both, samples: int | None) -> None:
+    extra = {} if samples is None else {"samples": samples}
+    for run, tag in series(both, "statistic", "histogram"):
+        expected, actual = fetch(both, f"/api/histogram?{query(run, tag, **extra)}")
+        assert_close(normalised(expected["data"][tag]), actual["data"][tag])
+        answered(both, f"/api/distribution?{query(run, tag, **extra)}")
+
+
+def test_hyperparameters(both: Both) -> None:
+    runs = [run for run, components in category(both)["tsvis"].items() if "hyperparm" in components]
+    assert len(runs) == 4
+    for run in runs:
+        answered(both, f"/api/hyperparm?run={quote(run)}")
+    metrics = answered(both, "/api/hyperparm?run=run")["metrics"]
+    assert metrics[0]["tag"] == "loss" and len(metrics[0]["value"]) == 2
+
+
+def test_values_encoded_twice(both: Both) -> None:
+    twice = quote(quote("train/loss", safe=""), safe="")
+    assert twice == "train%252Floss"
+    data = answered(both, f"/api/scalar?run=tbx&tag={twice}")
+    assert len(data["train/loss"]) == 60
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/scalar?run=nothing&tag=loss",
+        "/api/scalar?run=tbx",
+        "/api/image_raw?run=.&tag=image&step=100000",
+        "/api/image_raw?run=.&tag=image&step=x",
+        "/api/histogram?run=.&tag=conv1_w&samples=x",
+        "/api/hyperparm?run=tbx",
+        "/api/text?run=..%2F..&tag=%2Fetc%2Fpasswd",
+    ],
+)
+def test_failures(both: Both, path: str) -> None:
+    expected, actual = fetch(both, path)
+    assert expected["code"] == actual["code"] == 500
+    assert actual["data"] == "" and actual["msg"] and "Trace" not in actual["msg"] and "File " not in actual["msg"]
+
+
+def test_get_only(both: Both) -> None:
+    for client in (both.tsvis, both.trainboard):
+        assert client.post("/api/getCategory").status_code == 405
+
+
+def test_what_tsvis_writes_is_served(both: Both) -> None:
+    """The values TS-VIS's own reader read from the files its writer wrote."""
+    scalars = [item for item in both.written if item["type"] == "scalar"]
+    served = answered(both, "/api/scalar?run=run&tag=loss")["loss"]
+    assert [(point["step"], point["value"]) for point in served] == [(item["step"], item["value"]) for item in scalars]

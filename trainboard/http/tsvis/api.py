@@ -1,0 +1,93 @@
+"""The routes of TS-VIS's API; each reads its parameters and calls the component in trainboard/plugins/tsvis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.http.context import experiment
+from trainboard.http.responses import JSONResponse
+from trainboard.http.tsvis.envelope import answer, integer, optional_integer, text
+from trainboard.plugins.tsvis import category, hyperparams, media, statistics
+
+# /api/init waits for the first ingest pass at most this long, as TS-VIS waits for its parser.
+INIT_WAIT_SECONDS = 30.0
+
+
+async def init(request: Request) -> JSONResponse:
+    progress = experiment(request).progress
+    deadline = time.monotonic() + INIT_WAIT_SECONDS
+    while not progress.as_json()["done"] and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    return JSONResponse({"code": 200, "msg": "ok", "data": {"msg": "success"}})
+
+
+def get_category(request: Request) -> Any:
+    return category.category(experiment(request).provider)
+
+
+def scalar(request: Request) -> Any:
+    tag = text(request, "tag")
+    return {tag: media.scalar(experiment(request).provider, text(request, "run"), tag)}
+
+
+def image(request: Request) -> Any:
+    tag = text(request, "tag")
+    return {tag: media.image_meta(experiment(request).provider, text(request, "run"), tag)}
+
+
+def image_raw(request: Request) -> Any:
+    found = experiment(request).provider
+    return media.image_data_uri(found, text(request, "run"), text(request, "tag"), integer(request, "step"))
+
+
+def audio(request: Request) -> Any:
+    tag = text(request, "tag")
+    return {tag: media.audio_meta(experiment(request).provider, text(request, "run"), tag)}
+
+
+def audio_raw(request: Request) -> Any:
+    found = experiment(request).provider
+    return media.audio_data_uri(found, text(request, "run"), text(request, "tag"), integer(request, "step"))
+
+
+def text_series(request: Request) -> Any:
+    tag = text(request, "tag")
+    return {tag: media.texts(experiment(request).provider, text(request, "run"), tag)}
+
+
+def histogram(request: Request) -> Any:
+    tag, samples = text(request, "tag"), optional_integer(request, "samples")
+    return {tag: statistics.histogram(experiment(request).provider, text(request, "run"), tag, samples)}
+
+
+def distribution(request: Request) -> Any:
+    tag, samples = text(request, "tag"), optional_integer(request, "samples")
+    return {tag: statistics.distribution(experiment(request).provider, text(request, "run"), tag, samples)}
+
+
+def hyperparm(request: Request) -> Any:
+    return hyperparams.hyperparameters(experiment(request).provider, text(request, "run"))
+
+
+def routes() -> list[BaseRoute]:
+    computed = {
+        "getCategory": get_category,
+        "scalar": scalar,
+        "image": image,
+        "image_raw": image_raw,
+        "audio": audio,
+        "audio_raw": audio_raw,
+        "text": text_series,
+        "histogram": histogram,
+        "distribution": distribution,
+        "hyperparm": hyperparm,
+    }
+    return [
+        Route("/api/init", init, methods=["GET"]),
+        *(Route(f"/api/{name}", answer(compute), methods=["GET"]) for name, compute in computed.items()),
+    ]
