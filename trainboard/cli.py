@@ -22,7 +22,7 @@ from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
 from trainboard.settings import SETTINGS, Setting, Settings, parse_samples_per_plugin, parse_switch
 
-UIS = ("trainboard", "tensorboard")
+UIS = ("trainboard", "tensorboard", "tsvis")
 DEFAULT_PORT = 6006
 # When --port is not given, as TensorBoard: 6006, else the next free port of the 100 after it.
 PORT_ATTEMPTS = 100
@@ -95,6 +95,13 @@ def _check(parser: argparse.ArgumentParser, settings: Settings, given: set[str])
 
         if tensorboard_ui.webfiles_zip() is None:
             parser.error(tensorboard_ui.MISSING)
+    if settings.ui == "tsvis":
+        from trainboard.http.ui import tsvis_ui
+
+        if tsvis_ui.frontend_directory() is None:
+            parser.error(tsvis_ui.MISSING)
+        if settings.path_prefix.strip("/"):
+            parser.error("--ui tsvis cannot be served under --path_prefix: TS-VIS's UI names its files from the root")
 
 
 def listen(settings: Settings, *, scan: bool) -> socket.socket:

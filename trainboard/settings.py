@@ -86,7 +86,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("path_prefix", "", "Serve under this URL path prefix, e.g. /tensorboard.", parse_path_prefix),
     Setting("window_title", "", "Browser window title."),
     Setting("db", "", "Store file; by default one per logdir in the user's cache directory."),
-    Setting("ui", "trainboard", "Web UI to serve at /: trainboard or tensorboard."),
+    Setting("ui", "trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis."),
 )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 from tensorboardX import SummaryWriter
+from tensorboardX.proto import event_pb2, graph_pb2
 
 from tests.tsvis.venv import run_in_tsvis
 
@@ -26,6 +27,7 @@ def write_api_logdir(root: Path) -> list[dict[str, Any]]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     written: list[dict[str, Any]] = run_in_tsvis(WRITE_EVERY_KIND, str(root))
     write_tensorboardx_run(root / "tbx")
+    write_graph_runs(root)
     return written
 
 
@@ -41,3 +43,45 @@ def write_tensorboardx_run(path: Path) -> None:
             writer.add_image("inputs/picture", rng.integers(0, 255, size=(3, 10, 12), dtype=np.uint8), step)
             writer.add_text("notes", f"step {step}: <i>text</i> & **markdown**", step)
             writer.add_audio("tone", np.sin(np.arange(4000) / 8000 * 2 * np.pi * 440 * (step + 1)), step, 8000)
+
+
+def write_graph_runs(root: Path) -> None:
+    """A graph torch traces from nested modules, and a GraphDef with control inputs, several outputs and an op whose
+    name is also a scope."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    class Block(torch.nn.Module):
+        def __init__(self, channels: int) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv2d(channels, channels, 3, padding=1)
+            self.norm = torch.nn.BatchNorm2d(channels)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(self.norm(self.conv(x))) + x
+
+    model = torch.nn.Sequential(Block(4), Block(4), torch.nn.Flatten(), torch.nn.Linear(4 * 6 * 6, 3))
+    with TorchWriter(str(root / "torch_graph")) as writer:
+        writer.add_graph(model.eval(), torch.zeros(2, 4, 6, 6))
+    with SummaryWriter(str(root / "graphdef")) as writer:
+        writer.file_writer.add_event(event_pb2.Event(graph_def=handmade_graph().SerializeToString()))
+
+
+def handmade_graph() -> graph_pb2.GraphDef:
+    graph = graph_pb2.GraphDef()
+
+    def node(name: str, op: str, inputs: list[str], *shapes: list[int]) -> None:
+        added = graph.node.add(name=name, op=op, input=inputs)
+        for shape in shapes:
+            added.attr["_output_shapes"].list.shape.add(dim=[{"size": size} for size in shape])
+        added.attr["T"].type = 1
+
+    node("input", "Placeholder", [], [-1, 4])
+    node("layer/w", "VariableV2", [], [4, 3])
+    node("layer/matmul", "MatMul", ["input", "layer/w"], [-1, 3])
+    node("layer", "Identity", ["layer/matmul"], [-1, 3])
+    node("split", "Split", ["layer:0"], [-1, 1], [-1, 2])
+    node("out/a", "Relu", ["split:0", "^input"], [-1, 1])
+    node("out/b", "Relu", ["split:1"], [-1, 2])
+    node("out/c", "Add", ["out/a", "out/b", "^layer/w"], [-1, 2])
+    return graph

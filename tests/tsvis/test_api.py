@@ -7,6 +7,7 @@ failures say what went wrong without a traceback.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 from urllib.parse import quote
@@ -182,3 +183,32 @@ def test_what_tsvis_writes_is_served(both: Both) -> None:
     scalars = [item for item in both.written if item["type"] == "scalar"]
     served = answered(both, "/api/scalar?run=run&tag=loss")["loss"]
     assert [(point["step"], point["value"]) for point in served] == [(item["step"], item["value"]) for item in scalars]
+
+
+def graph_nodes(net: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every node of a graph by uid, its targets as a set (TS-VIS lists them in a set's order)."""
+    found: dict[str, Any] = {}
+    for node in net:
+        targets = sorted(tuple(sorted(target.items())) for target in node["targets"])
+        children = [child["uid"] for child in node["sub_net"]]
+        found[node["uid"]] = {**node, "targets": targets, "sub_net": children}
+        found.update(graph_nodes(node["sub_net"]))
+    return found
+
+
+def test_computation_graphs(both: Both) -> None:
+    runs = [run for run, components in category(both)["tsvis"].items() if "c_graph" in components.get("graph", [])]
+    assert len(runs) == 3, runs
+    for run in runs:
+        expected, actual = fetch(both, f"/api/graph?run={quote(run)}&tag=c_graph")
+        assert expected["code"] == actual["code"] == 200
+        expected_net, actual_net = json.loads(expected["data"])["net"], json.loads(actual["data"])["net"]
+        assert [node["uid"] for node in actual_net] == [node["uid"] for node in expected_net]
+        assert graph_nodes(actual_net) == graph_nodes(expected_net), run
+    stand_in = graph_nodes(json.loads(answered_graph(both, "graphdef"))["net"])["layer/(layer)"]
+    assert stand_in["op"] == "Identity" and stand_in["parent"] == "layer"
+
+
+def answered_graph(both: Both, run: str) -> str:
+    data: str = both.trainboard.get(f"/api/graph?run={run}&tag=c_graph").json()["data"]
+    return data

@@ -20,7 +20,7 @@ from trainboard.http import tensorboard, tsvis
 from trainboard.http.context import Experiment
 from trainboard.http.limits import LimitBodySize
 from trainboard.http.responses import TextResponse
-from trainboard.http.ui import index_page, tensorboard_ui
+from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
 from trainboard.ingest.loader import Loader, default_workers
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
@@ -59,7 +59,11 @@ def create_app(settings: Settings, progress: IngestProgress | None = None) -> St
             store.close()
 
     routes: list[BaseRoute] = tensorboard.routes()
-    pages = tensorboard_ui.routes(settings.path_prefix) if settings.ui == "tensorboard" else index_page.routes()
+    pages = {
+        "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
+        "tsvis": tsvis_ui.routes,
+        "trainboard": index_page.routes,
+    }[settings.ui]()
     routes = [Mount("/experiment/{experiment_id}", routes=routes), *routes, *tsvis.routes(), *pages]
     if settings.path_prefix.strip("/"):
         routes = [Mount("/" + settings.path_prefix.strip("/"), routes=routes)]

@@ -51,7 +51,7 @@ def graph(
 ) -> str:
     """The run's graph (or the graph in a tag's run metadata) as pbtxt, with large attributes left out."""
     if tag is None:
-        graph_def = GraphDef.FromString(_first_blob(provider, [GRAPHS_PLUGIN], run, RUN_GRAPH_TAG))
+        graph_def = run_graph(provider, run)
     else:
         raw = _first_blob(provider, [RUN_METADATA_PLUGIN, RUN_METADATA_WITH_GRAPH_PLUGIN], run, tag)
         function_graphs = RunMetadata.FromString(raw).function_graphs
@@ -60,6 +60,11 @@ def graph(
             graph_def.node.extend(function_graph.pre_optimization_graph.node)
     _limit_attributes(graph_def, limit_attr_size, large_attrs_key)
     return str(graph_def)
+
+
+def run_graph(provider: DataProvider, run: str) -> GraphDef:
+    """The run's graph (the last one logged); NotFoundError when it has none."""
+    return GraphDef.FromString(_first_blob(provider, [GRAPHS_PLUGIN], run, RUN_GRAPH_TAG))
 
 
 def run_metadata(provider: DataProvider, *, run: str, tag: str) -> str:

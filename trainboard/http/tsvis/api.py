@@ -12,7 +12,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.http.context import experiment
 from trainboard.http.responses import JSONResponse
 from trainboard.http.tsvis.envelope import answer, integer, optional_integer, text
-from trainboard.plugins.tsvis import category, hyperparams, media, statistics
+from trainboard.plugins.tsvis import category, graph, hyperparams, media, statistics
 
 # /api/init waits for the first ingest pass at most this long, as TS-VIS waits for its parser.
 INIT_WAIT_SECONDS = 30.0
@@ -74,6 +74,10 @@ def hyperparm(request: Request) -> Any:
     return hyperparams.hyperparameters(experiment(request).provider, text(request, "run"))
 
 
+def model_graph(request: Request) -> Any:
+    return graph.graph(experiment(request).provider, text(request, "run"), text(request, "tag"))
+
+
 def routes() -> list[BaseRoute]:
     computed = {
         "getCategory": get_category,
@@ -86,6 +90,7 @@ def routes() -> list[BaseRoute]:
         "histogram": histogram,
         "distribution": distribution,
         "hyperparm": hyperparm,
+        "graph": model_graph,
     }
     return [
         Route("/api/init", init, methods=["GET"]),
