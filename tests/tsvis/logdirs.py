@@ -23,6 +23,7 @@ def write_api_logdir(root: Path) -> list[dict[str, Any]]:
     shutil.copytree(FIXTURES / "logs", root)
     shutil.copytree(FIXTURES / "hp" / "hp1", root / "hp1")
     shutil.copytree(FIXTURES / "hp" / "hp2", root / "hp2")
+    shutil.copytree(FIXTURES / "hp" / "log", root / "oneflow")
     for path in [root, *root.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     written: list[dict[str, Any]] = run_in_tsvis(WRITE_EVERY_KIND, str(root))

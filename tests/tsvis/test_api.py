@@ -15,11 +15,12 @@ from urllib.parse import quote
 import pytest
 
 from tests.tsvis.conftest import Both
+from tests.tsvis.logdirs import FIXTURES
 
 pytestmark = pytest.mark.differential
 
-# Components whose routes trainboard serves; the graph, embedding and exception ones are compared once served.
-COMPARED_COMPONENTS = ("custom", "scalar", "media", "statistic", "hyperparm")
+# Components whose routes trainboard serves; the embedding and exception ones are compared once served.
+COMPARED_COMPONENTS = ("custom", "scalar", "media", "statistic", "hyperparm", "graph")
 
 
 def fetch(both: Both, path: str) -> tuple[Any, Any]:
@@ -141,7 +142,7 @@ def test_histograms_and_distributions(both: Both, samples: int | None) -> None:
 
 def test_hyperparameters(both: Both) -> None:
     runs = [run for run, components in category(both)["tsvis"].items() if "hyperparm" in components]
-    assert len(runs) == 4
+    assert len(runs) == 5
     for run in runs:
         answered(both, f"/api/hyperparm?run={quote(run)}")
     metrics = answered(both, "/api/hyperparm?run=run")["metrics"]
@@ -212,3 +213,39 @@ def test_computation_graphs(both: Both) -> None:
 def answered_graph(both: Both, run: str) -> str:
     data: str = both.trainboard.get(f"/api/graph?run={run}&tag=c_graph").json()["data"]
     return data
+
+
+def structure_graph(client: Any, run: str) -> list[list[dict[str, Any]]]:
+    answer = client.get(f"/api/graph?run={run}&tag=s_graph").json()
+    assert answer["code"] == 200, answer["msg"][:300]
+    net: list[list[dict[str, Any]]] = json.loads(answer["data"])["net"]
+    return net
+
+
+def test_structure_graphs(both: Both) -> None:
+    """OneFlow's structure graph as TS-VIS builds it. In TS-VIS's own JSON (inbound nodes named by strings) TS-VIS
+    reads each name as its characters, so there only the layers are compared, and their inputs are the names."""
+    expected, actual = structure_graph(both.tsvis, "oneflow"), structure_graph(both.trainboard, "oneflow")
+    assert [len(model) for model in actual] == [len(model) for model in expected] == [16, 20]
+    for expected_model, actual_model in zip(expected, actual, strict=True):
+        assert [node["uid"] for node in actual_model] == [node["uid"] for node in expected_model]
+        assert graph_nodes(actual_model) == graph_nodes(expected_model)
+    models = json.loads((FIXTURES / "logs" / "run1" / "structure_graph.json").read_text())
+    served = iter(structure_graph(both.trainboard, "run1"))
+    for model in models:
+        variables = {layer["name"] for layer in model["config"]["layers"] if layer["class_name"] == "variable"}
+        inbound = {
+            layer["name"]: [name for name in layer["inbound_nodes"] if name not in variables]
+            for layer in model["config"]["layers"]
+            if layer["name"] not in variables
+        }
+        if not any(inbound.values()):
+            continue  # no layer is connected: the model has no graph
+        for node in next(served):
+            assert node["inputs"] == [name.replace("-", "/") for name in inbound[node["uid"]]]
+            assert {target["id"] for target in node["targets"]} == {
+                name for name, sources in inbound.items() if node["uid"] in sources
+            }
+    expected_uids = {node["uid"] for model in structure_graph(both.tsvis, "run1") for node in model}
+    assert next(served, None) is None
+    assert expected_uids <= {node["uid"] for nodes in structure_graph(both.trainboard, "run1") for node in nodes}

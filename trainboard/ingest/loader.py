@@ -17,7 +17,10 @@ from dataclasses import dataclass
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.points import RunState
+from trainboard.normaliser.structure_graph import structure_graph_batch
+from trainboard.reader.dialect import is_structure_graph_file
 from trainboard.reader.logdir import RunSource
+from trainboard.reader.structure_graph import read_structure_graph
 from trainboard.reader.tail import FileCursor, read_new
 from trainboard.store.protocol import Store
 
@@ -143,6 +146,9 @@ def _load_file(
     state: RunState,
     report: Callable[[str, int, int], None],
 ) -> None:
+    if is_structure_graph_file(path):
+        _load_structure_graph(logdir, store, run, path, cursor, state, report)
+        return
     while True:
         tail = read_new(logdir, cursor, path)
         if tail.frames is None or (not len(tail.frames) and not tail.restarted and tail.cursor == cursor):
@@ -154,6 +160,24 @@ def _load_file(
         cursor = tail.cursor
         if not tail.more:
             return
+
+
+def _load_structure_graph(
+    logdir: RunSource,
+    store: Store,
+    run: str,
+    path: str,
+    cursor: FileCursor | None,
+    state: RunState,
+    report: Callable[[str, int, int], None],
+) -> None:
+    """A changed structure graph file replaces what was read from it before; other JSON is not kept (nor its run)."""
+    models, new_cursor = read_structure_graph(logdir, cursor, path)
+    if models is None:
+        return
+    batch = structure_graph_batch(models)
+    store.write_batch(run, new_cursor, state, batch, restarted=True)
+    report("batch", new_cursor.size, batch.point_count())
 
 
 def _has_news(paths: list[str], cursors: dict[str, FileCursor], sizes: dict[str, int]) -> bool:

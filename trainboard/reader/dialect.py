@@ -27,3 +27,8 @@ def file_dialect(path: str) -> Dialect | None:
     if TSVIS_NAME.match(name):
         return Dialect.TSVIS
     return None
+
+
+def is_structure_graph_file(path: str) -> bool:
+    """TS-VIS's structure graphs are JSON files beside the event files (see reader/structure_graph.py)."""
+    return posixpath.basename(path).endswith(".json")

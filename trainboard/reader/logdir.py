@@ -11,7 +11,7 @@ from typing import Any, BinaryIO, Protocol
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
 
-from trainboard.reader.dialect import file_dialect
+from trainboard.reader.dialect import file_dialect, is_structure_graph_file
 
 
 class RunSource(Protocol):
@@ -40,10 +40,11 @@ class LogDir:
         return self._root if self._local else None
 
     def runs(self) -> dict[str, list[str]]:
-        """Every directory that directly holds an event file, by run name ("." for the root), files sorted by name."""
+        """Every directory that directly holds an event file (or a TS-VIS structure graph), by run name ("." for the
+        root), files sorted by name."""
         runs: dict[str, list[str]] = {}
         for directory, names in self._directories():
-            files = sorted(name for name in names if file_dialect(name) is not None)
+            files = sorted(name for name in names if file_dialect(name) is not None or is_structure_graph_file(name))
             if files:
                 run = self._run_name(directory)
                 runs[run] = [self._join(directory, name) for name in files]

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from trainboard.normaliser.normalise import GRAPHS_PLUGIN, RUN_GRAPH_TAG
+from trainboard.normaliser.structure_graph import STRUCTURE_GRAPH_PLUGIN
 from trainboard.plugins import audio, histograms, images, scalars, text
 from trainboard.plugins.hparams.metadata import PLUGIN_NAME as HPARAMS_PLUGIN
 from trainboard.plugins.hparams.metadata import SESSION_START_INFO_TAG
@@ -35,7 +36,9 @@ def category(provider: DataProvider) -> dict[str, dict[str, Any]]:
         component(run)["statistic"] = {"histogram": _sorted(tags), "distribution": _sorted(tags)}
     for run, graph_tags in provider.list_blob_sequences(plugin_name=GRAPHS_PLUGIN).items():
         if RUN_GRAPH_TAG in graph_tags:
-            component(run)["graph"] = ["c_graph"]
+            component(run).setdefault("graph", []).append("c_graph")
+    for run in provider.list_blob_sequences(plugin_name=STRUCTURE_GRAPH_PLUGIN):
+        component(run).setdefault("graph", []).append("s_graph")
     for run, tags in provider.list_tensors(plugin_name=HPARAMS_PLUGIN).items():
         if SESSION_START_INFO_TAG in tags or TSVIS_SESSION_TAG in tags:
             component(run)["hyperparm"] = ["true"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from google.protobuf import text_format
 
+from trainboard.plugins.tsvis.scopes import path_of, preorder, scope_pairs
 from trainboard.reader.protos.graph_pb2 import GraphDef
 
 UNKNOWN_SHAPE = "{?}"
@@ -52,16 +53,16 @@ def computation_graph(graph: GraphDef) -> list[dict[str, Any]]:
     root = _Scope()
     for name, op in ops.items():
         scope = root
-        for part in _path(name):
+        for part in path_of(name):
             scope = scope.children.setdefault(part, _Scope())
         scope.op = op
     net: list[dict[str, Any]] = []
     by_uid: dict[str, dict[str, Any]] = {}
     _build(root, "", 0, net, by_uid)
     edges = _Edges()
-    for node in _preorder(net):
+    for node in preorder(net):
         _add_edges(node, by_uid, edges)
-    for node in _preorder(net):
+    for node in preorder(net):
         node["targets"] = [
             {
                 "id": target,
@@ -78,10 +79,6 @@ def _source(name: str) -> str:
     """An input's op name: without ":<output index>" and the "^" of a control input."""
     name = name.split(":")[0]
     return name[1:] if name.startswith("^") else name
-
-
-def _path(name: str) -> list[str]:
-    return name.strip("/").split("/")
 
 
 def _ops(graph: GraphDef) -> dict[str, _Op]:
@@ -113,7 +110,7 @@ def _add_stand_ins(ops: dict[str, _Op]) -> None:
                 named[consumer] = None
     for name in named:
         original = ops[_source(name)]
-        stand_in = _Op(f"{original.name}/({_path(original.name)[-1]})", original.op, original.attr)
+        stand_in = _Op(f"{original.name}/({path_of(original.name)[-1]})", original.op, original.attr)
         for given in original.inputs:
             stand_in.inputs.append(given)
             producer = ops.get(_source(given))
@@ -162,14 +159,6 @@ def _shape(shape: Any) -> str:
     return "{" + ",".join(sizes) + "}" if sizes else ""
 
 
-def _preorder(net: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    found = []
-    for node in net:
-        found.append(node)
-        found.extend(_preorder(node["sub_net"]))
-    return found
-
-
 def _edge_shapes(node: dict[str, Any], by_uid: dict[str, Any]) -> list[str]:
     """Per target, the shape its edge carries: the op's only output shape, or the one output shape that the target
     has too ("{?}" when none or several match)."""
@@ -185,22 +174,17 @@ def _edge_shapes(node: dict[str, Any], by_uid: dict[str, Any]) -> list[str]:
 
 
 def _add_edges(node: dict[str, Any], by_uid: dict[str, Any], edges: _Edges) -> None:
-    path = _path(node["uid"])
+    path = path_of(node["uid"])
     new_info: dict[str, str] = {}
     for target, shape in zip(node["targets"], _edge_shapes(node, by_uid), strict=True):
-        target_path = _path(_source(target))
-        shared = _shared_depth(path, target_path)
-        if shared is None:
-            continue  # one is inside the other
-        for source_uid in _prefixes(path, shared):
-            for target_uid in _prefixes(target_path, shared):
-                key = f"{source_uid}__{target_uid}"
-                new_info[key] = shape
-                if not target.startswith("^"):
-                    edges.control[key] = "false"
-                else:
-                    edges.control.setdefault(key, "true")
-                edges.targets.setdefault(source_uid, {})[target_uid] = None
+        for source_uid, target_uid in scope_pairs(node["uid"], _source(target)):
+            key = f"{source_uid}__{target_uid}"
+            new_info[key] = shape
+            if not target.startswith("^"):
+                edges.control[key] = "false"
+            else:
+                edges.control.setdefault(key, "true")
+            edges.targets.setdefault(source_uid, {})[target_uid] = None
     name, depth = path[-1], len(path)
     for key, shape in new_info.items():
         if key not in edges.info:
@@ -225,17 +209,3 @@ def _stand_in_pair(given: str, name: str, depth: int) -> bool:
     return (other.strip("()") == name and int(other_depth) - 1 == depth) or (
         name.strip("()") == other and int(other_depth) + 1 == depth
     )
-
-
-def _shared_depth(path: list[str], other: list[str]) -> int | None:
-    """How many leading scopes two paths share; None when the shorter is a prefix of the longer."""
-    shorter = min(len(path), len(other))
-    for index in range(shorter):
-        if path[index] != other[index]:
-            return index
-    return None
-
-
-def _prefixes(path: list[str], shared: int) -> list[str]:
-    """The uids of the path's scopes below the first `shared` ones, outermost first."""
-    return ["/".join(path[: depth + 1]) for depth in range(shared, len(path))]

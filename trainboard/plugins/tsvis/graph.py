@@ -4,20 +4,37 @@ structure graph; answered as a JSON string of `{"net": [...], "operator": [...]}
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from trainboard.errors import NotFoundError
+from trainboard.normaliser.structure_graph import STRUCTURE_GRAPH_PLUGIN, STRUCTURE_GRAPH_TAG
 from trainboard.plugins import graphs
 from trainboard.plugins.tsvis.computation_graph import computation_graph
 from trainboard.plugins.tsvis.operators import operator_categories
+from trainboard.plugins.tsvis.structure_graph import structure_graph
 from trainboard.provider.provider import DataProvider
+from trainboard.provider.values import RunTagFilter
 
 COMPUTATION_GRAPH = "c_graph"
 STRUCTURE_GRAPH = "s_graph"
 
 
+def _structure_graph_json(provider: DataProvider, run: str) -> bytes:
+    found = provider.read_blob_sequences(
+        plugin_name=STRUCTURE_GRAPH_PLUGIN, downsample=1, run_tag_filter=RunTagFilter.of([run], [STRUCTURE_GRAPH_TAG])
+    )
+    points = found.get(run, {}).get(STRUCTURE_GRAPH_TAG, [])
+    if not points or not points[-1].values:
+        raise NotFoundError(f"no structure graph in run {run!r}")
+    return provider.read_blob(blob_key=points[-1].values[0].blob_key)
+
+
 def graph(provider: DataProvider, run: str, tag: str) -> str:
+    net: list[Any]
     if tag == COMPUTATION_GRAPH:
         net = computation_graph(graphs.run_graph(provider, run))
+    elif tag == STRUCTURE_GRAPH:
+        net = structure_graph(json.loads(_structure_graph_json(provider, run)))
     else:
         raise NotFoundError(f"no graph {tag!r} in run {run!r}: the tags are {COMPUTATION_GRAPH} and {STRUCTURE_GRAPH}")
     return json.dumps({"net": net, "operator": operator_categories()})
