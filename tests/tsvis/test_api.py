@@ -19,8 +19,8 @@ from tests.tsvis.logdirs import FIXTURES
 
 pytestmark = pytest.mark.differential
 
-# Components whose routes trainboard serves; the embedding and exception ones are compared once served.
-COMPARED_COMPONENTS = ("custom", "scalar", "media", "statistic", "hyperparm", "graph")
+# Components whose routes trainboard serves; the exception ones are compared once served.
+COMPARED_COMPONENTS = ("custom", "scalar", "media", "statistic", "hyperparm", "graph", "embedding")
 
 
 def fetch(both: Both, path: str) -> tuple[Any, Any]:
@@ -63,7 +63,10 @@ def series(both: Both, component: str, kind: str | None = None) -> list[tuple[st
     found = []
     for run, components in category(both)["tsvis"].items():
         listed = components.get(component, {})
-        tags = listed.get(kind, []) if kind else [tag for group in listed.values() for tag in group]
+        if isinstance(listed, list):
+            tags = listed
+        else:
+            tags = listed.get(kind, []) if kind else [tag for group in listed.values() for tag in group]
         found.extend((run, tag) for tag in tags)
     assert found, f"the logdir holds no {component} {kind or ''}"
     return found
@@ -249,3 +252,17 @@ def test_structure_graphs(both: Both) -> None:
     expected_uids = {node["uid"] for model in structure_graph(both.tsvis, "run1") for node in model}
     assert next(served, None) is None
     assert expected_uids <= {node["uid"] for nodes in structure_graph(both.trainboard, "run1") for node in nodes}
+
+
+def test_embeddings(both: Both) -> None:
+    """Steps, shape, points and labels of each embedding, and its samples (an image as PNG, text as text)."""
+    tags = series(both, "embedding")
+    assert sorted(tag for _, tag in tags) == ["features", "words"]
+    for run, tag in tags:
+        meta = answered(both, f"/api/projector?{query(run, tag)}")
+        for step in meta[tag]:
+            answered(both, f"/api/projector_raw?{query(run, tag, step=step)}")
+    for index in (0, 7, 19):
+        image = answered(both, f"/api/projector_sample?{query('run', 'features', index=index)}")
+        assert image.startswith("data:image/png;base64,")
+    assert answered(both, f"/api/projector_sample?{query('run', 'words', index=2)}") == "gamma"

@@ -103,6 +103,18 @@ def tensor_from_projector(source: tsvis_pb2.Tensor) -> TensorProto:
     return tensor
 
 
+def projector_array(source: tsvis_pb2.Tensor) -> np.ndarray:
+    """A Projector's tensor as a numpy array (strings as numpy strings)."""
+    shape = tuple(dim.size for dim in source.tensor_shape.dim)
+    try:
+        dtype = np.dtype(source.dtype)
+    except TypeError:
+        raise ValueError(f"unknown tensor dtype {source.dtype!r}") from None
+    if dtype.hasobject:
+        raise ValueError("a tensor of Python objects cannot be read")
+    return np.frombuffer(source.tensor_content, dtype=dtype).reshape(shape)
+
+
 def _data_type(name: str) -> DataType:
     """The DataType of a numpy dtype name ("float32", "<f4", ...); DT_INVALID for what TensorBoard cannot hold."""
     try:

@@ -12,7 +12,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.http.context import experiment
 from trainboard.http.responses import JSONResponse
 from trainboard.http.tsvis.envelope import answer, integer, optional_integer, text
-from trainboard.plugins.tsvis import category, graph, hyperparams, media, statistics
+from trainboard.plugins.tsvis import category, graph, hyperparams, media, projector, statistics
 
 # /api/init waits for the first ingest pass at most this long, as TS-VIS waits for its parser.
 INIT_WAIT_SECONDS = 30.0
@@ -78,6 +78,21 @@ def model_graph(request: Request) -> Any:
     return graph.graph(experiment(request).provider, text(request, "run"), text(request, "tag"))
 
 
+def projector_meta(request: Request) -> Any:
+    return projector.meta(experiment(request).provider, text(request, "run"), text(request, "tag"))
+
+
+def projector_raw(request: Request) -> Any:
+    step = integer(request, "step")
+    found = experiment(request).provider
+    return {str(step): projector.raw(found, text(request, "run"), text(request, "tag"), step)}
+
+
+def projector_sample(request: Request) -> Any:
+    found = experiment(request).provider
+    return projector.sample(found, text(request, "run"), text(request, "tag"), integer(request, "index"))
+
+
 def routes() -> list[BaseRoute]:
     computed = {
         "getCategory": get_category,
@@ -91,6 +106,9 @@ def routes() -> list[BaseRoute]:
         "distribution": distribution,
         "hyperparm": hyperparm,
         "graph": model_graph,
+        "projector": projector_meta,
+        "projector_raw": projector_raw,
+        "projector_sample": projector_sample,
     }
     return [
         Route("/api/init", init, methods=["GET"]),

@@ -54,7 +54,7 @@ def image_data_uri(provider: DataProvider, run: str, tag: str, step: int) -> str
         raise NotFoundError(f"no image at step {step}")
     image = provider.read_blob(blob_key=datum.values[IMAGE_BLOBS_START].blob_key)
     media_type = next((kind for magic, kind in IMAGE_TYPES.items() if image.startswith(magic)), "image/png")
-    return _data_uri(media_type, image)
+    return data_uri(media_type, image)
 
 
 def audio_meta(provider: DataProvider, run: str, tag: str) -> list[dict[str, Any]]:
@@ -70,7 +70,7 @@ def audio_data_uri(provider: DataProvider, run: str, tag: str, step: int) -> str
     datum = at_step(blob_sequences(provider, audio.PLUGIN_NAME, run, tag), step)
     if not datum.values:
         raise NotFoundError(f"no audio at step {step}")
-    return _data_uri("audio/wav", provider.read_blob(blob_key=datum.values[0].blob_key))
+    return data_uri("audio/wav", provider.read_blob(blob_key=datum.values[0].blob_key))
 
 
 def _wav_label(clip: bytes) -> str:
@@ -86,5 +86,5 @@ def _text(item: object) -> str:
     return item.decode("utf-8", errors="replace") if isinstance(item, bytes) else str(item)
 
 
-def _data_uri(media_type: str, data: bytes) -> str:
+def data_uri(media_type: str, data: bytes) -> str:
     return f"data:{media_type};base64,{base64.b64encode(data).decode()}"
