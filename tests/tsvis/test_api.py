@@ -91,6 +91,8 @@ def test_category(both: Both) -> None:
         actual = {name: value for name, value in listed["trainboard"].get(run, {}).items() if name in expected}
         if "statistic" in actual:
             assert actual["statistic"].pop("distribution") == actual["statistic"]["histogram"]
+        if expected.get("graph") == ["c_graph"]:
+            expected["graph"] = ["c_graph", "s_graph"]  # collapsed from the computation graph
         assert actual == expected, run
 
 
@@ -266,3 +268,21 @@ def test_embeddings(both: Both) -> None:
         image = answered(both, f"/api/projector_sample?{query('run', 'features', index=index)}")
         assert image.startswith("data:image/png;base64,")
     assert answered(both, f"/api/projector_sample?{query('run', 'words', index=2)}") == "gamma"
+
+
+def test_structure_collapsed_from_a_torch_graph(both: Both) -> None:
+    """Without a structure graph file, the modules PyTorch traced are the nodes, nested as the model nests them, and
+    data flows between them as the model's forward does."""
+    (nodes,) = structure_graph(both.trainboard, "torch_graph")
+    by_uid = graph_nodes(nodes)
+    modules = {"Sequential/Block[0]", "Sequential/Block[1]", "Sequential/Flatten[2]", "Sequential/Linear[3]"}
+    assert modules | {"Sequential/Block[0]/Conv2d[conv]", "Sequential/Block[0]/BatchNorm2d[norm]"} <= set(by_uid)
+    assert by_uid["Sequential/Block[0]/Conv2d[conv]"]["op"] == "Conv2d"
+
+    def targets(uid: str) -> set[str]:
+        return {dict(target)["id"] for target in by_uid[uid]["targets"]}
+
+    assert "Sequential/Block[1]" in targets("Sequential/Block[0]")
+    assert "Sequential/Linear[3]" in targets("Sequential/Flatten[2]")
+    assert "Sequential/Block[0]/BatchNorm2d[norm]" in targets("Sequential/Block[0]/Conv2d[conv]")
+    assert "output" in targets("Sequential/Linear[3]") and "Sequential" in targets("input")

@@ -34,11 +34,14 @@ def category(provider: DataProvider) -> dict[str, dict[str, Any]]:
             component(run).setdefault("media", {})[kind] = _sorted(tags)
     for run, tags in provider.list_tensors(plugin_name=histograms.PLUGIN_NAME).items():
         component(run)["statistic"] = {"histogram": _sorted(tags), "distribution": _sorted(tags)}
-    for run, graph_tags in provider.list_blob_sequences(plugin_name=GRAPHS_PLUGIN).items():
-        if RUN_GRAPH_TAG in graph_tags:
-            component(run).setdefault("graph", []).append("c_graph")
-    for run in provider.list_blob_sequences(plugin_name=STRUCTURE_GRAPH_PLUGIN):
-        component(run).setdefault("graph", []).append("s_graph")
+    graph_runs = {
+        run
+        for run, graph_tags in provider.list_blob_sequences(plugin_name=GRAPHS_PLUGIN).items()
+        if RUN_GRAPH_TAG in graph_tags
+    }
+    for run in graph_runs | set(provider.list_blob_sequences(plugin_name=STRUCTURE_GRAPH_PLUGIN)):
+        # A run without a structure graph file gets one collapsed from its computation graph.
+        component(run)["graph"] = ["c_graph", "s_graph"] if run in graph_runs else ["s_graph"]
     for run, tags in provider.list_tensors(plugin_name=HPARAMS_PLUGIN).items():
         if SESSION_START_INFO_TAG in tags or TSVIS_SESSION_TAG in tags:
             component(run)["hyperparm"] = ["true"]

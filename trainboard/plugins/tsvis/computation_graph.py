@@ -21,7 +21,7 @@ UNKNOWN_SHAPE = "{?}"
 
 
 @dataclass
-class _Op:
+class Op:
     name: str
     op: str
     attr: Any  # the NodeDef's attr map
@@ -32,7 +32,7 @@ class _Op:
 @dataclass
 class _Scope:
     children: dict[str, _Scope] = field(default_factory=dict)
-    op: _Op | None = None
+    op: Op | None = None
 
 
 @dataclass
@@ -48,7 +48,7 @@ class _Edges:
 
 
 def computation_graph(graph: GraphDef) -> list[dict[str, Any]]:
-    ops = _ops(graph)
+    ops = graph_ops(graph)
     _add_stand_ins(ops)
     root = _Scope()
     for name, op in ops.items():
@@ -75,50 +75,50 @@ def computation_graph(graph: GraphDef) -> list[dict[str, Any]]:
     return net
 
 
-def _source(name: str) -> str:
+def source_name(name: str) -> str:
     """An input's op name: without ":<output index>" and the "^" of a control input."""
     name = name.split(":")[0]
     return name[1:] if name.startswith("^") else name
 
 
-def _ops(graph: GraphDef) -> dict[str, _Op]:
+def graph_ops(graph: GraphDef) -> dict[str, Op]:
     """The GraphDef's ops in order, each with its inputs and its consumers."""
-    ops = {node.name: _Op(node.name, node.op, node.attr) for node in graph.node}
+    ops = {node.name: Op(node.name, node.op, node.attr) for node in graph.node}
     links: dict[str, list[tuple[str, str]]] = {}
     for node in graph.node:
         for given in node.input:
             consumer = f"^{node.name}" if given.startswith("^") else node.name
-            links.setdefault(_source(given), []).append((given, consumer))
+            links.setdefault(source_name(given), []).append((given, consumer))
             links.setdefault(node.name, []).append((given, consumer))
     for name, op in ops.items():
         for given, consumer in links.get(name, []):
-            if _source(given) == name:
+            if source_name(given) == name:
                 op.outputs.append(consumer)
             else:
                 op.inputs.append(given)
     return ops
 
 
-def _add_stand_ins(ops: dict[str, _Op]) -> None:
+def _add_stand_ins(ops: dict[str, Op]) -> None:
     """For an op whose name begins another op's name it feeds or is fed by, a copy `<name>/(<last part>)`."""
     named: dict[str, None] = {}
     for op in ops.values():
         for consumer in op.outputs:
-            if _source(consumer).startswith(op.name):
+            if source_name(consumer).startswith(op.name):
                 named[op.name] = None
-            if op.name.startswith(_source(consumer)):
+            if op.name.startswith(source_name(consumer)):
                 named[consumer] = None
     for name in named:
-        original = ops[_source(name)]
-        stand_in = _Op(f"{original.name}/({path_of(original.name)[-1]})", original.op, original.attr)
+        original = ops[source_name(name)]
+        stand_in = Op(f"{original.name}/({path_of(original.name)[-1]})", original.op, original.attr)
         for given in original.inputs:
             stand_in.inputs.append(given)
-            producer = ops.get(_source(given))
+            producer = ops.get(source_name(given))
             if producer is not None:
                 producer.outputs.append(f"^{stand_in.name}" if given.startswith("^") else stand_in.name)
         for consumer in original.outputs:
             stand_in.outputs.append(consumer)
-            target = ops.get(_source(consumer))
+            target = ops.get(source_name(consumer))
             if target is not None:
                 target.inputs.append(f"^{stand_in.name}" if consumer.startswith("^") else stand_in.name)
         ops[stand_in.name] = stand_in
@@ -134,7 +134,7 @@ def _build(scope: _Scope, parent: str, level: int, into: list[dict[str, Any]], b
             "uid": op.name if op else path,
             "op": op.op if op else "",
             "layer": level + 1,
-            "attrs": _attrs(op.attr) if op else {},
+            "attrs": attributes(op.attr) if op else {},
             "targets": list(op.outputs) if op else [],
             "sub_net": [],
         }
@@ -143,7 +143,7 @@ def _build(scope: _Scope, parent: str, level: int, into: list[dict[str, Any]], b
         _build(child, path, level + 1, node["sub_net"], by_uid)
 
 
-def _attrs(attr: Any) -> dict[str, Any]:
+def attributes(attr: Any) -> dict[str, Any]:
     """Attributes in protobuf's text form on one line; `_output_shapes` as "{d1,d2}" strings, -1 as "?"."""
     found: dict[str, Any] = {}
     for key, value in attr.items():
@@ -167,7 +167,7 @@ def _edge_shapes(node: dict[str, Any], by_uid: dict[str, Any]) -> list[str]:
         return [shapes[0]] * len(node["targets"])
     found = []
     for target in node["targets"]:
-        target_shapes = by_uid[_source(target)]["attrs"].get("_output_shapes", [""])
+        target_shapes = by_uid[source_name(target)]["attrs"].get("_output_shapes", [""])
         matches = [shape for shape in shapes if shape in target_shapes]
         found.append(matches[0] if len(matches) == 1 else UNKNOWN_SHAPE)
     return found
@@ -177,7 +177,7 @@ def _add_edges(node: dict[str, Any], by_uid: dict[str, Any], edges: _Edges) -> N
     path = path_of(node["uid"])
     new_info: dict[str, str] = {}
     for target, shape in zip(node["targets"], _edge_shapes(node, by_uid), strict=True):
-        for source_uid, target_uid in scope_pairs(node["uid"], _source(target)):
+        for source_uid, target_uid in scope_pairs(node["uid"], source_name(target)):
             key = f"{source_uid}__{target_uid}"
             new_info[key] = shape
             if not target.startswith("^"):
