@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,6 +20,7 @@ class Both:
     tsvis: httpx.Client
     trainboard: httpx.Client
     written: list[dict[str, Any]]
+    logdir: Path
 
 
 @pytest.fixture(scope="session")
@@ -31,4 +33,4 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Both]:
         httpx.Client(base_url=tsvis.url, timeout=60) as tsvis_client,
         httpx.Client(base_url=trainboard.url, timeout=60) as trainboard_client,
     ):
-        yield Both(tsvis_client, trainboard_client, written)
+        yield Both(tsvis_client, trainboard_client, written, root / "logs")

@@ -47,8 +47,8 @@ def write_tensorboardx_run(path: Path) -> None:
 
 
 def write_graph_runs(root: Path) -> None:
-    """A graph torch traces from nested modules, and a GraphDef with control inputs, several outputs and an op whose
-    name is also a scope."""
+    """A graph torch traces from nested modules, embeddings torch writes as projector files, and a GraphDef with
+    control inputs, several outputs and an op whose name is also a scope."""
     import torch
     from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
@@ -64,6 +64,11 @@ def write_graph_runs(root: Path) -> None:
     model = torch.nn.Sequential(Block(4), Block(4), torch.nn.Flatten(), torch.nn.Linear(4 * 6 * 6, 3))
     with TorchWriter(str(root / "torch_graph")) as writer:
         writer.add_graph(model.eval(), torch.zeros(2, 4, 6, 6))
+    with TorchWriter(str(root / "torch_embedding")) as writer:
+        points = torch.arange(40, dtype=torch.float32).reshape(10, 4) / 7
+        pictures = torch.linspace(0, 1, 10 * 3 * 8 * 8).reshape(10, 3, 8, 8)
+        writer.add_embedding(points, metadata=[f"label {i % 3}" for i in range(10)], label_img=pictures, tag="feat")
+        writer.add_embedding(points * 2, metadata=[f"label {i % 3}" for i in range(10)], global_step=5, tag="feat")
     with SummaryWriter(str(root / "graphdef")) as writer:
         writer.file_writer.add_event(event_pb2.Event(graph_def=handmade_graph().SerializeToString()))
 

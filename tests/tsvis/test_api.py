@@ -7,12 +7,17 @@ failures say what went wrong without a traceback.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import math
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from tests.tsvis.conftest import Both
 from tests.tsvis.logdirs import FIXTURES
@@ -286,3 +291,23 @@ def test_structure_collapsed_from_a_torch_graph(both: Both) -> None:
     assert "Sequential/Linear[3]" in targets("Sequential/Flatten[2]")
     assert "Sequential/Block[0]/BatchNorm2d[norm]" in targets("Sequential/Block[0]/Conv2d[conv]")
     assert "output" in targets("Sequential/Linear[3]") and "Sequential" in targets("input")
+
+
+def test_embeddings_from_projector_files(both: Both, tmp_path: Path) -> None:
+    """torch's add_embedding files: a tag's steps, its points and metadata labels, and sprite cells as samples."""
+    listed = category(both)["trainboard"]["torch_embedding"]
+    assert listed["embedding"] == ["feat"]
+    meta = both.trainboard.get("/api/projector?run=torch_embedding&tag=feat").json()["data"]
+    assert meta == {"feat": [0, 5], "shape": [10, 4], "sample": True, "sample_type": "image"}
+    points, labels = both.trainboard.get("/api/projector_raw?run=torch_embedding&tag=feat&step=5").json()["data"]["5"]
+    expected = (np.arange(40, dtype=np.float32).reshape(10, 4) / 7) * 2
+    np.testing.assert_allclose(np.array(points), expected, rtol=1e-6)
+    assert labels == [f"label {i % 3}" for i in range(10)]
+    uri = both.trainboard.get("/api/projector_sample?run=torch_embedding&tag=feat&index=3").json()["data"]
+    cell = np.asarray(Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGB"))
+    sprite = np.asarray(Image.open(next((both.logdir / "torch_embedding").rglob("sprite.png"))).convert("RGB"))
+    columns = sprite.shape[1] // 8
+    row, column = divmod(3, columns)
+    np.testing.assert_array_equal(cell, sprite[row * 8 : row * 8 + 8, column * 8 : column * 8 + 8])
+    failure = both.trainboard.get("/api/projector_sample?run=torch_embedding&tag=feat&index=10").json()
+    assert failure["code"] == 500 and "index" in failure["msg"]

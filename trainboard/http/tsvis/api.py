@@ -11,6 +11,7 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.http.context import experiment
 from trainboard.http.responses import JSONResponse
+from trainboard.http.tensorboard.projector import run_configs
 from trainboard.http.tsvis.envelope import answer, integer, optional_integer, text
 from trainboard.plugins.tsvis import category, graph, hyperparams, media, projector, statistics
 
@@ -27,7 +28,8 @@ async def init(request: Request) -> JSONResponse:
 
 
 def get_category(request: Request) -> Any:
-    return category.category(experiment(request).provider)
+    found = experiment(request)
+    return category.category(found.provider, run_configs(found))
 
 
 def scalar(request: Request) -> Any:
@@ -79,18 +81,20 @@ def model_graph(request: Request) -> Any:
 
 
 def projector_meta(request: Request) -> Any:
-    return projector.meta(experiment(request).provider, text(request, "run"), text(request, "tag"))
+    found = experiment(request)
+    return projector.meta(found.provider, run_configs(found), text(request, "run"), text(request, "tag"))
 
 
 def projector_raw(request: Request) -> Any:
-    step = integer(request, "step")
-    found = experiment(request).provider
-    return {str(step): projector.raw(found, text(request, "run"), text(request, "tag"), step)}
+    step, found = integer(request, "step"), experiment(request)
+    return {
+        str(step): projector.raw(found.provider, run_configs(found), text(request, "run"), text(request, "tag"), step)
+    }
 
 
 def projector_sample(request: Request) -> Any:
-    found = experiment(request).provider
-    return projector.sample(found, text(request, "run"), text(request, "tag"), integer(request, "index"))
+    found, index = experiment(request), integer(request, "index")
+    return projector.sample(found.provider, run_configs(found), text(request, "run"), text(request, "tag"), index)
 
 
 def routes() -> list[BaseRoute]:

@@ -10,13 +10,15 @@ from trainboard.normaliser.structure_graph import STRUCTURE_GRAPH_PLUGIN
 from trainboard.plugins import audio, histograms, images, scalars, text
 from trainboard.plugins.hparams.metadata import PLUGIN_NAME as HPARAMS_PLUGIN
 from trainboard.plugins.hparams.metadata import SESSION_START_INFO_TAG
+from trainboard.plugins.projector import RunConfig
+from trainboard.plugins.tsvis.projector import file_embeddings
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.tsvis import EMBEDDINGS_PLUGIN, EXCEPTIONS_PLUGIN, TSVIS_SESSION_TAG
 
 EMBEDDING_SAMPLE_PREFIX = "sample_"
 
 
-def category(provider: DataProvider) -> dict[str, dict[str, Any]]:
+def category(provider: DataProvider, projector_configs: dict[str, RunConfig]) -> dict[str, dict[str, Any]]:
     runs: dict[str, dict[str, Any]] = {}
 
     def component(run: str) -> dict[str, Any]:
@@ -47,6 +49,9 @@ def category(provider: DataProvider) -> dict[str, dict[str, Any]]:
             component(run)["hyperparm"] = ["true"]
     for run, tags in provider.list_tensors(plugin_name=EMBEDDINGS_PLUGIN).items():
         component(run)["embedding"] = _sorted(tag for tag in tags if not tag.startswith(EMBEDDING_SAMPLE_PREFIX))
+    for run in projector_configs:
+        embedding_tags = set(component(run).get("embedding", [])) | set(file_embeddings(projector_configs, run))
+        component(run)["embedding"] = _sorted(embedding_tags)
     for run, tags in provider.list_tensors(plugin_name=EXCEPTIONS_PLUGIN).items():
         component(run)["exception"] = _sorted(tags)
     return runs

@@ -1,5 +1,9 @@
-"""TS-VIS's embeddings (projector records): per tag, the steps and the shape of the embedded points, each step's
-points and labels, and the samples (images, audio or text) they were made from, as data URIs or text."""
+"""TS-VIS's embeddings: per tag, the steps and the shape of the embedded points, each step's points and labels, and
+the samples (images, audio or text) they were made from, as data URIs or text.
+
+They come from TS-VIS's projector records, or else from TensorBoard's projector files (`projector_config.pbtxt`, as
+torch's and tensorboardX's add_embedding write them: a tensor named `<tag>:<step>`, a metadata TSV whose first
+column labels the points, and a sprite whose cells are the image samples)."""
 
 from __future__ import annotations
 
@@ -12,10 +16,13 @@ from google.protobuf.message import DecodeError
 from PIL import Image
 
 from trainboard.errors import InvalidArgumentError, NotFoundError
+from trainboard.plugins import projector
+from trainboard.plugins.projector import RunConfig
 from trainboard.plugins.tsvis.media import data_uri
 from trainboard.plugins.tsvis.series import tensors
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.protos import tsvis_pb2
+from trainboard.reader.protos.projector_config_pb2 import EmbeddingInfo
 from trainboard.reader.tsvis import EMBEDDINGS_PLUGIN, projector_array
 
 SAMPLE_PREFIX = "sample_"
@@ -29,46 +36,70 @@ class Embedding:
     labels: np.ndarray
 
 
-def embeddings(provider: DataProvider, run: str, tag: str) -> list[Embedding]:
-    found = []
+def embeddings(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str) -> list[Embedding]:
+    from_files = file_embeddings(configs, run).get(tag)
+    if from_files is not None:
+        found = configs[run]
+        return [
+            Embedding(step, projector.read_tensor(info, found.path), _file_labels(info, found.path))
+            for step, info in sorted(from_files.items())
+        ]
+    records = []
     for datum in tensors(provider, EMBEDDINGS_PLUGIN, run, tag):
         embedding = _projector(datum.numpy).embedding
         labels = projector_array(embedding.label) if embedding.HasField("label") else np.array([])
-        found.append(Embedding(datum.step, projector_array(embedding.value), labels))
+        records.append(Embedding(datum.step, projector_array(embedding.value), labels))
+    return records
+
+
+def file_embeddings(configs: dict[str, RunConfig], run: str) -> dict[str, dict[int, EmbeddingInfo]]:
+    """The run's projector-file embeddings by tag and step (tensor names `<tag>:<step>`; others at step 0)."""
+    found: dict[str, dict[int, EmbeddingInfo]] = {}
+    config = configs.get(run)
+    for info in config.config.embeddings if config else []:
+        if not info.tensor_path:
+            continue
+        tag, _, step = info.tensor_name.rpartition(":")
+        if not (tag and step.isdigit()):
+            tag, step = info.tensor_name, "0"
+        found.setdefault(tag, {})[int(step)] = info
     return found
 
 
-def at_step(provider: DataProvider, run: str, tag: str, step: int) -> Embedding:
-    for embedding in embeddings(provider, run, tag):
+def at_step(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str, step: int) -> Embedding:
+    for embedding in embeddings(provider, configs, run, tag):
         if embedding.step == step:
             return embedding
     raise NotFoundError(f"no embedding at step {step}")
 
 
-def meta(provider: DataProvider, run: str, tag: str) -> dict[str, Any]:
-    found = embeddings(provider, run, tag)
-    samples = _samples(provider, run, tag)
+def meta(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str) -> dict[str, Any]:
+    found = embeddings(provider, configs, run, tag)
+    sprite = _sprite(configs, run, tag)
+    samples = None if sprite is not None else _samples(provider, run, tag)
     return {
         tag: [embedding.step for embedding in found],
         "shape": list(found[0].points.shape) if found else [],
-        "sample": samples is not None,
-        "sample_type": SAMPLE_TYPES.get(samples.type, "") if samples is not None else "",
+        "sample": sprite is not None or samples is not None,
+        "sample_type": "image" if sprite is not None else SAMPLE_TYPES.get(samples.type, "") if samples else "",
     }
 
 
-def raw(provider: DataProvider, run: str, tag: str, step: int) -> list[Any]:
-    embedding = at_step(provider, run, tag, step)
+def raw(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str, step: int) -> list[Any]:
+    embedding = at_step(provider, configs, run, tag, step)
     return [embedding.points.tolist(), embedding.labels.tolist()]
 
 
-def sample(provider: DataProvider, run: str, tag: str, index: int) -> str:
+def sample(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str, index: int) -> str:
     """The `index`th sample: an image as a PNG data URI (floats taken as 0..1), audio as a WAV data URI, or text."""
+    sprite = _sprite(configs, run, tag)
+    if sprite is not None:
+        return data_uri("image/png", _png(_sprite_cell(sprite, index)))
     samples = _samples(provider, run, tag)
     if samples is None:
         raise NotFoundError(f"no samples of embedding {tag!r} in run {run!r}")
     values = projector_array(samples.X)
-    if not 0 <= index < len(values):
-        raise InvalidArgumentError(f"sample index {index} is not in 0..{len(values) - 1}")
+    _check_index(index, len(values))
     value = values[index]
     kind = SAMPLE_TYPES.get(samples.type)
     if kind == "image":
@@ -78,6 +109,44 @@ def sample(provider: DataProvider, run: str, tag: str, index: int) -> str:
     if kind == "text":
         return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
     raise NotFoundError(f"samples of embedding {tag!r} have no known type")
+
+
+def _check_index(index: int, count: int) -> None:
+    if not 0 <= index < count:
+        raise InvalidArgumentError(f"sample index {index} is not in 0..{count - 1}")
+
+
+def _file_labels(info: EmbeddingInfo, config_path: str) -> np.ndarray:
+    """The first column of the metadata file (after its header row, when it has several columns)."""
+    if not info.metadata_path:
+        return np.array([])
+    lines = projector.metadata_text(projector.asset_path(info.metadata_path, config_path), None).splitlines()
+    if lines and "\t" in lines[0]:
+        lines = lines[1:]
+    return np.array([line.split("\t")[0] for line in lines])
+
+
+def _sprite(configs: dict[str, RunConfig], run: str, tag: str) -> tuple[np.ndarray, tuple[int, int], int] | None:
+    """The sprite of a projector-file embedding (of its last step that has one), its cells' width and height, and how
+    many of its cells are samples (one per point)."""
+    steps = file_embeddings(configs, run).get(tag, {})
+    with_sprite = [info for _, info in sorted(steps.items()) if info.sprite.image_path]
+    if not with_sprite or len(with_sprite[-1].sprite.single_image_dim) != 2:
+        return None
+    info = with_sprite[-1]
+    path = projector.asset_path(info.sprite.image_path, configs[run].path)
+    with Image.open(path) as image:
+        pixels = np.asarray(image.convert("RGB"))
+    width, height = info.sprite.single_image_dim
+    return pixels, (width, height), info.tensor_shape[0] if info.tensor_shape else 0
+
+
+def _sprite_cell(sprite: tuple[np.ndarray, tuple[int, int], int], index: int) -> np.ndarray:
+    pixels, (width, height), count = sprite
+    columns = max(pixels.shape[1] // width, 1)
+    _check_index(index, min(count, columns * (pixels.shape[0] // height)))
+    row, column = divmod(index, columns)
+    return pixels[row * height : (row + 1) * height, column * width : (column + 1) * width]
 
 
 def _samples(provider: DataProvider, run: str, tag: str) -> Any | None:
