@@ -121,6 +121,7 @@ def measure(
                     pass
                 time.sleep(0.02)
             loaded = time.perf_counter() - started
+            settled(client)
             tags_ms = p50_ms(lambda: client.get("/data/plugin/scalars/tags").raise_for_status())
             scalars_ms = p50_ms(lambda: client.get("/data/plugin/scalars/scalars", params=query).raise_for_status())
             if then is not None:
@@ -135,6 +136,16 @@ def measure(
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     return Measure(loaded, peak[0] / 2**20, tags_ms, scalars_ms)
+
+
+def settled(client: httpx.Client) -> None:
+    """Wait until trainboard's ingest pass has ended (its last run may be served before the others are stored and the
+    store folds its write-ahead log), so that latencies are those of a loaded server, as TensorBoard's are."""
+    while True:
+        answer = client.get("/data/ingest_progress")
+        if answer.status_code != 200 or answer.json().get("done", True):
+            return
+        time.sleep(0.02)
 
 
 def sample_rss(pid: int, peak: list[int], stop: threading.Event) -> None:
