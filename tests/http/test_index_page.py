@@ -1,14 +1,16 @@
-"""trainboard's page at / (the default --ui): every run with its tags by plugin, escaped, and ingest progress."""
+"""trainboard's own web UI at / (the default --ui): the built page and every file it loads, with TensorBoard's headers,
+at / and under --path_prefix. What the page shows is tested in Chromium (tests/browser/test_ui_*.py)."""
 
 from __future__ import annotations
 
 import re
-from html import escape
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.servers import Server, trainboard_server
+from tests.servers import trainboard_server
+from trainboard.http.ui.index_page import APP
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
 
@@ -26,36 +28,25 @@ def write_hostile_logdir(root: Path) -> Path:
     return root
 
 
-def plugin_tags(page: str, run: str) -> dict[str, list[str]]:
-    """The plugins and tags the page lists under `run`."""
-    section = re.search(f"<h2>{re.escape(escape(run))}</h2><ul>(.*?)</ul>", page)
-    assert section, f"run {run!r} not on the page"
-    return {plugin: names.split(", ") for plugin, names in re.findall(r"<li><b>([^<]*)</b>: ([^<]*)</li>", section[1])}
-
-
-def test_names_are_escaped(tmp_path: Path) -> None:
-    with trainboard_server(write_hostile_logdir(tmp_path / "logs"), tmp_path) as server:
-        page = httpx.get(server.url + "/")
-    assert page.status_code == 200 and page.headers["content-type"] == "text/html; charset=utf-8"
-    assert "script-src 'self' 'unsafe-eval'" in page.headers["content-security-policy"]
-    assert page.headers["x-content-type-options"] == "nosniff"
-    assert "<script" not in page.text
-    assert plugin_tags(page.text, HOSTILE) == {"scalars": [escape(f"loss {HOSTILE}")]}
-
-
-def test_every_run_is_listed_with_its_tags_by_plugin(full_trainboard: Server) -> None:
-    with httpx.Client(base_url=full_trainboard.url) as client:
-        page = client.get("/").text
-        runs = client.get("/data/runs").json()
-        expected = {
-            plugin: client.get(f"/data/plugin/{plugin}/tags").json()
-            for plugin in ("scalars", "histograms", "images", "audio", "text", "pr_curves")
-        }
-        progress = client.get("/data/ingest_progress").json()
-    assert len(runs) > 3
-    for run in runs:
-        listed = plugin_tags(page, run)
-        for plugin, tags in expected.items():
-            assert listed.get(plugin, []) == sorted(escape(tag) for tag in tags.get(run, {})), (run, plugin)
-    assert f"ingest done: {progress['files_done']}/{progress['files_total']} files" in page
-    assert 'http-equiv="refresh"' not in page  # reloads itself only while ingest goes on
+@pytest.mark.parametrize("prefix", ["", "/tb"])
+def test_the_page_and_its_files_are_served(prefix: str, tmp_path: Path) -> None:
+    with (
+        trainboard_server(write_hostile_logdir(tmp_path / "logs"), tmp_path, path_prefix=prefix) as server,
+        httpx.Client(base_url=f"{server.url}{prefix}") as client,
+    ):
+        page = client.get("/")
+        assert page.status_code == 200 and page.headers["content-type"] == "text/html; charset=utf-8"
+        assert page.content == (APP / "index.html").read_bytes()
+        assert "script-src 'self' 'unsafe-eval'" in page.headers["content-security-policy"]
+        assert page.headers["x-content-type-options"] == "nosniff"
+        assert client.get("/index.html").content == page.content
+        # The page names its files relatively, so that they resolve under the prefix.
+        names = re.findall(r'(?:src|href)="\./([^"]+)"', page.text)
+        assert {Path(name).suffix for name in names} == {".js", ".css"}
+        for name in names:
+            asset = client.get(f"/{name}")
+            assert asset.status_code == 200 and asset.content == (APP / name).read_bytes()
+            expected = "text/javascript" if name.endswith(".js") else "text/css"
+            assert asset.headers["content-type"].startswith(expected)
+            assert asset.headers["x-content-type-options"] == "nosniff"
+        assert client.get("/assets/missing.js").status_code == 404

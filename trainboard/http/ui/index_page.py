@@ -1,61 +1,46 @@
-"""trainboard's page at / until its own UI exists: every run with its tags by plugin, and ingest progress."""
+"""trainboard's own web UI at / (the default --ui): the single-page app built from frontend/ into app/, which talks
+to the TensorBoard API by relative URLs, so it works under --path_prefix too. Its files are read once and served with
+TensorBoard's headers (the Content-Security-Policy on the page)."""
 
 from __future__ import annotations
 
-from html import escape
+import functools
+import mimetypes
+from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from trainboard.http.context import experiment
 from trainboard.http.responses import SECURITY_HEADERS
 from trainboard.http.ui.csp import CONTENT_SECURITY_POLICY
-from trainboard.plugins import core
-from trainboard.provider.provider import DataProvider
 
-# While ingest goes on, the page reloads itself this often (a meta refresh: the CSP allows no inline script).
-REFRESH_SECONDS = 2
-STYLE = "body{font-family:system-ui,sans-serif;margin:2rem;max-width:60rem}h2{font-size:1.1rem;margin-bottom:.2rem}"
+APP = Path(__file__).parent / "app"
+MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}
 
 
-def tags_by_plugin(provider: DataProvider) -> dict[str, dict[str, list[str]]]:
-    """Run -> plugin -> tag names, over every plugin with data and every kind of series."""
-    tags: dict[str, dict[str, set[str]]] = {}
-    for plugin in provider.list_plugins():
-        for listing in (provider.list_scalars, provider.list_tensors, provider.list_blob_sequences):
-            for run, by_tag in listing(plugin_name=plugin).items():
-                tags.setdefault(run, {}).setdefault(plugin, set()).update(by_tag)
-    return {run: {plugin: sorted(names) for plugin, names in plugins.items()} for run, plugins in tags.items()}
+@functools.cache
+def _file(path: Path) -> bytes:
+    return path.read_bytes()
 
 
-def index(request: Request) -> HTMLResponse:
-    found = experiment(request)
-    tags = tags_by_plugin(found.provider)
-    progress = found.progress.as_json()
-    sections = []
-    for run in core.runs(found.provider):
-        items = "".join(
-            f"<li><b>{escape(plugin)}</b>: {escape(', '.join(names))}</li>"
-            for plugin, names in tags.get(run, {}).items()
-        )
-        sections.append(f"<section><h2>{escape(run)}</h2><ul>{items}</ul></section>")
-    title = escape(request.app.state.settings.window_title or "trainboard")
-    refresh = "" if progress["done"] else f'<meta http-equiv="refresh" content="{REFRESH_SECONDS}">'
-    state = "done" if progress["done"] else "loading"
-    files = f"{progress['files_done']}/{progress['files_total']} files"
-    volume = f"{progress['bytes_read']:,}/{progress['bytes_total']:,} bytes, {progress['points']:,} points"
-    body = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">{refresh}<title>{title}</title><style>{STYLE}</style></head><body>
-<h1>{title}</h1>
-<p id="progress">ingest {state}: {files}, {volume} (<a href="data/ingest_progress">data/ingest_progress</a>).</p>
-<p>trainboard serves TensorBoard's HTTP API at <code>data/</code>; <code>--ui tensorboard</code> serves TensorBoard's
-own web UI here instead.</p>
-{"".join(sections) or "<p>No runs yet.</p>"}
-</body></html>
-"""
-    return HTMLResponse(body, headers={**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY})
+def _media_type(path: Path) -> str:
+    return MEDIA_TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+
+
+def index(request: Request) -> Response:
+    headers = {**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY}
+    return Response(_file(APP / "index.html"), media_type="text/html; charset=utf-8", headers=headers)
+
+
+def _asset(path: Path) -> Route:
+    def serve(request: Request) -> Response:
+        return Response(_file(path), media_type=_media_type(path), headers=SECURITY_HEADERS)
+
+    return Route("/" + path.relative_to(APP).as_posix(), serve)
 
 
 def routes() -> list[BaseRoute]:
-    return [Route("/", index)]
+    """The page at / and /index.html, and each built asset at its own path."""
+    assets = sorted(path for path in APP.rglob("*") if path.is_file() and path.name != "index.html")
+    return [Route("/", index), Route("/index.html", index), *(_asset(path) for path in assets)]

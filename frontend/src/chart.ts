@@ -1,0 +1,541 @@
+// One time-series chart on uPlot: every run's smoothed line, a faint raw line while smoothing, the min/max envelope
+// of raw values where a pixel column holds several points, an optional mean ± std band over the runs; zoom by drag,
+// wheel or keys, pan by shift-drag or arrows, reset by double-click or 0; a tooltip sorted by value.
+
+import uPlot from "uplot";
+import { centres, reduce, spread, type Columns, type Grid } from "./buckets";
+import { withAlpha } from "./colors";
+import { formatNumber, h } from "./dom";
+import type { XAxis } from "./state";
+
+export interface Line {
+  run: string;
+  color: string;
+  /** x of each point in the chart's x-axis unit (step, seconds since the run's start, or wall time in seconds). */
+  xs: Float64Array;
+  steps: Float64Array;
+  wallTimes: Float64Array;
+  raw: Float64Array;
+  smoothed: Float64Array;
+}
+
+export interface ChartOptions {
+  x: XAxis;
+  logX: boolean;
+  logY: boolean;
+  band: boolean;
+  smoothing: boolean;
+}
+
+export interface TooltipRow {
+  run: string;
+  color: string;
+  smoothed: number;
+  value: number;
+  step: number;
+  wallTime: number;
+}
+
+const HEIGHT = 240;
+const ZOOM_STEP = 0.8;
+const PAN_STEP = 0.1;
+
+export class Chart {
+  readonly element: HTMLElement;
+  private readonly canvasHolder: HTMLElement;
+  private readonly tooltip: HTMLElement;
+  private plot: uPlot | null = null;
+  private plotKey = "";
+  private lines: Line[] = [];
+  private options: ChartOptions = { x: "step", logX: false, logY: false, band: false, smoothing: false };
+  private extent: [number, number] | null = null;
+  private zoom: [number, number] | null = null;
+  private columns: Columns[] = [];
+  private bandColumns: { mean: Float64Array; std: Float64Array } | null = null;
+  private yRange: [number, number] = [0, 1];
+  private drawStarted = 0;
+  private readonly resize: ResizeObserver;
+
+  constructor(label: string) {
+    this.canvasHolder = h("div", { class: "plot" });
+    this.tooltip = h("div", { class: "tooltip", role: "tooltip", hidden: true });
+    this.element = h(
+      "div",
+      {
+        class: "chart",
+        tabindex: 0,
+        "aria-label": `${label}: drag or +/- to zoom, shift-drag or arrows to pan, double-click or 0 to reset`,
+      },
+      this.canvasHolder,
+      this.tooltip,
+    );
+    this.element.addEventListener("keydown", (event) => this.onKey(event));
+    this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
+    let width = 0;
+    this.resize = new ResizeObserver(() => {
+      if (this.element.clientWidth !== width && this.lines.length) {
+        width = this.element.clientWidth;
+        this.render(true);
+      }
+    });
+    this.resize.observe(this.element);
+  }
+
+  /** Draws `lines`; the zoom is kept while the data's extent still covers it. */
+  set(lines: Line[], options: ChartOptions): void {
+    this.drawStarted = performance.now();
+    const rebuild = JSON.stringify(options) !== JSON.stringify(this.options);
+    if (options.x !== this.options.x || options.logX !== this.options.logX) this.zoom = null;
+    this.lines = lines;
+    this.options = options;
+    this.extent = extentOf(lines, options.logX);
+    this.render(rebuild);
+  }
+
+  destroy(): void {
+    this.resize.disconnect();
+    this.plot?.destroy();
+    this.plot = null;
+  }
+
+  /** The lines' values nearest to x, sorted by smoothed value, largest first. */
+  rowsAt(x: number): TooltipRow[] {
+    const rows: TooltipRow[] = [];
+    for (const line of this.lines) {
+      const index = nearest(line.xs, x);
+      if (index < 0) continue;
+      rows.push({
+        run: line.run,
+        color: line.color,
+        smoothed: line.smoothed[index]!,
+        value: line.raw[index]!,
+        step: line.steps[index]!,
+        wallTime: line.wallTimes[index]!,
+      });
+    }
+    return rows.sort((a, b) =>
+      Number.isNaN(a.smoothed) ? 1 : Number.isNaN(b.smoothed) ? -1 : b.smoothed - a.smoothed,
+    );
+  }
+
+  get range(): [number, number] | null {
+    return this.zoom ?? this.extent;
+  }
+
+  resetZoom(): void {
+    this.zoom = null;
+    this.render(false);
+  }
+
+  zoomTo(low: number, high: number): void {
+    if (!this.extent || !(high > low)) return;
+    this.zoom = [Math.max(low, this.extent[0]), Math.min(high, this.extent[1])];
+    if (!(this.zoom[1] > this.zoom[0])) this.zoom = null;
+    this.render(false);
+  }
+
+  private render(rebuild: boolean): void {
+    const range = this.range;
+    if (!range || this.lines.length === 0) {
+      this.plot?.destroy();
+      this.plot = null;
+      this.canvasHolder.replaceChildren(h("p", { class: "empty" }, "No data for the selected runs."));
+      return;
+    }
+    const width = Math.max(200, this.element.clientWidth || 400);
+    const grid: Grid = {
+      low: range[0],
+      high: range[1],
+      size: Math.max(20, Math.round(width - 60)),
+      log: this.options.logX,
+    };
+    const keep = this.options.logY ? (value: number) => value > 0 : Number.isFinite;
+    this.columns = this.lines.map((line) => reduce(line.xs, line.raw, line.smoothed, grid, keep));
+    this.bandColumns = this.options.band
+      ? spread(
+          this.columns.map((columns) => columns.line),
+          grid.size,
+        )
+      : null;
+    this.yRange = yRangeOf(this.columns, this.bandColumns, this.options.logY);
+    const data: uPlot.AlignedData = [
+      centres(grid),
+      ...this.columns.map((columns) => Array.from(columns.line, (value) => (Number.isNaN(value) ? null : value))),
+    ];
+    const key = `${width}|${this.lines.map((line) => `${line.run}\u0000${line.color}`).join("\u0001")}`;
+    if (!this.plot || rebuild || key !== this.plotKey) {
+      this.plot?.destroy();
+      this.canvasHolder.replaceChildren();
+      this.plot = new uPlot(this.plotOptions(width), data, this.canvasHolder);
+      this.plotKey = key;
+    } else {
+      this.plot.batch(() => {
+        this.plot!.setData(data, false);
+        this.plot!.setScale("x", { min: range[0], max: range[1] });
+        this.plot!.setScale("y", { min: this.yRange[0], max: this.yRange[1] });
+      });
+    }
+    this.element.dataset.columns = String(grid.size);
+  }
+
+  private plotOptions(width: number): uPlot.Options {
+    const style = getComputedStyle(document.documentElement);
+    const foreground = style.getPropertyValue("--fg").trim() || "#222";
+    const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
+    const axis = (values?: uPlot.Axis["values"]): uPlot.Axis => ({
+      stroke: foreground,
+      grid: { stroke: gridColor, width: 1 },
+      ticks: { stroke: gridColor, width: 1 },
+      ...(values ? { values } : {}),
+    });
+    const xValues: uPlot.Axis["values"] | undefined =
+      this.options.x === "relative" ? (_u, splits) => splits.map(formatDuration) : undefined;
+    return {
+      width,
+      height: HEIGHT,
+      legend: { show: false },
+      scales: {
+        x: {
+          time: this.options.x === "wall",
+          distr: this.options.logX ? 3 : 1,
+          auto: false,
+          range: () => this.range ?? [0, 1],
+        },
+        y: { distr: this.options.logY ? 3 : 1, auto: false, range: () => this.yRange },
+      },
+      axes: [axis(xValues), { ...axis((_u, splits) => splits.map((value) => formatNumber(value))), size: 60 }],
+      series: [
+        {},
+        ...this.lines.map((line) => ({
+          label: line.run,
+          stroke: line.color,
+          width: 1.5,
+          spanGaps: true,
+          points: { show: false },
+        })),
+      ],
+      cursor: {
+        drag: { x: true, y: false, setScale: false },
+        points: { size: 6 },
+        bind: {
+          mousedown: (u, _target, handler) => (event) => {
+            if (event.shiftKey) {
+              this.startPan(u, event);
+              return null;
+            }
+            return handler(event);
+          },
+          dblclick: () => () => {
+            this.resetZoom();
+            return null;
+          },
+        },
+      },
+      hooks: {
+        drawAxes: [(u) => this.drawUnderlay(u)],
+        draw: [() => (this.element.dataset.drawMs = (performance.now() - this.drawStarted).toFixed(1))],
+        setSelect: [(u) => this.onSelect(u)],
+        setCursor: [(u) => this.showTooltip(u)],
+      },
+    };
+  }
+
+  private drawUnderlay(u: uPlot): void {
+    const context = u.ctx;
+    const xs = u.data[0];
+    const { left, top, width, height } = u.bbox;
+    context.save();
+    context.beginPath();
+    context.rect(left, top, width, height);
+    context.clip();
+    const x = (index: number) => u.valToPos(xs[index]!, "x", true);
+    const y = (value: number) => u.valToPos(value, "y", true);
+    this.columns.forEach((columns, index) => {
+      const color = this.lines[index]!.color;
+      strokeColumns(context, columns, x, y, withAlpha(color, 0.45));
+      if (this.options.smoothing) strokeLine(context, columns.count.length, x, y, columns.raw, withAlpha(color, 0.3));
+    });
+    if (this.bandColumns) {
+      const { mean, std } = this.bandColumns;
+      const upper = mean.map((value, index) => value + std[index]!);
+      const lower = mean.map((value, index) => value - std[index]!);
+      const foreground = getComputedStyle(document.documentElement).getPropertyValue("--fg").trim() || "#222";
+      fillBetween(context, mean.length, x, y, upper, lower, withAlpha(toHex(foreground), 0.15));
+      context.setLineDash([6, 4]);
+      strokeLine(context, mean.length, x, y, mean, foreground);
+      context.setLineDash([]);
+    }
+    context.restore();
+  }
+
+  private onSelect(u: uPlot): void {
+    const { left, width } = u.select;
+    if (width < 2) return;
+    const low = u.posToVal(left, "x");
+    const high = u.posToVal(left + width, "x");
+    u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+    this.zoomTo(low, high);
+  }
+
+  private startPan(u: uPlot, start: MouseEvent): void {
+    const range = this.range;
+    if (!range) return;
+    const pixels = u.bbox.width / devicePixelRatio;
+    const move = (event: MouseEvent) =>
+      this.shift(range, (-(event.clientX - start.clientX) / pixels) * (range[1] - range[0]));
+    const up = () => {
+      window.removeEventListener("mousemove", move);
+      window.removeEventListener("mouseup", up);
+    };
+    window.addEventListener("mousemove", move);
+    window.addEventListener("mouseup", up);
+  }
+
+  private shift(from: [number, number], by: number): void {
+    if (!this.extent) return;
+    const span = from[1] - from[0];
+    const low = Math.min(Math.max(from[0] + by, this.extent[0]), this.extent[1] - span);
+    this.zoomTo(low, low + span);
+  }
+
+  private scaleAround(factor: number, centreFraction = 0.5): void {
+    const range = this.range;
+    if (!range || !this.extent) return;
+    const span = range[1] - range[0];
+    const centre = range[0] + span * centreFraction;
+    const next = span * factor;
+    if (factor > 1 && next >= this.extent[1] - this.extent[0]) return this.resetZoom();
+    this.zoomTo(centre - next * centreFraction, centre + next * (1 - centreFraction));
+  }
+
+  private onWheel(event: WheelEvent): void {
+    // Only with a modifier: a plain wheel scrolls the page.
+    if (!(event.ctrlKey || event.altKey) || !this.plot) return;
+    event.preventDefault();
+    const box = this.plot.over.getBoundingClientRect();
+    this.scaleAround(event.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP, (event.clientX - box.left) / box.width);
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    const range = this.range;
+    if (!range) return;
+    const span = range[1] - range[0];
+    const actions: Record<string, () => void> = {
+      "+": () => this.scaleAround(ZOOM_STEP),
+      "=": () => this.scaleAround(ZOOM_STEP),
+      "-": () => this.scaleAround(1 / ZOOM_STEP),
+      "0": () => this.resetZoom(),
+      ArrowLeft: () => this.shift(range, -span * PAN_STEP),
+      ArrowRight: () => this.shift(range, span * PAN_STEP),
+    };
+    const action = actions[event.key];
+    if (action) {
+      event.preventDefault();
+      action();
+    }
+  }
+
+  private showTooltip(u: uPlot): void {
+    const { left, top } = u.cursor;
+    if (left === undefined || top === undefined || left < 0) {
+      this.tooltip.hidden = true;
+      return;
+    }
+    const rows = this.rowsAt(u.posToVal(left, "x"));
+    if (rows.length === 0) {
+      this.tooltip.hidden = true;
+      return;
+    }
+    const relative = (row: TooltipRow) => {
+      const line = this.lines.find((candidate) => candidate.run === row.run);
+      return line ? row.wallTime - line.wallTimes[0]! : 0;
+    };
+    const table = h(
+      "table",
+      {},
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", {}),
+          h("th", {}, "Run"),
+          h("th", {}, "Smoothed"),
+          h("th", {}, "Value"),
+          h("th", {}, "Step"),
+          h("th", {}, "Relative"),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        ...rows.map((row) =>
+          h(
+            "tr",
+            { "data-run": row.run },
+            h("td", {}, h("span", { class: "swatch", style: `background:${row.color}` })),
+            h("td", { class: "run" }, row.run),
+            h("td", { class: "smoothed" }, formatNumber(row.smoothed)),
+            h("td", { class: "value" }, formatNumber(row.value)),
+            h("td", { class: "step" }, row.step),
+            h("td", {}, formatDuration(relative(row))),
+          ),
+        ),
+      ),
+    );
+    const finite = rows.map((row) => row.smoothed).filter(Number.isFinite);
+    const mean = finite.reduce((sum, value) => sum + value, 0) / finite.length;
+    const std = Math.sqrt(finite.reduce((sum, value) => sum + (value - mean) ** 2, 0) / finite.length);
+    const band =
+      this.options.band && finite.length > 1
+        ? h("p", { class: "band" }, `mean ${formatNumber(mean)} ± std ${formatNumber(std)} over ${finite.length} runs`)
+        : null;
+    this.tooltip.replaceChildren(table, ...(band ? [band] : []));
+    this.tooltip.hidden = false;
+    const overLeft = u.over.offsetLeft;
+    const flip = left > u.over.clientWidth / 2;
+    this.tooltip.style.left = flip ? "" : `${overLeft + left + 16}px`;
+    this.tooltip.style.right = flip ? `${this.element.clientWidth - overLeft - left + 16}px` : "";
+    this.tooltip.style.top = `${u.over.offsetTop + top + 16}px`;
+  }
+}
+
+function extentOf(lines: Line[], log: boolean): [number, number] | null {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const line of lines) {
+    for (const x of line.xs) {
+      if (log && !(x > 0)) continue;
+      if (x < low) low = x;
+      if (x > high) high = x;
+    }
+  }
+  if (!(high >= low)) return null;
+  if (high === low) return log ? [low / 2, high * 2] : [low - 1, high + 1];
+  return [low, high];
+}
+
+function yRangeOf(
+  columns: Columns[],
+  band: { mean: Float64Array; std: Float64Array } | null,
+  log: boolean,
+): [number, number] {
+  let low = Infinity;
+  let high = -Infinity;
+  const include = (value: number) => {
+    if (!Number.isFinite(value) || (log && value <= 0)) return;
+    if (value < low) low = value;
+    if (value > high) high = value;
+  };
+  for (const column of columns) {
+    column.min.forEach(include);
+    column.max.forEach(include);
+    column.line.forEach(include);
+  }
+  band?.mean.forEach((mean, index) => {
+    include(mean - band.std[index]!);
+    include(mean + band.std[index]!);
+  });
+  if (!(high >= low)) return log ? [0.1, 10] : [0, 1];
+  if (log) return [low / 1.2, high * 1.2];
+  const pad = high > low ? (high - low) * 0.05 : Math.abs(high) * 0.1 || 1;
+  return [low - pad, high + pad];
+}
+
+/** The index of the point whose x is nearest to `x`, in xs sorted ascending; -1 when empty. */
+export function nearest(xs: Float64Array, x: number): number {
+  if (xs.length === 0) return -1;
+  let low = 0;
+  let high = xs.length - 1;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (xs[middle]! < x) low = middle + 1;
+    else high = middle;
+  }
+  if (low > 0 && Math.abs(xs[low - 1]! - x) <= Math.abs(xs[low]! - x)) return low - 1;
+  return low;
+}
+
+function fillBetween(
+  context: CanvasRenderingContext2D,
+  size: number,
+  x: (index: number) => number,
+  y: (value: number) => number,
+  upper: Float64Array,
+  lower: Float64Array,
+  fill: string,
+): void {
+  context.fillStyle = fill;
+  let start = -1;
+  for (let index = 0; index <= size; index++) {
+    const present = index < size && Number.isFinite(upper[index]!) && Number.isFinite(lower[index]!);
+    if (present && start < 0) start = index;
+    if (!present && start >= 0) {
+      context.beginPath();
+      for (let column = start; column < index; column++) context.lineTo(x(column), y(upper[column]!));
+      for (let column = index - 1; column >= start; column--) context.lineTo(x(column), y(lower[column]!));
+      context.closePath();
+      context.fill();
+      start = -1;
+    }
+  }
+}
+
+/** A vertical stroke from min to max in every column that holds more than one point. */
+function strokeColumns(
+  context: CanvasRenderingContext2D,
+  columns: Columns,
+  x: (index: number) => number,
+  y: (value: number) => number,
+  stroke: string,
+): void {
+  context.strokeStyle = stroke;
+  context.lineWidth = Math.max(1, devicePixelRatio);
+  context.beginPath();
+  for (let index = 0; index < columns.count.length; index++) {
+    if (columns.count[index]! < 2) continue;
+    const column = Math.round(x(index)) + 0.5;
+    context.moveTo(column, y(columns.max[index]!));
+    context.lineTo(column, y(columns.min[index]!));
+  }
+  context.stroke();
+}
+
+function strokeLine(
+  context: CanvasRenderingContext2D,
+  size: number,
+  x: (index: number) => number,
+  y: (value: number) => number,
+  values: Float64Array,
+  stroke: string,
+): void {
+  context.strokeStyle = stroke;
+  context.lineWidth = devicePixelRatio;
+  context.beginPath();
+  let started = false;
+  for (let index = 0; index < size; index++) {
+    const value = values[index]!;
+    if (!Number.isFinite(value)) continue;
+    if (started) context.lineTo(x(index), y(value));
+    else context.moveTo(x(index), y(value));
+    started = true;
+  }
+  context.stroke();
+}
+
+function toHex(color: string): string {
+  return /^#[0-9a-f]{6}$/i.test(color) ? color : "#808080";
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return "";
+  const sign = seconds < 0 ? "-" : "";
+  let rest = Math.abs(seconds);
+  if (rest < 60) return `${sign}${Number(rest.toPrecision(3))}s`;
+  const hours = Math.floor(rest / 3600);
+  rest -= hours * 3600;
+  const minutes = Math.floor(rest / 60);
+  const secs = Math.round(rest - minutes * 60);
+  return hours > 0 ? `${sign}${hours}h ${minutes}m` : `${sign}${minutes}m ${secs}s`;
+}

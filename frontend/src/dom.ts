@@ -1,0 +1,61 @@
+// Every element is built here: user text only ever reaches the page as text nodes or attribute values, never as markup.
+
+type Child = Node | string | number | null | undefined | false;
+type Attributes = Record<string, string | number | boolean | null | undefined | EventListener>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (typeof value === "function") element.addEventListener(name.replace(/^on/, ""), value);
+    else if (value === true) element.setAttribute(name, "");
+    else element.setAttribute(name, String(value));
+  }
+  append(element, ...children);
+  return element;
+}
+
+export function append(parent: Node, ...children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function clear(element: Element): void {
+  element.replaceChildren();
+}
+
+export function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  const magnitude = Math.abs(value);
+  if (magnitude !== 0 && (magnitude >= 1e6 || magnitude < 1e-3)) return value.toExponential(4);
+  return String(Number(value.toPrecision(6)));
+}
+
+export function formatCount(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+/** Downloads `text` as a file named `name`. */
+export function download(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = h("a", { href: url, download: name });
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+/** A compiled regular expression, or null when the text is not one (case-insensitive, as TensorBoard's filters). */
+export function regex(text: string): RegExp | null {
+  try {
+    return new RegExp(text, "i");
+  } catch {
+    return null;
+  }
+}

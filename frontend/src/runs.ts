@@ -1,0 +1,168 @@
+// The run selector: a virtual list (only the rows in view exist), so thousands of runs cost no more than thirty;
+// a regex filter, select/deselect all matching runs, a colour per run that the user may change.
+
+import { colorOf, pick } from "./colors";
+import { formatCount, h, regex } from "./dom";
+import { state, update } from "./state";
+
+/** With no selection in the URL, this many runs (the first, by name) are selected. */
+export const DEFAULT_RUNS = 100;
+const ROW_HEIGHT = 26;
+const OVERSCAN = 8;
+
+let allRuns: string[] = [];
+let active = 0;
+
+export function setRuns(runs: string[]): void {
+  allRuns = runs;
+  render();
+}
+
+export function selectedRuns(): string[] {
+  const chosen = state.runs === null ? new Set(allRuns.slice(0, DEFAULT_RUNS)) : new Set(state.runs);
+  const pattern = regex(state.runFilter);
+  return allRuns.filter((run) => chosen.has(run) && (!pattern || pattern.test(run)));
+}
+
+function isSelected(run: string): boolean {
+  return state.runs === null ? allRuns.indexOf(run) < DEFAULT_RUNS : state.runs.includes(run);
+}
+
+function matching(): string[] {
+  const pattern = regex(state.runFilter);
+  return pattern ? allRuns.filter((run) => pattern.test(run)) : allRuns;
+}
+
+function setSelection(runs: Set<string>): void {
+  update({ runs: allRuns.filter((run) => runs.has(run)) });
+}
+
+function toggle(run: string): void {
+  const chosen = new Set(state.runs ?? allRuns.slice(0, DEFAULT_RUNS));
+  if (chosen.has(run)) chosen.delete(run);
+  else chosen.add(run);
+  setSelection(chosen);
+}
+
+const filterInput = h("input", {
+  type: "search",
+  id: "run-filter",
+  placeholder: "Filter runs (regex)",
+  "aria-label": "Filter runs by regular expression",
+  spellcheck: "false",
+});
+const filterError = h("span", { class: "error", role: "alert" });
+const count = h("span", { class: "count", id: "run-count" });
+const spacer = h("div", { class: "spacer" });
+const list = h(
+  "div",
+  {
+    class: "run-list",
+    id: "run-list",
+    role: "listbox",
+    tabindex: 0,
+    "aria-multiselectable": "true",
+    "aria-label": "Runs: arrows to move, space to select",
+  },
+  spacer,
+);
+
+export const element = h(
+  "aside",
+  { class: "runs", "aria-label": "Runs" },
+  h("div", { class: "run-tools" }, filterInput, filterError),
+  h(
+    "div",
+    { class: "run-tools" },
+    h(
+      "button",
+      {
+        type: "button",
+        id: "select-matching",
+        onclick: () => setSelection(new Set([...selectedAll(), ...matching()])),
+      },
+      "Select all matching",
+    ),
+    h("button", { type: "button", id: "deselect-matching", onclick: () => deselectMatching() }, "None"),
+  ),
+  count,
+  list,
+);
+
+function selectedAll(): string[] {
+  return allRuns.filter(isSelected);
+}
+
+function deselectMatching(): void {
+  const drop = new Set(matching());
+  setSelection(new Set(selectedAll().filter((run) => !drop.has(run))));
+}
+
+filterInput.value = state.runFilter;
+filterInput.addEventListener("input", () => {
+  const valid = regex(filterInput.value) !== null;
+  filterError.textContent = valid ? "" : "not a valid regular expression";
+  if (valid) update({ runFilter: filterInput.value });
+});
+list.addEventListener("scroll", () => render());
+list.addEventListener("keydown", (event) => {
+  const rows = matching();
+  const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10 };
+  if (event.key in moves) active = Math.max(0, Math.min(rows.length - 1, active + moves[event.key]!));
+  else if (event.key === "Home") active = 0;
+  else if (event.key === "End") active = rows.length - 1;
+  else if (event.key === " " || event.key === "Enter") {
+    if (rows[active] !== undefined) toggle(rows[active]!);
+  } else return;
+  event.preventDefault();
+  const top = active * ROW_HEIGHT;
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (top + ROW_HEIGHT > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_HEIGHT - list.clientHeight;
+  render();
+});
+
+export function render(): void {
+  if (document.activeElement !== filterInput) filterInput.value = state.runFilter;
+  const rows = matching();
+  active = Math.min(active, Math.max(0, rows.length - 1));
+  const selected = selectedRuns().length;
+  count.textContent = `${formatCount(selected)} of ${formatCount(allRuns.length)} runs shown (${formatCount(rows.length)} matching)`;
+  spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
+  const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((list.scrollTop + (list.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN);
+  const items: HTMLElement[] = [];
+  for (let index = first; index < last; index++) {
+    const run = rows[index]!;
+    const checked = isSelected(run);
+    const color = h("input", {
+      type: "color",
+      value: colorOf(run),
+      tabindex: -1,
+      "aria-label": `Colour of ${run}`,
+      class: "color",
+    });
+    color.addEventListener("change", () => {
+      pick(run, color.value);
+      window.dispatchEvent(new Event("trainboard:colors"));
+    });
+    const box = h("input", { type: "checkbox", tabindex: -1, "aria-hidden": "true", checked });
+    box.addEventListener("change", () => toggle(run));
+    items.push(
+      h(
+        "div",
+        {
+          class: index === active ? "run active" : "run",
+          role: "option",
+          id: `run-option-${index}`,
+          "aria-selected": checked ? "true" : "false",
+          "data-run": run,
+          style: `top:${index * ROW_HEIGHT}px`,
+          title: run,
+        },
+        h("label", {}, box, color, h("span", { class: "name" }, run)),
+      ),
+    );
+  }
+  spacer.replaceChildren(...items);
+  if (rows[active] !== undefined) list.setAttribute("aria-activedescendant", `run-option-${active}`);
+}

@@ -1,0 +1,324 @@
+// The scalars dashboard: one chart per tag, grouped by the tag's prefix (before its first "/"), every shown run
+// overlaid. A chart asks for its data (one request for all its runs) when it comes near the screen.
+
+import { scalarsMultirun, getJson, type ScalarSeries, type TagInfo } from "./api";
+import { Chart, type ChartOptions, type Line } from "./chart";
+import { colorOf } from "./colors";
+import { download, formatCount, h, regex } from "./dom";
+import { selectedRuns } from "./runs";
+import { smooth } from "./smoothing";
+import { state, update, type State } from "./state";
+
+interface Card {
+  tag: string;
+  element: HTMLElement;
+  chart: Chart;
+  visible: boolean;
+  /** The runs whose data is loaded, and whether a newer version may exist. */
+  series: Map<string, ScalarSeries>;
+  stale: boolean;
+  loading: Promise<void> | null;
+}
+
+let tagInfo: TagInfo = {};
+const cards = new Map<string, Card>();
+const smoothedCache = new WeakMap<ScalarSeries, { key: string; values: Float64Array }>();
+
+const observer = new IntersectionObserver(
+  (entries) => {
+    for (const entry of entries) {
+      const card = [...cards.values()].find((candidate) => candidate.element === entry.target);
+      if (!card) continue;
+      card.visible = entry.isIntersecting;
+      if (card.visible) void show(card);
+    }
+  },
+  { rootMargin: "300px" },
+);
+
+const tagFilter = h("input", {
+  type: "search",
+  id: "tag-filter",
+  placeholder: "Filter tags (regex)",
+  "aria-label": "Filter tags by regular expression",
+  spellcheck: "false",
+});
+const tagError = h("span", { class: "error", role: "alert" });
+const smoother = h(
+  "select",
+  { id: "smoother", "aria-label": "Smoothing method" },
+  h("option", { value: "ema" }, "EMA"),
+  h("option", { value: "ma" }, "Moving average"),
+  h("option", { value: "none" }, "None"),
+);
+const smoothing = h("input", {
+  type: "range",
+  id: "smoothing",
+  min: 0,
+  max: 0.999,
+  step: 0.001,
+  "aria-label": "Smoothing weight",
+});
+const smoothingValue = h("output", { id: "smoothing-value", for: "smoothing" });
+const windowInput = h("input", {
+  type: "number",
+  id: "window",
+  min: 1,
+  max: 100000,
+  step: 1,
+  "aria-label": "Moving average window in points",
+});
+const xAxis = h(
+  "select",
+  { id: "x-axis", "aria-label": "Horizontal axis" },
+  h("option", { value: "step" }, "Step"),
+  h("option", { value: "relative" }, "Relative time"),
+  h("option", { value: "wall" }, "Wall time"),
+);
+const checkbox = (id: string, label: string) => {
+  const input = h("input", { type: "checkbox", id });
+  return { input, label: h("label", {}, input, label) };
+};
+const logY = checkbox("log-y", "Log y");
+const logX = checkbox("log-x", "Log x");
+const band = checkbox("band", "Mean ± std");
+const summary = h("span", { class: "count", id: "tag-count" });
+const groups = h("div", { class: "groups" });
+
+export const element = h(
+  "section",
+  { class: "dashboard scalars", "aria-label": "Scalars" },
+  h(
+    "div",
+    { class: "toolbar" },
+    h("span", { class: "field" }, tagFilter, tagError),
+    h("label", {}, "Smoothing ", smoother),
+    h("span", { class: "field smoothing-ema" }, smoothing, smoothingValue),
+    h("label", { class: "smoothing-ma" }, "Window ", windowInput),
+    h("label", {}, "X ", xAxis),
+    logY.label,
+    logX.label,
+    band.label,
+    summary,
+  ),
+  groups,
+);
+
+tagFilter.addEventListener("input", () => {
+  const valid = regex(tagFilter.value) !== null;
+  tagError.textContent = valid ? "" : "not a valid regular expression";
+  if (valid) update({ tagFilter: tagFilter.value });
+});
+smoother.addEventListener("change", () => update({ smoother: smoother.value as State["smoother"] }));
+smoothing.addEventListener("input", () => update({ smoothing: Number(smoothing.value) }));
+windowInput.addEventListener("change", () => update({ window: Math.max(1, Math.round(Number(windowInput.value))) }));
+xAxis.addEventListener("change", () => update({ x: xAxis.value as State["x"] }));
+logY.input.addEventListener("change", () => update({ logY: logY.input.checked }));
+logX.input.addEventListener("change", () => update({ logX: logX.input.checked }));
+band.input.addEventListener("change", () => update({ band: band.input.checked }));
+
+function syncControls(): void {
+  if (document.activeElement !== tagFilter) tagFilter.value = state.tagFilter;
+  smoother.value = state.smoother;
+  smoothing.value = String(state.smoothing);
+  smoothingValue.textContent = state.smoothing.toFixed(3);
+  windowInput.value = String(state.window);
+  xAxis.value = state.x;
+  logY.input.checked = state.logY;
+  logX.input.checked = state.logX;
+  band.input.checked = state.band;
+  element.dataset.smoother = state.smoother;
+}
+
+/** The tags of the shown runs that the tag filter matches, by group. */
+function groupedTags(): Map<string, string[]> {
+  const runs = selectedRuns();
+  const pattern = regex(state.tagFilter);
+  const tags = new Set<string>();
+  for (const run of runs) for (const tag of Object.keys(tagInfo[run] ?? {})) tags.add(tag);
+  const byGroup = new Map<string, string[]>();
+  for (const tag of [...tags].sort()) {
+    if (pattern && !pattern.test(tag)) continue;
+    const group = tag.includes("/") ? tag.slice(0, tag.indexOf("/")) : tag;
+    byGroup.set(group, [...(byGroup.get(group) ?? []), tag]);
+  }
+  return byGroup;
+}
+
+function makeCard(tag: string): Card {
+  const chart = new Chart(tag);
+  const card: Card = {
+    tag,
+    chart,
+    element: h("article", { class: "card", "data-tag": tag }),
+    visible: false,
+    series: new Map(),
+    stale: true,
+    loading: null,
+  };
+  const description = tagInfo[selectedRuns().find((run) => tagInfo[run]?.[tag]) ?? ""]?.[tag]?.displayName;
+  card.element.append(
+    h(
+      "header",
+      {},
+      h("h3", { title: tag }, description && description !== tag ? `${tag} (${description})` : tag),
+      h(
+        "span",
+        { class: "actions" },
+        h("button", { type: "button", class: "csv", onclick: () => downloadCard(card, "csv") }, "CSV"),
+        h("button", { type: "button", class: "json", onclick: () => downloadCard(card, "json") }, "JSON"),
+        h("button", { type: "button", class: "reset", onclick: () => chart.resetZoom() }, "Reset zoom"),
+      ),
+    ),
+    chart.element,
+  );
+  observer.observe(card.element);
+  return card;
+}
+
+/** Rebuilds the groups and cards for the current tags; cards of tags still shown are kept with their data. */
+function layout(): void {
+  const byGroup = groupedTags();
+  const keep = new Set([...byGroup.values()].flat());
+  for (const [tag, card] of cards) {
+    if (keep.has(tag)) continue;
+    observer.unobserve(card.element);
+    card.chart.destroy();
+    cards.delete(tag);
+  }
+  const open = new Map([...groups.querySelectorAll("details")].map((details) => [details.dataset.group, details.open]));
+  const sections = [...byGroup].map(([group, tags]) =>
+    h(
+      "details",
+      { class: "group", "data-group": group, open: open.get(group) ?? true },
+      h("summary", {}, h("span", { class: "group-name" }, group), h("span", { class: "count" }, ` ${tags.length}`)),
+      h(
+        "div",
+        { class: "cards" },
+        ...tags.map((tag) => {
+          const card = cards.get(tag) ?? makeCard(tag);
+          cards.set(tag, card);
+          return card.element;
+        }),
+      ),
+    ),
+  );
+  groups.replaceChildren(
+    ...(sections.length ? sections : [h("p", { class: "empty" }, "No scalar tags for the shown runs.")]),
+  );
+  summary.textContent = `${formatCount(keep.size)} tags`;
+}
+
+async function show(card: Card): Promise<void> {
+  const runs = selectedRuns().filter((run) => tagInfo[run]?.[card.tag]);
+  const missing = card.stale ? runs : runs.filter((run) => !card.series.has(run));
+  if (missing.length) {
+    if (!card.loading) card.loading = load(card, missing);
+    await card.loading;
+  }
+  draw(card);
+}
+
+async function load(card: Card, runs: string[]): Promise<void> {
+  card.element.classList.add("loading");
+  try {
+    const found = await scalarsMultirun(card.tag, runs);
+    for (const [run, series] of found) card.series.set(run, series);
+    card.stale = false;
+  } catch (error) {
+    card.element.dataset.error = String(error);
+  } finally {
+    card.loading = null;
+    card.element.classList.remove("loading");
+  }
+}
+
+function smoothedOf(series: ScalarSeries): Float64Array {
+  const key = `${state.smoother}|${state.smoothing}|${state.window}`;
+  const cached = smoothedCache.get(series);
+  if (cached?.key === key) return cached.values;
+  const values = smooth(series.values, state.smoother, state.smoothing, state.window);
+  smoothedCache.set(series, { key, values });
+  return values;
+}
+
+function linesOf(card: Card): Line[] {
+  const lines: Line[] = [];
+  for (const run of selectedRuns()) {
+    const series = card.series.get(run);
+    if (!series || series.steps.length === 0) continue;
+    let xs = series.steps;
+    if (state.x === "wall") xs = series.wallTimes;
+    if (state.x === "relative") {
+      const start = series.wallTimes[0]!;
+      xs = series.wallTimes.map((time) => time - start);
+    }
+    lines.push({
+      run,
+      color: colorOf(run),
+      xs,
+      steps: series.steps,
+      wallTimes: series.wallTimes,
+      raw: series.values,
+      smoothed: smoothedOf(series),
+    });
+  }
+  return lines;
+}
+
+function chartOptions(): ChartOptions {
+  const smoothing = (state.smoother === "ema" && state.smoothing > 0) || (state.smoother === "ma" && state.window > 1);
+  return { x: state.x, logX: state.logX, logY: state.logY, band: state.band, smoothing };
+}
+
+function draw(card: Card): void {
+  const lines = linesOf(card);
+  card.chart.set(lines, chartOptions());
+  card.element.dataset.runs = String(lines.length);
+  card.element.dataset.points = String(lines.reduce((sum, line) => sum + line.xs.length, 0));
+}
+
+function redrawVisible(): void {
+  for (const card of cards.values()) if (card.visible) void show(card);
+}
+
+function downloadCard(card: Card, format: "csv" | "json"): void {
+  const lines = linesOf(card);
+  const name = card.tag.replace(/[^\w.-]+/g, "_");
+  if (format === "json") {
+    const body = Object.fromEntries(
+      lines.map((line) => [line.run, Array.from(line.steps, (step, i) => [line.wallTimes[i], step, line.raw[i]])]),
+    );
+    download(`${name}.json`, JSON.stringify({ tag: card.tag, runs: body }), "application/json");
+    return;
+  }
+  const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+  const rows = ["run,wall_time,step,value,smoothed"];
+  for (const line of lines) {
+    for (let i = 0; i < line.steps.length; i++) {
+      rows.push(`${quote(line.run)},${line.wallTimes[i]},${line.steps[i]},${line.raw[i]},${line.smoothed[i]}`);
+    }
+  }
+  download(`${name}.csv`, rows.join("\n") + "\n", "text/csv");
+}
+
+export async function refresh(): Promise<void> {
+  tagInfo = await getJson<TagInfo>("data/plugin/scalars/tags");
+  for (const card of cards.values()) card.stale = true;
+  layout();
+  redrawVisible();
+}
+
+export function onState(changed: Set<keyof State>): void {
+  syncControls();
+  if (changed.has("runs") || changed.has("runFilter") || changed.has("tagFilter")) layout();
+  redrawVisible();
+}
+
+export function redrawAll(): void {
+  redrawVisible();
+}
+
+export function mount(): void {
+  syncControls();
+}

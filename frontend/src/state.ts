@@ -1,0 +1,102 @@
+// The view's state, kept in the URL's fragment so that a view can be shared by link. Listeners hear every change.
+
+import type { Smoother } from "./smoothing";
+
+export type XAxis = "step" | "relative" | "wall";
+
+export interface State {
+  dashboard: string;
+  /** Explicitly selected runs; null: the default selection (every run, up to DEFAULT_RUNS). */
+  runs: string[] | null;
+  runFilter: string;
+  tagFilter: string;
+  smoother: Smoother;
+  smoothing: number;
+  window: number;
+  x: XAxis;
+  logY: boolean;
+  logX: boolean;
+  band: boolean;
+}
+
+export const DEFAULTS: State = {
+  dashboard: "scalars",
+  runs: null,
+  runFilter: "",
+  tagFilter: "",
+  smoother: "ema",
+  smoothing: 0.6,
+  window: 10,
+  x: "step",
+  logY: false,
+  logX: false,
+  band: false,
+};
+
+type Listener = (state: State, changed: Set<keyof State>) => void;
+
+const listeners: Listener[] = [];
+export const state: State = { ...DEFAULTS, ...parse(location.hash) };
+
+export function subscribe(listener: Listener): void {
+  listeners.push(listener);
+}
+
+export function update(changes: Partial<State>): void {
+  const changed = new Set<keyof State>();
+  for (const [key, value] of Object.entries(changes) as [keyof State, State[keyof State]][]) {
+    if (JSON.stringify(state[key]) !== JSON.stringify(value)) {
+      changed.add(key);
+      (state as unknown as Record<string, unknown>)[key] = value;
+    }
+  }
+  if (changed.size === 0) return;
+  history.replaceState(null, "", `#${serialise(state)}`);
+  for (const listener of listeners) listener(state, changed);
+}
+
+window.addEventListener("hashchange", () => {
+  const next = { ...DEFAULTS, ...parse(location.hash) };
+  update(next);
+});
+
+function serialise(current: State): string {
+  const params = new URLSearchParams();
+  for (const key of Object.keys(DEFAULTS) as (keyof State)[]) {
+    const value = current[key];
+    if (JSON.stringify(value) === JSON.stringify(DEFAULTS[key])) continue;
+    if (key === "runs") for (const run of value as string[]) params.append("run", run);
+    else params.set(key, typeof value === "boolean" ? (value ? "1" : "0") : String(value));
+  }
+  return params.toString();
+}
+
+function parse(hash: string): Partial<State> {
+  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  const found: Partial<State> = {};
+  const text = (key: string): string | null => params.get(key);
+  const number = (key: string, low: number, high: number): number | undefined => {
+    const value = Number(text(key));
+    return text(key) !== null && Number.isFinite(value) ? Math.min(high, Math.max(low, value)) : undefined;
+  };
+  const flag = (key: string): boolean | undefined => (text(key) === null ? undefined : text(key) === "1");
+  const choice = <T extends string>(key: string, allowed: readonly T[]): T | undefined =>
+    allowed.find((option) => option === text(key));
+  if (text("dashboard")) found.dashboard = text("dashboard")!;
+  if (params.has("run")) found.runs = params.getAll("run");
+  if (text("runFilter") !== null) found.runFilter = text("runFilter")!;
+  if (text("tagFilter") !== null) found.tagFilter = text("tagFilter")!;
+  const entries: Partial<State> = {
+    smoother: choice("smoother", ["ema", "ma", "none"] as const),
+    smoothing: number("smoothing", 0, 0.999),
+    window: number("window", 1, 100000),
+    x: choice("x", ["step", "relative", "wall"] as const),
+    logY: flag("logY"),
+    logX: flag("logX"),
+    band: flag("band"),
+  };
+  for (const [key, value] of Object.entries(entries)) {
+    if (value !== undefined) (found as Record<string, unknown>)[key] = value;
+  }
+  return found;
+}
