@@ -10,14 +10,13 @@ import argparse
 import contextlib
 import dataclasses
 import errno
-import importlib.metadata
 import os
 import socket
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-from trainboard.demo import demo_logdir
+from trainboard import __version__
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
 from trainboard.settings import SETTINGS, Setting, Settings, parse_samples_per_plugin, parse_switch
@@ -181,14 +180,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"trainboard: error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
     if not settings.logdir and not settings.logdir_spec:
+        from trainboard.demo import demo_logdir  # only without a logdir: not on a server's way to its first answer
+
         settings = dataclasses.replace(settings, logdir=str(demo_logdir()))
         print(
             f"No --logdir given: serving a demo logdir that trainboard wrote to {settings.logdir}\n"
             "  (serve your own with: trainboard --logdir DIR)",
             file=sys.stderr,
         )
-    version = importlib.metadata.version("trainboard")
-    print(f"trainboard {version} at {url(settings, listener)} (Press CTRL+C to quit)", file=sys.stderr)
+    print(f"trainboard {__version__} at {url(settings, listener)} (Press CTRL+C to quit)", file=sys.stderr)
     if not settings.bind_all and "host" not in given:
         print(
             f"Serving on {settings.host} only; to expose to the network, use a proxy or pass --bind_all",

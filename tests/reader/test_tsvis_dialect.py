@@ -87,10 +87,12 @@ def test_exceptions_are_tensors(written: tuple[list[dict[str, Any]], DataProvide
 
 def test_embeddings_keep_values_and_labels(written: tuple[list[dict[str, Any]], DataProvider]) -> None:
     expected, provider = written
-    ((item,),) = [of_type(expected, "embedding")]
-    (datum,) = provider.read_tensors(plugin_name="tsvis_embeddings", downsample=None)["run"]["features"]
-    embedding = tsvis_pb2.Projector.FromString(datum.numpy.reshape(-1)[0]).embedding
-    for stored, wanted in ((embedding.value, item["tensor"]), (embedding.label, item["label"])):
-        shape = [dim.size for dim in stored.tensor_shape.dim]
-        array = np.frombuffer(stored.tensor_content, dtype=stored.dtype).reshape(shape)
-        np.testing.assert_array_equal(array, as_array(wanted))
+    items = [item for item in of_type(expected, "embedding") if item["tag"] == "features"]
+    points = provider.read_tensors(plugin_name="tsvis_embeddings", downsample=None)["run"]["features"]
+    assert [datum.step for datum in points] == [item["step"] for item in items] == [4, 9]
+    for datum, item in zip(points, items, strict=True):
+        embedding = tsvis_pb2.Projector.FromString(datum.numpy.reshape(-1)[0]).embedding
+        for stored, wanted in ((embedding.value, item["tensor"]), (embedding.label, item["label"])):
+            shape = [dim.size for dim in stored.tensor_shape.dim]
+            array = np.frombuffer(stored.tensor_content, dtype=stored.dtype).reshape(shape)
+            np.testing.assert_array_equal(array, as_array(wanted))

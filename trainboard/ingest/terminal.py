@@ -8,8 +8,6 @@ import threading
 import time
 from typing import TextIO
 
-from tqdm import tqdm
-
 from trainboard.ingest.progress import IngestProgress
 
 REFRESH_SECONDS = 0.2
@@ -34,6 +32,8 @@ def follow(progress: IngestProgress, stream: TextIO, stop: threading.Event) -> N
 
 
 def _bar(progress: IngestProgress, stream: TextIO, stop: threading.Event) -> None:
+    from tqdm import tqdm  # only a terminal needs it: not imported on the way to a server's first answer
+
     # A terminal that reports no size (a pty nobody sized) would get no bar at all: give it one of 100 columns.
     sized = _columns(stream) > 0
     with tqdm(

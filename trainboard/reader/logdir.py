@@ -8,9 +8,6 @@ import posixpath
 import stat
 from typing import Any, BinaryIO, Protocol
 
-import fsspec
-from fsspec.implementations.local import LocalFileSystem
-
 from trainboard.reader.dialect import file_dialect, is_structure_graph_file
 
 
@@ -30,9 +27,16 @@ class LogDir:
     def __init__(self, url: str, storage_options: dict[str, Any] | None = None) -> None:
         self.url = url
         self.storage_options = storage_options or {}
-        self._fs, root = fsspec.core.url_to_fs(url, **self.storage_options)
-        self._local = isinstance(self._fs, LocalFileSystem)
-        self._root = os.path.realpath(root) if self._local else root.rstrip("/")
+        self._local = "://" not in url or url.startswith("file://")
+        if self._local:
+            # Local paths need no fsspec, whose import (it scans every installed package's entry points) is slow.
+            self._fs: Any = None
+            self._root = os.path.realpath(url.removeprefix("file://"))
+        else:
+            import fsspec
+
+            self._fs, root = fsspec.core.url_to_fs(url, **self.storage_options)
+            self._root = root.rstrip("/")
 
     @property
     def local_root(self) -> str | None:

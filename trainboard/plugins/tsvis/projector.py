@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
-from PIL import Image
 
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.plugins import projector
@@ -134,6 +133,8 @@ def _sprite(configs: dict[str, RunConfig], run: str, tag: str) -> tuple[np.ndarr
     if not with_sprite or len(with_sprite[-1].sprite.single_image_dim) != 2:
         return None
     info = with_sprite[-1]
+    from PIL import Image  # deferred: a server's start should not pay for it
+
     path = projector.asset_path(info.sprite.image_path, configs[run].path)
     with Image.open(path) as image:
         pixels = np.asarray(image.convert("RGB"))
@@ -165,6 +166,8 @@ def _projector(stored: np.ndarray) -> Any:
 
 
 def _png(image: np.ndarray) -> bytes:
+    from PIL import Image  # deferred: a server's start should not pay for it
+
     if image.dtype.kind == "f":
         image = np.clip(image * 255, 0, 255)
     output = io.BytesIO()
