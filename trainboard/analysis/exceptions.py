@@ -27,6 +27,7 @@ HISTOGRAM_BINS = 100
 # TS-VIS's percentiles, with its box's quartiles in the middle, all taken as the midpoint between neighbours.
 PERCENTILES = (0, 5, 10, 25, 50, 75, 90, 95, 100)
 WHISKER_IQRS = 1.5
+_LARGEST = float(np.finfo(np.float64).max)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +60,10 @@ def summary(tensor: np.ndarray) -> Summary:
         low = high = mean = math.nan
     else:
         low, high = float(values.min()), float(values.max())
-        with np.errstate(over="ignore"):
-            mean = float(values.mean(dtype=np.float64))
-        if not math.isfinite(mean):  # the sum overflowed; the mean of finite values cannot
-            mean = float((values / values.size).sum(dtype=np.float64))
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = float(values.mean())
+        if not math.isfinite(mean):  # the sum overflowed: sum again at a power-of-two smaller scale (exact)
+            mean = float((values * 2.0**-64).mean()) * 2.0**64
     return Summary(tuple(array.shape), array.size, nan, posinf, neginf, low, high, mean)
 
 
@@ -94,11 +95,21 @@ def heat_map(tensor: np.ndarray) -> list[Any]:
 
 
 def histogram(tensor: np.ndarray) -> list[list[Any]]:
-    """`[[min, max, [[left, right, count] x 100]]]` of the finite values; bins over [0, 1] when there are none."""
+    """`[[min, max, [[left, right, count] x 100]]]` of the finite values: numpy's bins (±0.5 around a single value,
+    [0, 1] without any), widened where they would be narrower than floats can tell apart."""
     values = _finite(checked(tensor))
-    # numpy refuses a range wider than the largest float; halving is exact, so bin over half the values.
-    scale = 2.0 if values.size and not math.isfinite(float(values.max()) - float(values.min())) else 1.0
-    counts, edges = np.histogram(values / scale if scale != 1 else values, bins=HISTOGRAM_BINS)
+    low, high = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    # Binned in a power-of-two scale (exact) that keeps the range and its widening below the largest float.
+    scale = 2.0 ** max(0, math.frexp(max(abs(low), abs(high)))[1] - 1020)
+    low, high = low / scale, high / scale
+    narrowest = HISTOGRAM_BINS * 128 * float(np.spacing(max(abs(low), abs(high))))
+    if high - low < narrowest:
+        limit = _LARGEST / scale
+        low = min(max(low / 2 + high / 2 - narrowest / 2, -limit), limit - narrowest)
+        high = low + narrowest
+    counts, edges = np.histogram(values / scale, bins=HISTOGRAM_BINS, range=(low, high))
     edges *= scale
     buckets = np.column_stack((edges[:-1], edges[1:], counts)).tolist()
     return [[float(edges[0]), float(edges[-1]), buckets]]
@@ -110,7 +121,8 @@ def outliers(tensor: np.ndarray, up: float, down: float) -> list[list[Any]]:
     if math.isnan(up) or math.isnan(down):
         raise InvalidArgumentError(f"outlier bounds must be numbers, not {up!r} and {down!r}")
     grid = tiled(_bounded(checked(tensor)))
-    high, low = max(up, down), min(up, down)
+    # As float64 scalars, the bounds are compared exactly, not rounded to the tensor's dtype first.
+    high, low = np.float64(max(up, down)), np.float64(min(up, down))
     outside = (grid > high) | (grid < low)
     if grid.dtype.kind == "f":
         outside |= ~np.isfinite(grid)
@@ -118,11 +130,9 @@ def outliers(tensor: np.ndarray, up: float, down: float) -> list[list[Any]]:
 
 
 def _finite(array: np.ndarray) -> np.ndarray:
-    """The finite values, flat; floats as float64, so that no midpoint, range or sum overflows a narrower type."""
-    if array.dtype.kind != "f":
-        return array.reshape(-1)
-    finite: np.ndarray = array[np.isfinite(array)].astype(np.float64, copy=False)
-    return finite
+    """The finite values, flat, as float64: no midpoint, range or sum may overflow a narrower type."""
+    finite: np.ndarray = array[np.isfinite(array)] if array.dtype.kind == "f" else array.reshape(-1)
+    return finite.astype(np.float64, copy=False)
 
 
 def _bounded(array: np.ndarray) -> np.ndarray:
