@@ -1,0 +1,1 @@
+"""Analyses computed on the server from logged tensors: TS-VIS's exception view and embedding projections."""
