@@ -11,6 +11,8 @@ from pathlib import Path
 
 import platformdirs
 
+from trainboard.analysis.projections import MAX_POINTS
+
 
 @dataclass(frozen=True, slots=True)
 class Setting:
@@ -60,6 +62,17 @@ def parse_switch(text: str) -> bool:
     raise argparse.ArgumentTypeError("expected 1/true/yes/on or 0/false/no/off")
 
 
+def parse_count(text: str) -> int:
+    """A positive whole number."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid count {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return count
+
+
 def parse_path_prefix(text: str) -> str:
     """TensorBoard's rule: a trailing slash is dropped, a prefix must start with one."""
     prefix = text.rstrip("/")
@@ -87,6 +100,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("window_title", "", "Browser window title."),
     Setting("db", "", "Store file; by default one per logdir in the user's cache directory."),
     Setting("ui", "trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis."),
+    Setting(
+        "max_projection_points",
+        MAX_POINTS,
+        "Most points an embedding may have to be projected (PCA, t-SNE, UMAP) by the server.",
+        parse_count,
+    ),
 )
 
 
@@ -103,6 +122,7 @@ class Settings:
     window_title: str = ""
     db: str = ""
     ui: str = "trainboard"
+    max_projection_points: int = MAX_POINTS
     sampling: dict[str, int | None] = field(default_factory=dict)
 
     def store_path(self, logdir: str) -> Path:

@@ -24,8 +24,7 @@ from tests.tsvis.logdirs import FIXTURES
 
 pytestmark = pytest.mark.differential
 
-# Components whose routes trainboard serves; the exception ones are compared once served.
-COMPARED_COMPONENTS = ("custom", "scalar", "media", "statistic", "hyperparm", "graph", "embedding")
+COMPARED_COMPONENTS = ("custom", "scalar", "media", "statistic", "hyperparm", "graph", "embedding", "exception")
 
 
 def fetch(both: Both, path: str) -> tuple[Any, Any]:
@@ -311,3 +310,55 @@ def test_embeddings_from_projector_files(both: Both, tmp_path: Path) -> None:
     np.testing.assert_array_equal(cell, sprite[row * 8 : row * 8 + 8, column * 8 : column * 8 + 8])
     failure = both.trainboard.get("/api/projector_sample?run=torch_embedding&tag=feat&index=10").json()
     assert failure["code"] == 500 and "index" in failure["msg"]
+
+
+@pytest.mark.parametrize("bounds", [(1.0, -1.0), (0.5, 0.25), (100.0, -100.0)])
+def test_exceptions(both: Both, bounds: tuple[float, float]) -> None:
+    """Box statistics per step, and each step's heat map, histogram and outliers, of float and integer tensors."""
+    tags = series(both, "exception")
+    assert sorted(tag for _, tag in tags) == ["activations", "counts"]
+    up, down = bounds
+    for run, tag in tags:
+        meta = answered(both, f"/api/exception?{query(run, tag)}")
+        for step in meta[tag]["step"]:
+            answered(both, f"/api/exception_data?{query(run, tag, step=step)}")
+            answered(both, f"/api/exception_hist?{query(run, tag, step=step)}")
+            answered(both, f"/api/exception_box?{query(run, tag, step=step, up=up, down=down)}")
+
+
+def same_up_to_sign(expected: np.ndarray, actual: np.ndarray) -> None:
+    """PCA's axes have no sign: each column may be flipped."""
+    for column in range(expected.shape[1]):
+        sign = 1.0 if np.dot(expected[:, column], actual[:, column]) >= 0 else -1.0
+        np.testing.assert_allclose(actual[:, column] * sign, expected[:, column], rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_projections(both: Both, dims: int) -> None:
+    """PCA as TS-VIS computes it, with the labels; t-SNE and UMAP on every point (TS-VIS's t-SNE needs a module no
+    index here holds); the TensorBoard-side route answers the same projection, also for projector files."""
+    for run, tag in series(both, "embedding"):
+        meta = answered(both, f"/api/projector?{query(run, tag)}")
+        for step in meta[tag]:
+            path = f"/api/projector_data?{query(run, tag, step=step, method='pca', dims=dims)}"
+            expected, actual = (answer["data"][str(step)] for answer in fetch(both, path))
+            same_up_to_sign(np.array(expected[0]), np.array(actual[0]))
+            assert actual[1] == expected[1]
+    for method in ("tsne", "umap"):
+        answer = both.trainboard.get(
+            f"/api/projector_data?{query('run', 'features', step=4, method=method, dims=dims)}"
+        )
+        points, labels = answer.json()["data"]["4"]
+        assert np.array(points).shape == (20, dims) and np.isfinite(points).all() and len(labels) == 20
+    served = both.trainboard.get(
+        "/data/plugin/projector/projection",
+        params={"run": "torch_embedding", "tag": "feat", "step": 5, "dims": dims, "method": "pca"},
+    ).json()
+    points = np.arange(40, dtype=np.float64).reshape(10, 4) / 7 * 2
+    centred = points - points.mean(axis=0)
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    projected = np.array(served["points"])
+    # The points lie on a line (a float32 copy of it): one component, the others noise.
+    same_up_to_sign((centred @ axes[:1].T), projected[:, :1])
+    assert projected.shape == (10, dims) and np.abs(projected[:, 1:]).max() < 1e-5
+    assert served["labels"] == [f"label {i % 3}" for i in range(10)]

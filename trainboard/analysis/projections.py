@@ -24,6 +24,7 @@ SEED = 0
 # t-SNE's usual perplexity; fewer points get (n - 1) / 3, the most their neighbourhoods allow.
 PERPLEXITY = 30.0
 UMAP_NEIGHBOURS = 15
+FFT_FROM_POINTS = 10_000
 
 
 def project(embeddings: np.ndarray, method: str, dims: int, *, max_points: int = MAX_POINTS) -> np.ndarray:
@@ -85,8 +86,9 @@ def _tsne(points: np.ndarray, dims: int) -> np.ndarray:
     tsne = TSNE(
         n_components=dims,
         perplexity=min(PERPLEXITY, (len(points) - 1) / 3),
-        # openTSNE's FFT gradients exist for 1 and 2 dimensions only.
-        negative_gradient_method="fft" if dims == 2 else "bh",
+        # openTSNE's FFT gradients exist for 1 and 2 dimensions only, and cost seconds per run whatever the size (its
+        # interpolation grid): Barnes-Hut is faster below some thousands of points.
+        negative_gradient_method="fft" if dims == 2 and len(points) >= FFT_FROM_POINTS else "bh",
         random_state=SEED,
         n_jobs=1,
     )

@@ -48,7 +48,9 @@ def create_app(settings: Settings, progress: IngestProgress | None = None) -> St
             target=loader.run_forever, args=(settings.reload_interval, stop), name="trainboard-ingest", daemon=True
         )
         provider = DataProvider(store, data_location=location)
-        app.state.experiments = {"": Experiment("", provider, progress, logdir, settings.sampling)}
+        app.state.experiments = {
+            "": Experiment("", provider, progress, logdir, settings.sampling, settings.max_projection_points)
+        }
         app.state.settings = settings
         ingest.start()
         try:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
+from trainboard.analysis.projections import MAX_POINTS
 from trainboard.errors import NotFoundError
 from trainboard.http import params
 from trainboard.ingest.progress import IngestProgress
@@ -26,6 +27,8 @@ class Experiment:
     logdir: RunSource
     # --samples_per_plugin: plugin name -> points per series (None: all).
     sampling: dict[str, int | None] = field(default_factory=dict)
+    # --max_projection_points: the largest embedding the server projects.
+    max_projection_points: int = MAX_POINTS
 
     def samples(self, plugin_name: str, default: int) -> int | None:
         return self.sampling.get(plugin_name, self.sampling.get(ALL_PLUGINS, default))

@@ -15,6 +15,7 @@ from trainboard.http.context import Experiment, experiment
 from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
 from trainboard.plugins import projector
 from trainboard.plugins.images import media_type as images_media_type
+from trainboard.plugins.tsvis import projector as tsvis_projector
 from trainboard.reader.logdir import LogDir
 
 PREFIX = "/data/plugin/projector"
@@ -123,8 +124,22 @@ def _existing_file(path: str, found: projector.RunConfig) -> str:
     return resolved
 
 
+async def projection(request: Request) -> JSONResponse:
+    """trainboard's own: an embedding (of TS-VIS records or projector files, named as TS-VIS names it) projected on the
+    server, `{"points": [[x, y(, z)]...], "labels": [...]}`, as /api/projector_data answers."""
+    query, found = request.query_params, experiment(request)
+    where = (params.required(query, "run"), params.required(query, "tag"), params.integer(query, "step", 0) or 0)
+    method, dims = params.required(query, "method"), params.integer(query, "dims", 2) or 2
+    configs = run_configs(found)
+    points, labels = await run_in_threadpool(
+        tsvis_projector.projection, found.provider, configs, where, method, dims, found.max_projection_points
+    )
+    return JSONResponse({"points": points, "labels": labels})
+
+
 def routes() -> list[BaseRoute]:
     return [
+        Route(f"{PREFIX}/projection", projection),
         Route(f"{PREFIX}/runs", runs),
         Route(f"{PREFIX}/info", info),
         Route(f"{PREFIX}/tensor", tensor),

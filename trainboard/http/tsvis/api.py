@@ -12,9 +12,11 @@ from starlette.routing import BaseRoute, Route
 from trainboard.http.context import experiment
 from trainboard.http.responses import JSONResponse
 from trainboard.http.tensorboard.projector import run_configs
-from trainboard.http.tsvis.envelope import answer, integer, optional_integer, text
-from trainboard.plugins.tsvis import category, graph, hyperparams, media, projector, statistics
+from trainboard.http.tsvis.envelope import answer, integer, number, optional_integer, text
+from trainboard.plugins.tsvis import category, exception, graph, hyperparams, media, projector, statistics
 
+# TS-VIS projects into 2 dimensions when a request names none.
+DEFAULT_DIMENSIONS = 2
 # /api/init waits for the first ingest pass at most this long, as TS-VIS waits for its parser.
 INIT_WAIT_SECONDS = 30.0
 
@@ -97,6 +99,36 @@ def projector_sample(request: Request) -> Any:
     return projector.sample(found.provider, run_configs(found), text(request, "run"), text(request, "tag"), index)
 
 
+def projector_data(request: Request) -> Any:
+    found, step = experiment(request), integer(request, "step")
+    dims = optional_integer(request, "dims") or DEFAULT_DIMENSIONS
+    where = (text(request, "run"), text(request, "tag"), step)
+    method = text(request, "method")
+    answer = projector.projection(found.provider, run_configs(found), where, method, dims, found.max_projection_points)
+    return {str(step): answer}
+
+
+def exception_meta(request: Request) -> Any:
+    tag = text(request, "tag")
+    return {tag: exception.boxes(experiment(request).provider, text(request, "run"), tag)}
+
+
+def exception_data(request: Request) -> Any:
+    step, found = integer(request, "step"), experiment(request).provider
+    return {str(step): exception.heat_map(found, text(request, "run"), text(request, "tag"), step)}
+
+
+def exception_hist(request: Request) -> Any:
+    step, found = integer(request, "step"), experiment(request).provider
+    return {str(step): exception.histogram(found, text(request, "run"), text(request, "tag"), step)}
+
+
+def exception_box(request: Request) -> Any:
+    step, found = integer(request, "step"), experiment(request).provider
+    up, down = number(request, "up"), number(request, "down")
+    return {str(step): exception.outliers(found, text(request, "run"), text(request, "tag"), step, up, down)}
+
+
 def routes() -> list[BaseRoute]:
     computed = {
         "getCategory": get_category,
@@ -113,6 +145,11 @@ def routes() -> list[BaseRoute]:
         "projector": projector_meta,
         "projector_raw": projector_raw,
         "projector_sample": projector_sample,
+        "projector_data": projector_data,
+        "exception": exception_meta,
+        "exception_data": exception_data,
+        "exception_hist": exception_hist,
+        "exception_box": exception_box,
     }
     return [
         Route("/api/init", init, methods=["GET"]),

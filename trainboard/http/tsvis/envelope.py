@@ -58,5 +58,13 @@ def integer(request: Request, name: str) -> int:
         raise InvalidArgumentError(f"parameter {name!r} must be an integer, not {value[:100]!r}") from None
 
 
+def number(request: Request, name: str) -> float:
+    value = text(request, name)
+    try:
+        return float(value)
+    except ValueError:
+        raise InvalidArgumentError(f"parameter {name!r} must be a number, not {value[:100]!r}") from None
+
+
 def optional_integer(request: Request, name: str) -> int | None:
     return integer(request, name) if request.query_params.get(name) else None

@@ -11,6 +11,7 @@ from trainboard.plugins import audio, histograms, images, scalars, text
 from trainboard.plugins.hparams.metadata import PLUGIN_NAME as HPARAMS_PLUGIN
 from trainboard.plugins.hparams.metadata import SESSION_START_INFO_TAG
 from trainboard.plugins.projector import RunConfig
+from trainboard.plugins.tsvis.exception import GENERIC_TENSORS_PLUGIN
 from trainboard.plugins.tsvis.projector import file_embeddings
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.tsvis import EMBEDDINGS_PLUGIN, EXCEPTIONS_PLUGIN, TSVIS_SESSION_TAG
@@ -52,8 +53,9 @@ def category(provider: DataProvider, projector_configs: dict[str, RunConfig]) ->
     for run in projector_configs:
         embedding_tags = set(component(run).get("embedding", [])) | set(file_embeddings(projector_configs, run))
         component(run)["embedding"] = _sorted(embedding_tags)
-    for run, tags in provider.list_tensors(plugin_name=EXCEPTIONS_PLUGIN).items():
-        component(run)["exception"] = _sorted(tags)
+    for plugin in (EXCEPTIONS_PLUGIN, GENERIC_TENSORS_PLUGIN):
+        for run, tags in provider.list_tensors(plugin_name=plugin).items():
+            component(run)["exception"] = _sorted({*component(run).get("exception", []), *tags})
     return runs
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from trainboard.analysis import projections
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.plugins import projector
 from trainboard.plugins.projector import RunConfig
@@ -108,6 +109,22 @@ def sample(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag:
     if kind == "text":
         return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
     raise NotFoundError(f"samples of embedding {tag!r} have no known type")
+
+
+def projection(
+    provider: DataProvider,
+    configs: dict[str, RunConfig],
+    request: tuple[str, str, int],
+    method: str,
+    dims: int,
+    max_points: int,
+) -> list[Any]:
+    """`[points, labels]` of the embedding at (run, tag, step) projected by `method` into `dims` dimensions, on every
+    point (TS-VIS takes the first 1,000)."""
+    run, tag, step = request
+    embedding = at_step(provider, configs, run, tag, step)
+    projected = projections.project(embedding.points, method, dims, max_points=max_points)
+    return [projections.rows(projected), embedding.labels.tolist()]
 
 
 def _check_index(index: int, count: int) -> None:

@@ -1,0 +1,43 @@
+"""TS-VIS's exception views of a logged tensor (TS-VIS's add_exception records, and TensorBoard tensor summaries of
+no plugin): box statistics over the steps, and per step the heat map, the histogram and the outliers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trainboard.analysis import exceptions
+from trainboard.plugins.tsvis.series import at_step, tensors
+from trainboard.provider.provider import DataProvider
+from trainboard.provider.values import TensorDatum
+from trainboard.reader.tsvis import EXCEPTIONS_PLUGIN
+
+# TensorBoard summaries of a tensor that no plugin claims.
+GENERIC_TENSORS_PLUGIN = ""
+
+
+def _points(provider: DataProvider, run: str, tag: str) -> list[TensorDatum]:
+    found = provider.list_tensors(plugin_name=EXCEPTIONS_PLUGIN).get(run, {})
+    plugin = EXCEPTIONS_PLUGIN if tag in found else GENERIC_TENSORS_PLUGIN
+    return tensors(provider, plugin, run, tag)
+
+
+def _at(provider: DataProvider, run: str, tag: str, step: int) -> np.ndarray:
+    return at_step(_points(provider, run, tag), step).numpy
+
+
+def boxes(provider: DataProvider, run: str, tag: str) -> dict[str, Any]:
+    return exceptions.box_series([(datum.step, datum.numpy) for datum in _points(provider, run, tag)])
+
+
+def heat_map(provider: DataProvider, run: str, tag: str, step: int) -> list[Any]:
+    return exceptions.heat_map(_at(provider, run, tag, step))
+
+
+def histogram(provider: DataProvider, run: str, tag: str, step: int) -> list[Any]:
+    return exceptions.histogram(_at(provider, run, tag, step))
+
+
+def outliers(provider: DataProvider, run: str, tag: str, step: int, up: float, down: float) -> list[Any]:
+    return exceptions.outliers(_at(provider, run, tag, step), up, down)
