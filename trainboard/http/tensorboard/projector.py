@@ -25,7 +25,9 @@ def run_configs(found: Experiment) -> dict[str, projector.RunConfig]:
     """The runs' projector configs; none unless the logdir is one local directory, as in TensorBoard."""
     if not isinstance(found.logdir, LogDir) or found.logdir.local_root is None:
         return {}
-    runs = [run.run_name for run in found.provider.list_runs()]
+    # In the order of the logdir's walk, as TensorBoard lists them (the store's order is that of ingest).
+    stored = {run.run_name for run in found.provider.list_runs()}
+    runs = [run for run in found.logdir.runs() if run in stored]
     return projector.configs(found.logdir.local_root, runs)
 
 
