@@ -50,6 +50,17 @@ def parse_seconds(text: str) -> float:
     return seconds
 
 
+def parse_positive_count(text: str) -> int:
+    """A whole number above zero, with optional _ or , separators (100_000, 100,000)."""
+    try:
+        count = int(text.replace(",", "_"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid count {text!r}: expected a whole number") from None
+    if count <= 0:
+        raise argparse.ArgumentTypeError(f"must be above zero: {text!r}")
+    return count
+
+
 def parse_switch(text: str) -> bool:
     """An on/off environment variable: 1/true/yes/on or 0/false/no/off (or empty)."""
     value = text.strip().lower()
@@ -87,6 +98,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("window_title", "", "Browser window title."),
     Setting("db", "", "Store file; by default one per logdir in the user's cache directory."),
     Setting("ui", "trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis."),
+    Setting(
+        "max_projection_points",
+        100_000,
+        "Most points an embedding projection (PCA, t-SNE, UMAP) takes; larger embeddings are refused.",
+        parse_positive_count,
+    ),
 )
 
 
@@ -103,6 +120,7 @@ class Settings:
     window_title: str = ""
     db: str = ""
     ui: str = "trainboard"
+    max_projection_points: int = 100_000
     sampling: dict[str, int | None] = field(default_factory=dict)
 
     def store_path(self, logdir: str) -> Path:

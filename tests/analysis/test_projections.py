@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from trainboard.analysis.projections import MAX_POINTS, project, rows
+from trainboard.cli import parse_flags
 from trainboard.errors import InvalidArgumentError
+from trainboard.settings import Settings
 
 EXAMPLES = settings(max_examples=100, deadline=None, derandomize=True, database=None)
 
@@ -169,3 +171,8 @@ def test_umap_without_umap_learn_says_what_to_install() -> None:
         "UMAP projections need the optional umap-learn package: pip install 'trainboard[umap]'"
     )
     assert project(np.eye(5), "pca", 2).shape == (5, 2)
+
+
+def test_the_cap_is_the_default_of_its_setting() -> None:
+    assert Settings().max_projection_points == MAX_POINTS
+    assert parse_flags(["--max_projection_points", "250,000"], {})[0].max_projection_points == 250_000
