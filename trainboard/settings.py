@@ -52,6 +52,17 @@ def parse_seconds(text: str) -> float:
     return seconds
 
 
+def parse_positive_count(text: str) -> int:
+    """A whole number above zero, with optional _ or , separators (100_000, 100,000)."""
+    try:
+        count = int(text.replace(",", "_"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid count {text!r}: expected a whole number") from None
+    if count <= 0:
+        raise argparse.ArgumentTypeError(f"must be above zero: {text!r}")
+    return count
+
+
 def parse_switch(text: str) -> bool:
     """An on/off environment variable: 1/true/yes/on or 0/false/no/off (or empty)."""
     value = text.strip().lower()
@@ -60,17 +71,6 @@ def parse_switch(text: str) -> bool:
     if value in ("", "0", "false", "no", "off"):
         return False
     raise argparse.ArgumentTypeError("expected 1/true/yes/on or 0/false/no/off")
-
-
-def parse_count(text: str) -> int:
-    """A positive whole number."""
-    try:
-        count = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid count {text!r}") from None
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return count
 
 
 def parse_path_prefix(text: str) -> str:
@@ -103,8 +103,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "max_projection_points",
         MAX_POINTS,
-        "Most points an embedding may have to be projected (PCA, t-SNE, UMAP) by the server.",
-        parse_count,
+        "Most points an embedding projection (PCA, t-SNE, UMAP) takes; larger embeddings are refused.",
+        parse_positive_count,
     ),
 )
 

@@ -9,6 +9,8 @@ t-SNE and UMAP need minutes and gigabytes well before a million points.
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +26,8 @@ SEED = 0
 # t-SNE's usual perplexity; fewer points get (n - 1) / 3, the most their neighbourhoods allow.
 PERPLEXITY = 30.0
 UMAP_NEIGHBOURS = 15
-FFT_FROM_POINTS = 10_000
+# Fewer points have no neighbourhoods for t-SNE and UMAP to keep: every method places them as PCA does.
+MIN_NEIGHBOURHOOD = 3
 
 
 def project(embeddings: np.ndarray, method: str, dims: int, *, max_points: int = MAX_POINTS) -> np.ndarray:
@@ -44,6 +47,8 @@ def project(embeddings: np.ndarray, method: str, dims: int, *, max_points: int =
     projected = np.full((len(points), dims), np.nan)
     if len(kept) <= 1 or not np.ptp(kept, axis=0).any():
         projected[finite] = 0.0  # one place: every method puts the points at the origin
+    elif len(kept) < MIN_NEIGHBOURHOOD:
+        projected[finite] = _pca(kept, dims)
     else:
         projected[finite] = _PROJECT[method](kept, dims)
     return projected
@@ -63,7 +68,7 @@ def _points(embeddings: np.ndarray) -> np.ndarray:
         raise InvalidArgumentError("a projection needs a tensor of points, not a single value")
     if array.dtype.kind not in "biuf":
         raise InvalidArgumentError(f"projections take real numbers, not dtype {array.dtype.name}")
-    return array.reshape(len(array), -1).astype(np.float64)
+    return array.reshape(len(array), math.prod(array.shape[1:])).astype(np.float64)
 
 
 def _pca(points: np.ndarray, dims: int) -> np.ndarray:
@@ -86,9 +91,8 @@ def _tsne(points: np.ndarray, dims: int) -> np.ndarray:
     tsne = TSNE(
         n_components=dims,
         perplexity=min(PERPLEXITY, (len(points) - 1) / 3),
-        # openTSNE's FFT gradients exist for 1 and 2 dimensions only, and cost seconds per run whatever the size (its
-        # interpolation grid): Barnes-Hut is faster below some thousands of points.
-        negative_gradient_method="fft" if dims == 2 and len(points) >= FFT_FROM_POINTS else "bh",
+        # openTSNE picks Barnes-Hut below 10,000 points and FFT above, which has no 3-D version.
+        negative_gradient_method="auto" if dims == 2 else "bh",
         random_state=SEED,
         n_jobs=1,
     )
@@ -98,7 +102,10 @@ def _tsne(points: np.ndarray, dims: int) -> np.ndarray:
 def _umap(points: np.ndarray, dims: int) -> np.ndarray:
     try:
         # Imported here: umap-learn is optional, and compiling its numba kernels takes seconds.
-        from umap import UMAP  # type: ignore[import-untyped]
+        with warnings.catch_warnings():
+            # It warns at import that its TensorFlow variant, which is not used here, is unavailable.
+            warnings.simplefilter("ignore", ImportWarning)
+            from umap import UMAP  # type: ignore[import-untyped]
     except ImportError:
         raise InvalidArgumentError(
             "UMAP projections need the optional umap-learn package: pip install 'trainboard[umap]'"
@@ -106,6 +113,8 @@ def _umap(points: np.ndarray, dims: int) -> np.ndarray:
     reducer = UMAP(
         n_components=dims,
         n_neighbors=min(UMAP_NEIGHBOURS, len(points) - 1),
+        # The spectral start needs more points than dimensions + 1.
+        init="spectral" if len(points) > dims + 1 else "random",
         random_state=SEED,
         n_jobs=1,
     )

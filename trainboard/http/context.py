@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
+from trainboard.analysis.projection_cache import ProjectionCache
 from trainboard.analysis.projections import MAX_POINTS
 from trainboard.errors import NotFoundError
 from trainboard.http import params
@@ -29,6 +30,7 @@ class Experiment:
     sampling: dict[str, int | None] = field(default_factory=dict)
     # --max_projection_points: the largest embedding the server projects.
     max_projection_points: int = MAX_POINTS
+    projections: ProjectionCache = field(default_factory=ProjectionCache)
 
     def samples(self, plugin_name: str, default: int) -> int | None:
         return self.sampling.get(plugin_name, self.sampling.get(ALL_PLUGINS, default))

@@ -134,7 +134,14 @@ async def projection(request: Request) -> JSONResponse:
     method, dims = params.required(query, "method"), params.integer(query, "dims", 2) or 2
     configs = run_configs(found)
     points, labels = await run_in_threadpool(
-        tsvis_projector.projection, found.provider, configs, where, method, dims, found.max_projection_points
+        tsvis_projector.projection,
+        found.provider,
+        configs,
+        where,
+        method,
+        dims,
+        found.projections,
+        found.max_projection_points,
     )
     return JSONResponse({"points": points, "labels": labels})
 

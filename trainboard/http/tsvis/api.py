@@ -104,7 +104,10 @@ def projector_data(request: Request) -> Any:
     dims = optional_integer(request, "dims") or DEFAULT_DIMENSIONS
     where = (text(request, "run"), text(request, "tag"), step)
     method = text(request, "method")
-    answer = projector.projection(found.provider, run_configs(found), where, method, dims, found.max_projection_points)
+    configs = run_configs(found)
+    answer = projector.projection(
+        found.provider, configs, where, method, dims, found.projections, found.max_projection_points
+    )
     return {str(step): answer}
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from trainboard.analysis import projections
+from trainboard.analysis.projection_cache import ProjectionCache
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.plugins import projector
 from trainboard.plugins.projector import RunConfig
@@ -114,16 +115,17 @@ def sample(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag:
 def projection(
     provider: DataProvider,
     configs: dict[str, RunConfig],
-    request: tuple[str, str, int],
+    where: tuple[str, str, int],
     method: str,
     dims: int,
+    cache: ProjectionCache,
     max_points: int,
 ) -> list[Any]:
     """`[points, labels]` of the embedding at (run, tag, step) projected by `method` into `dims` dimensions, on every
-    point (TS-VIS takes the first 1,000)."""
-    run, tag, step = request
+    point (TS-VIS takes the first 1,000), computed once per embedding content."""
+    run, tag, step = where
     embedding = at_step(provider, configs, run, tag, step)
-    projected = projections.project(embedding.points, method, dims, max_points=max_points)
+    projected = cache.projection(run, tag, step, embedding.points, method, dims, max_points=max_points)
     return [projections.rows(projected), embedding.labels.tolist()]
 
 
