@@ -233,7 +233,13 @@ export class Chart {
       },
       hooks: {
         drawAxes: [(u) => this.drawUnderlay(u)],
-        draw: [() => (this.element.dataset.drawMs = (performance.now() - this.drawStarted).toFixed(1))],
+        draw: [
+          () => {
+            const now = performance.now();
+            this.element.dataset.drawMs = (now - this.drawStarted).toFixed(1);
+            this.element.dataset.drawnAt ??= now.toFixed(1);
+          },
+        ],
         setSelect: [(u) => this.onSelect(u)],
         setCursor: [(u) => this.showTooltip(u)],
       },

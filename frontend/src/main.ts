@@ -7,6 +7,8 @@ import * as api from "./api";
 import { assign } from "./colors";
 import { formatCount, h } from "./dom";
 import * as runs from "./runs";
+import { hparams } from "./hparams";
+import * as media from "./media";
 import * as scalars from "./scalars";
 import { state, subscribe, update } from "./state";
 
@@ -32,6 +34,8 @@ const dashboards: Dashboard[] = [
     refresh: scalars.refresh,
     onState: (changed) => scalars.onState(changed as Set<keyof typeof state>),
   },
+  ...media.all,
+  hparams,
 ];
 
 const tabs = h("nav", { class: "tabs", role: "tablist", "aria-label": "Dashboards" });
@@ -131,7 +135,8 @@ async function poll(): Promise<void> {
     const fraction = progress.bytes_total ? progress.bytes_read / progress.bytes_total : progress.done ? 1 : 0;
     progressBar.value = progress.done ? 1 : fraction;
     progressText.textContent = progress.done
-      ? `${formatCount(progress.points)} points from ${formatCount(progress.files_total)} files`
+      ? `${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files read, ` +
+        `${formatCount(progress.points)} new points`
       : `loading: ${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files, ` +
         `${formatCount(progress.points)} points`;
     document.body.dataset.ingest = progress.done ? "done" : "loading";
