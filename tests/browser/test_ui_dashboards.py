@@ -173,7 +173,8 @@ def test_hparams_table_sorts_and_filters_through_the_api(full_trainboard: Server
         table.locator("tbody tr").first.wait_for()
 
         def shown() -> list[str]:
-            return table.locator("tbody tr").evaluate_all("rows => rows.map(row => row.dataset.group)")
+            names: list[str] = table.locator("tbody tr").evaluate_all("rows => rows.map(row => row.dataset.group)")
+            return names
 
         assert sorted(shown()) == sorted(group["name"] for group in ascending)
         lr = page.locator("button.sort[data-column='h:lr']")
