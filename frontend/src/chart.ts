@@ -149,8 +149,7 @@ export class Chart {
       size: Math.max(20, Math.round(width - 60)),
       log: this.options.logX,
     };
-    const keep = this.options.logY ? (value: number) => value > 0 : Number.isFinite;
-    this.columns = this.lines.map((line) => reduce(line.xs, line.raw, line.smoothed, grid, keep));
+    this.columns = this.lines.map((line) => reduce(line.xs, line.raw, line.smoothed, grid, this.options.logY));
     this.bandColumns = this.options.band
       ? spread(
           this.columns.map((columns) => columns.line),
@@ -258,8 +257,11 @@ export class Chart {
     const y = (value: number) => u.valToPos(value, "y", true);
     this.columns.forEach((columns, index) => {
       const color = this.lines[index]!.color;
-      strokeColumns(context, columns, x, y, withAlpha(color, 0.45));
-      if (this.options.smoothing) strokeLine(context, columns.count.length, x, y, columns.raw, withAlpha(color, 0.3));
+      fillBetween(context, columns.count.length, x, y, columns.max, columns.min, withAlpha(color, 0.35));
+      // The raw line, where points are not already folded into the envelope.
+      if (this.options.smoothing && this.lines[index]!.xs.length <= columns.count.length) {
+        strokeLine(context, columns.count.length, x, y, columns.raw, withAlpha(color, 0.3));
+      }
     });
     if (this.bandColumns) {
       const { mean, std } = this.bandColumns;
@@ -410,8 +412,9 @@ export class Chart {
 function extentOf(lines: Line[], log: boolean): [number, number] | null {
   let low = Infinity;
   let high = -Infinity;
-  for (const line of lines) {
-    for (const x of line.xs) {
+  for (const { xs } of lines) {
+    for (let index = 0; index < xs.length; index++) {
+      const x = xs[index]!;
       if (log && !(x > 0)) continue;
       if (x < low) low = x;
       if (x > high) high = x;
@@ -473,39 +476,27 @@ function fillBetween(
   fill: string,
 ): void {
   context.fillStyle = fill;
+  const half = size > 1 ? Math.max(0.5, (x(1) - x(0)) / 2) : 0.5;
   let start = -1;
   for (let index = 0; index <= size; index++) {
     const present = index < size && Number.isFinite(upper[index]!) && Number.isFinite(lower[index]!);
     if (present && start < 0) start = index;
     if (!present && start >= 0) {
+      // Each column spans its full width, flat at its extremes: a spike in one column stays a column wide.
       context.beginPath();
-      for (let column = start; column < index; column++) context.lineTo(x(column), y(upper[column]!));
-      for (let column = index - 1; column >= start; column--) context.lineTo(x(column), y(lower[column]!));
+      for (let column = start; column < index; column++) {
+        context.lineTo(x(column) - half, y(upper[column]!));
+        context.lineTo(x(column) + half, y(upper[column]!));
+      }
+      for (let column = index - 1; column >= start; column--) {
+        context.lineTo(x(column) + half, y(lower[column]!));
+        context.lineTo(x(column) - half, y(lower[column]!));
+      }
       context.closePath();
       context.fill();
       start = -1;
     }
   }
-}
-
-/** A vertical stroke from min to max in every column that holds more than one point. */
-function strokeColumns(
-  context: CanvasRenderingContext2D,
-  columns: Columns,
-  x: (index: number) => number,
-  y: (value: number) => number,
-  stroke: string,
-): void {
-  context.strokeStyle = stroke;
-  context.lineWidth = Math.max(1, devicePixelRatio);
-  context.beginPath();
-  for (let index = 0; index < columns.count.length; index++) {
-    if (columns.count[index]! < 2) continue;
-    const column = Math.round(x(index)) + 0.5;
-    context.moveTo(column, y(columns.max[index]!));
-    context.lineTo(column, y(columns.min[index]!));
-  }
-  context.stroke();
 }
 
 function strokeLine(

@@ -115,10 +115,15 @@ tabs.addEventListener("keydown", (event) => {
   next.focus();
 });
 
-let lastPoints = -1;
+// Points ingest had read at the last look; null before the first.
+let lastPoints: number | null = null;
 
 async function refreshAll(): Promise<void> {
-  const [runList, listing] = await Promise.all([api.runs(), api.pluginsListing()]);
+  const [runList, listing] = await Promise.all([
+    api.runs(),
+    api.pluginsListing(),
+    state.dashboard === "scalars" ? scalars.prefetch() : null,
+  ]);
   runList.sort();
   assign(runList);
   enabled = dashboards
@@ -140,10 +145,9 @@ async function poll(): Promise<void> {
       : `loading: ${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files, ` +
         `${formatCount(progress.points)} points`;
     document.body.dataset.ingest = progress.done ? "done" : "loading";
-    if (progress.points !== lastPoints) {
-      lastPoints = progress.points;
-      await refreshAll();
-    }
+    const changed = lastPoints !== null && progress.points !== lastPoints;
+    lastPoints = progress.points;
+    if (changed) await refreshAll();
   } catch (error) {
     progressText.textContent = `server unreachable (${String(error).slice(0, 80)})`;
   } finally {
@@ -176,7 +180,7 @@ async function start(): Promise<void> {
   } catch {
     // The title stays trainboard's.
   }
-  await poll();
+  await Promise.all([refreshAll(), poll()]);
 }
 
 void start();
