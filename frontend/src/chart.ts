@@ -54,6 +54,7 @@ export class Chart {
   private bandColumns: { mean: Float64Array; std: Float64Array } | null = null;
   private yRange: [number, number] = [0, 1];
   private drawStarted = 0;
+  private width = 0;
   private readonly resize: ResizeObserver;
 
   constructor(label: string) {
@@ -71,12 +72,9 @@ export class Chart {
     );
     this.element.addEventListener("keydown", (event) => this.onKey(event));
     this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
-    let width = 0;
+    // Only a new width redraws: the chart's own height changes when its canvas goes in.
     this.resize = new ResizeObserver(() => {
-      if (this.element.clientWidth !== width && this.lines.length) {
-        width = this.element.clientWidth;
-        this.render(true);
-      }
+      if (this.lines.length && this.plot && this.element.clientWidth !== this.width) this.render(true);
     });
     this.resize.observe(this.element);
   }
@@ -142,7 +140,8 @@ export class Chart {
       this.canvasHolder.replaceChildren(h("p", { class: "empty" }, "No data for the selected runs."));
       return;
     }
-    const width = Math.max(200, this.element.clientWidth || 400);
+    this.width = this.element.clientWidth;
+    const width = Math.max(200, this.width || 400);
     const grid: Grid = {
       low: range[0],
       high: range[1],

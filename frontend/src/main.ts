@@ -7,6 +7,7 @@ import * as api from "./api";
 import { assign } from "./colors";
 import { formatCount, h } from "./dom";
 import * as runs from "./runs";
+import { customScalars } from "./custom_scalars";
 import { hparams } from "./hparams";
 import * as media from "./media";
 import * as scalars from "./scalars";
@@ -34,6 +35,7 @@ const dashboards: Dashboard[] = [
     refresh: scalars.refresh,
     onState: (changed) => scalars.onState(changed as Set<keyof typeof state>),
   },
+  customScalars,
   ...media.all,
   hparams,
 ];

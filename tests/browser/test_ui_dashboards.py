@@ -200,3 +200,27 @@ def test_hparams_table_sorts_and_filters_through_the_api(full_trainboard: Server
         )
         assert sorted(shown()) == sorted(group["name"] for group in small)
         assert len(small) < len(ascending)
+
+
+def test_custom_scalars_follow_the_layout(full_trainboard: Server, browser: Browser) -> None:
+    layout = api(full_trainboard, "custom_scalars/layout")
+    titles = [chart["title"] for category in layout["category"] for chart in category["chart"]]
+    run = "train"
+    loss = api(full_trainboard, "custom_scalars/scalars", run=run, tag="loss")["tag_to_events"]["loss"]
+    grouped = api(full_trainboard, "custom_scalars/scalars", run=run, tag="scalars/.*")["tag_to_events"]
+    with ui_page(browser, "custom-scalars") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=custom_scalars&runFilter=^train$&smoother=none")
+        cards = page.locator("article.card[data-chart]")
+        cards.first.wait_for()
+        assert cards.evaluate_all("cards => cards.map(card => card.dataset.chart)") == titles
+        losses = page.locator("article.card[data-chart='losses']")
+        page.wait_for_function("() => document.querySelector(\"article.card[data-chart='losses']\")?.dataset.lines")
+        assert losses.get_attribute("data-lines") == str(1 + len([tag for tag, rows in grouped.items() if rows]))
+        over = losses.locator(".u-over").bounding_box()
+        assert over is not None
+        page.mouse.move(over["x"] + 1, over["y"] + over["height"] / 2)
+        tooltip = losses.locator(".tooltip")
+        tooltip.wait_for(state="visible")
+        row = tooltip.locator("tr", has=page.locator("td.run", has_text=f"{run}: loss"))
+        assert as_number(row.locator("td.value").inner_text()) == pytest.approx(loss[0][2], rel=1e-5)
+        assert row.locator("td.step").inner_text() == str(loss[0][1])
