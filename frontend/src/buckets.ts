@@ -31,12 +31,13 @@ export function centres(grid: Grid): Float64Array {
   return out;
 }
 
+/** `positive`: keep only values above zero (a log scale); otherwise every finite value. */
 export function reduce(
   xs: Float64Array,
   raw: Float64Array,
   smoothed: Float64Array,
   grid: Grid,
-  keep: (value: number) => boolean,
+  positive: boolean,
 ): Columns {
   const { size } = grid;
   const line = new Float64Array(size);
@@ -50,7 +51,8 @@ export function reduce(
     const x = grid.log ? Math.log10(xs[index]!) : xs[index]!;
     const value = raw[index]!;
     const smooth = smoothed[index]!;
-    if (!(x >= low && x <= high) || !keep(value) || !keep(smooth)) continue;
+    if (!(x >= low && x <= high)) continue;
+    if (positive ? !(value > 0 && smooth > 0) : !(Number.isFinite(value) && Number.isFinite(smooth))) continue;
     const column = Math.min(size - 1, Math.floor((x - low) * scale));
     line[column]! += smooth;
     rawMean[column]! += value;

@@ -54,6 +54,7 @@ export class Chart {
   private bandColumns: { mean: Float64Array; std: Float64Array } | null = null;
   private yRange: [number, number] = [0, 1];
   private drawStarted = 0;
+  private width = 0;
   private readonly resize: ResizeObserver;
 
   constructor(label: string) {
@@ -71,12 +72,9 @@ export class Chart {
     );
     this.element.addEventListener("keydown", (event) => this.onKey(event));
     this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
-    let width = 0;
+    // Only a new width redraws: the chart's own height changes when its canvas goes in.
     this.resize = new ResizeObserver(() => {
-      if (this.element.clientWidth !== width && this.lines.length) {
-        width = this.element.clientWidth;
-        this.render(true);
-      }
+      if (this.lines.length && this.plot && this.element.clientWidth !== this.width) this.render(true);
     });
     this.resize.observe(this.element);
   }
@@ -142,15 +140,15 @@ export class Chart {
       this.canvasHolder.replaceChildren(h("p", { class: "empty" }, "No data for the selected runs."));
       return;
     }
-    const width = Math.max(200, this.element.clientWidth || 400);
+    this.width = this.element.clientWidth;
+    const width = Math.max(200, this.width || 400);
     const grid: Grid = {
       low: range[0],
       high: range[1],
       size: Math.max(20, Math.round(width - 60)),
       log: this.options.logX,
     };
-    const keep = this.options.logY ? (value: number) => value > 0 : Number.isFinite;
-    this.columns = this.lines.map((line) => reduce(line.xs, line.raw, line.smoothed, grid, keep));
+    this.columns = this.lines.map((line) => reduce(line.xs, line.raw, line.smoothed, grid, this.options.logY));
     this.bandColumns = this.options.band
       ? spread(
           this.columns.map((columns) => columns.line),
@@ -233,7 +231,13 @@ export class Chart {
       },
       hooks: {
         drawAxes: [(u) => this.drawUnderlay(u)],
-        draw: [() => (this.element.dataset.drawMs = (performance.now() - this.drawStarted).toFixed(1))],
+        draw: [
+          () => {
+            const now = performance.now();
+            this.element.dataset.drawMs = (now - this.drawStarted).toFixed(1);
+            this.element.dataset.drawnAt ??= now.toFixed(1);
+          },
+        ],
         setSelect: [(u) => this.onSelect(u)],
         setCursor: [(u) => this.showTooltip(u)],
       },
@@ -252,8 +256,11 @@ export class Chart {
     const y = (value: number) => u.valToPos(value, "y", true);
     this.columns.forEach((columns, index) => {
       const color = this.lines[index]!.color;
-      strokeColumns(context, columns, x, y, withAlpha(color, 0.45));
-      if (this.options.smoothing) strokeLine(context, columns.count.length, x, y, columns.raw, withAlpha(color, 0.3));
+      fillBetween(context, columns.count.length, x, y, columns.max, columns.min, withAlpha(color, 0.35));
+      // The raw line, where points are not already folded into the envelope.
+      if (this.options.smoothing && this.lines[index]!.xs.length <= columns.count.length) {
+        strokeLine(context, columns.count.length, x, y, columns.raw, withAlpha(color, 0.3));
+      }
     });
     if (this.bandColumns) {
       const { mean, std } = this.bandColumns;
@@ -404,8 +411,9 @@ export class Chart {
 function extentOf(lines: Line[], log: boolean): [number, number] | null {
   let low = Infinity;
   let high = -Infinity;
-  for (const line of lines) {
-    for (const x of line.xs) {
+  for (const { xs } of lines) {
+    for (let index = 0; index < xs.length; index++) {
+      const x = xs[index]!;
       if (log && !(x > 0)) continue;
       if (x < low) low = x;
       if (x > high) high = x;
@@ -467,39 +475,27 @@ function fillBetween(
   fill: string,
 ): void {
   context.fillStyle = fill;
+  const half = size > 1 ? Math.max(0.5, (x(1) - x(0)) / 2) : 0.5;
   let start = -1;
   for (let index = 0; index <= size; index++) {
     const present = index < size && Number.isFinite(upper[index]!) && Number.isFinite(lower[index]!);
     if (present && start < 0) start = index;
     if (!present && start >= 0) {
+      // Each column spans its full width, flat at its extremes: a spike in one column stays a column wide.
       context.beginPath();
-      for (let column = start; column < index; column++) context.lineTo(x(column), y(upper[column]!));
-      for (let column = index - 1; column >= start; column--) context.lineTo(x(column), y(lower[column]!));
+      for (let column = start; column < index; column++) {
+        context.lineTo(x(column) - half, y(upper[column]!));
+        context.lineTo(x(column) + half, y(upper[column]!));
+      }
+      for (let column = index - 1; column >= start; column--) {
+        context.lineTo(x(column) + half, y(lower[column]!));
+        context.lineTo(x(column) - half, y(lower[column]!));
+      }
       context.closePath();
       context.fill();
       start = -1;
     }
   }
-}
-
-/** A vertical stroke from min to max in every column that holds more than one point. */
-function strokeColumns(
-  context: CanvasRenderingContext2D,
-  columns: Columns,
-  x: (index: number) => number,
-  y: (value: number) => number,
-  stroke: string,
-): void {
-  context.strokeStyle = stroke;
-  context.lineWidth = Math.max(1, devicePixelRatio);
-  context.beginPath();
-  for (let index = 0; index < columns.count.length; index++) {
-    if (columns.count[index]! < 2) continue;
-    const column = Math.round(x(index)) + 0.5;
-    context.moveTo(column, y(columns.max[index]!));
-    context.lineTo(column, y(columns.min[index]!));
-  }
-  context.stroke();
 }
 
 function strokeLine(

@@ -7,6 +7,9 @@ import * as api from "./api";
 import { assign } from "./colors";
 import { formatCount, h } from "./dom";
 import * as runs from "./runs";
+import { customScalars } from "./custom_scalars";
+import { hparams } from "./hparams";
+import * as media from "./media";
 import * as scalars from "./scalars";
 import { state, subscribe, update } from "./state";
 
@@ -32,6 +35,9 @@ const dashboards: Dashboard[] = [
     refresh: scalars.refresh,
     onState: (changed) => scalars.onState(changed as Set<keyof typeof state>),
   },
+  customScalars,
+  ...media.all,
+  hparams,
 ];
 
 const tabs = h("nav", { class: "tabs", role: "tablist", "aria-label": "Dashboards" });
@@ -111,10 +117,15 @@ tabs.addEventListener("keydown", (event) => {
   next.focus();
 });
 
-let lastPoints = -1;
+// Points ingest had read at the last look; null before the first.
+let lastPoints: number | null = null;
 
 async function refreshAll(): Promise<void> {
-  const [runList, listing] = await Promise.all([api.runs(), api.pluginsListing()]);
+  const [runList, listing] = await Promise.all([
+    api.runs(),
+    api.pluginsListing(),
+    state.dashboard === "scalars" ? scalars.prefetch() : null,
+  ]);
   runList.sort();
   assign(runList);
   enabled = dashboards
@@ -131,14 +142,14 @@ async function poll(): Promise<void> {
     const fraction = progress.bytes_total ? progress.bytes_read / progress.bytes_total : progress.done ? 1 : 0;
     progressBar.value = progress.done ? 1 : fraction;
     progressText.textContent = progress.done
-      ? `${formatCount(progress.points)} points from ${formatCount(progress.files_total)} files`
+      ? `${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files read, ` +
+        `${formatCount(progress.points)} new points`
       : `loading: ${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files, ` +
         `${formatCount(progress.points)} points`;
     document.body.dataset.ingest = progress.done ? "done" : "loading";
-    if (progress.points !== lastPoints) {
-      lastPoints = progress.points;
-      await refreshAll();
-    }
+    const changed = lastPoints !== null && progress.points !== lastPoints;
+    lastPoints = progress.points;
+    if (changed) await refreshAll();
   } catch (error) {
     progressText.textContent = `server unreachable (${String(error).slice(0, 80)})`;
   } finally {
@@ -171,7 +182,7 @@ async function start(): Promise<void> {
   } catch {
     // The title stays trainboard's.
   }
-  await poll();
+  await Promise.all([refreshAll(), poll()]);
 }
 
 void start();

@@ -219,10 +219,27 @@ async function show(card: Card): Promise<void> {
   draw(card);
 }
 
+// Two requests at a time, in the order cards ask: the first chart on screen gets the server to itself and draws
+// first, instead of sharing it with every other chart in view.
+const CONCURRENT_FETCHES = 2;
+let fetching = 0;
+const waiting: (() => void)[] = [];
+
+async function queued<T>(task: () => Promise<T>): Promise<T> {
+  if (fetching >= CONCURRENT_FETCHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  fetching++;
+  try {
+    return await task();
+  } finally {
+    fetching--;
+    waiting.shift()?.();
+  }
+}
+
 async function load(card: Card, runs: string[]): Promise<void> {
   card.element.classList.add("loading");
   try {
-    const found = await scalarsMultirun(card.tag, runs);
+    const found = await queued(() => scalarsMultirun(card.tag, runs));
     for (const [run, series] of found) card.series.set(run, series);
     card.stale = false;
   } catch (error) {
@@ -302,8 +319,21 @@ function downloadCard(card: Card, format: "csv" | "json"): void {
   download(`${name}.csv`, rows.join("\n") + "\n", "text/csv");
 }
 
+let prefetched: Promise<TagInfo> | null = null;
+
+/** Asks for the tags early, beside the run list; the next refresh uses the answer. */
+export function prefetch(): Promise<void> {
+  prefetched = getJson<TagInfo>("data/plugin/scalars/tags");
+  return prefetched.then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
 export async function refresh(): Promise<void> {
-  tagInfo = await getJson<TagInfo>("data/plugin/scalars/tags");
+  const pending = prefetched;
+  prefetched = null;
+  tagInfo = await (pending ?? getJson<TagInfo>("data/plugin/scalars/tags"));
   for (const card of cards.values()) card.stale = true;
   layout();
   redrawVisible();

@@ -10,7 +10,8 @@ export function ema(values: Float64Array, weight: number): Float64Array {
   let constant = true;
   for (let index = 1; index < values.length && constant; index++) constant = values[index] === values[0];
   let last = 0;
-  let count = 0;
+  // weight ** (points so far), kept by multiplication: the debiasing divisor is 1 - power.
+  let power = 1;
   for (let index = 0; index < values.length; index++) {
     const value = values[index]!;
     if (constant || !Number.isFinite(value)) {
@@ -18,8 +19,8 @@ export function ema(values: Float64Array, weight: number): Float64Array {
       continue;
     }
     last = last * weight + (1 - weight) * value;
-    count++;
-    smoothed[index] = weight === 1 ? last : last / (1 - Math.pow(weight, count));
+    power *= weight;
+    smoothed[index] = weight === 1 ? last : last / (1 - power);
   }
   return smoothed;
 }

@@ -17,6 +17,7 @@ export interface State {
   logY: boolean;
   logX: boolean;
   band: boolean;
+  histogramMode: "offset" | "overlay";
 }
 
 export const DEFAULTS: State = {
@@ -31,6 +32,7 @@ export const DEFAULTS: State = {
   logY: false,
   logX: false,
   band: false,
+  histogramMode: "offset",
 };
 
 type Listener = (state: State, changed: Set<keyof State>) => void;
@@ -94,6 +96,7 @@ function parse(hash: string): Partial<State> {
     logY: flag("logY"),
     logX: flag("logX"),
     band: flag("band"),
+    histogramMode: choice("histogramMode", ["offset", "overlay"] as const),
   };
   for (const [key, value] of Object.entries(entries)) {
     if (value !== undefined) (found as Record<string, unknown>)[key] = value;

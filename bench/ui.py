@@ -1,0 +1,189 @@
+"""Web UI benchmark: trainboard's own UI in Debian's Chromium (Playwright), medians of several runs.
+
+    .venv/bin/python -m bench.ui [--repeat 5]
+
+1. First meaningful paint of the scalars dashboard on the engine benchmark's logdir (bench.engine: 50 runs x 20 tags
+   x 2,000 steps, tensorboardX), on a server whose store is ingested: from navigation start until the first chart is
+   drawn with every shown run's data, in a new browser context each time (no cache).
+2. One chart of 100 runs x 10,000 points (all points served: --samples_per_plugin=scalars=all): from its data in
+   hand to drawn (smoothing, reduction to pixel columns, uPlot), and the fetch of its data before that.
+3. Moving the smoothing slider on that chart: from the input event until the chart is redrawn.
+
+Logdirs are written once under bench/out/ and kept. Figures go to stdout as a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import numpy as np
+from playwright.sync_api import Page, sync_playwright
+
+from bench.engine import OUT, Shape, free_port, logdir_for
+
+BIN = Path(sys.executable).parent
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+WIDE = Shape(runs=100, tags=1, steps=10_000)
+TIMEOUT_MS = 300_000
+SLIDER_VALUES = (0.3, 0.6, 0.9, 0.95, 0.5)
+
+
+def write_wide_run(root: Path, run: int) -> None:
+    from tensorboardX import SummaryWriter
+
+    rng = np.random.default_rng(run)
+    values = np.cumsum(rng.normal(size=WIDE.steps)) / 100
+    with SummaryWriter(str(root / f"run{run:03d}")) as writer:
+        for step, value in enumerate(values.tolist()):
+            writer.add_scalar("loss", value, step, walltime=1_700_000_000 + step)
+
+
+def wide_logdir() -> Path:
+    root = OUT / f"ui-{WIDE.runs}x{WIDE.steps}"
+    done = root / ".complete"
+    if not done.exists():
+        print(f"writing {root} with tensorboardX ...", file=sys.stderr)
+        with ProcessPoolExecutor() as pool:
+            list(pool.map(write_wide_run, [root] * WIDE.runs, range(WIDE.runs)))
+        done.touch()
+    return root
+
+
+@contextmanager
+def server(logdir: Path, store: Path, *flags: str) -> Iterator[str]:
+    """trainboard on `logdir`, once its first ingest pass is done."""
+    port = free_port()
+    command = [str(BIN / "trainboard"), f"--logdir={logdir}", f"--port={port}", f"--db={store}", *flags]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            while True:
+                if process.poll() is not None:
+                    raise RuntimeError(f"trainboard exited with {process.returncode}")
+                try:
+                    if client.get("/data/ingest_progress").json()["done"]:
+                        break
+                except (httpx.HTTPError, ValueError):
+                    pass
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def first_paint(page: Page, url: str) -> float:
+    """Milliseconds from navigation start until a chart is drawn with all its runs' data."""
+    page.goto(url)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('article.card')].some(c => c.dataset.runs > 0 &&"
+        " c.querySelector('.chart').dataset.drawnAt)",
+        timeout=TIMEOUT_MS,
+    )
+    drawn: float = page.evaluate(
+        "Math.min(...[...document.querySelectorAll('article.card .chart')].map(c => Number(c.dataset.drawnAt"
+        " || Infinity)))"
+    )
+    return drawn
+
+
+def wide_chart(page: Page, url: str) -> tuple[float, float]:
+    """Milliseconds to fetch the chart's data, and to draw it once in hand."""
+    started = time.perf_counter()
+    page.goto(f"{url}/#smoothing=0.6")
+    page.wait_for_function(
+        f"() => {{ const c = document.querySelector('article.card'); return c && c.dataset.runs === '{WIDE.runs}'"
+        " && c.querySelector('.chart').dataset.drawMs; }",
+        timeout=TIMEOUT_MS,
+    )
+    total = (time.perf_counter() - started) * 1000
+    draw = float(page.evaluate("document.querySelector('article.card .chart').dataset.drawMs"))
+    points = int(page.evaluate("document.querySelector('article.card').dataset.points"))
+    assert points == WIDE.runs * WIDE.steps, points
+    return total - draw, draw
+
+
+def slider(page: Page) -> list[float]:
+    """Milliseconds from each slider input event until the charts are redrawn (all work done before the next task)."""
+    timings = []
+    for value in SLIDER_VALUES:
+        timings.append(
+            page.evaluate(
+                """async (value) => {
+                    const slider = document.querySelector('#smoothing');
+                    const started = performance.now();
+                    slider.value = String(value);
+                    slider.dispatchEvent(new Event('input', {bubbles: true}));
+                    await new Promise(resolve => setTimeout(resolve, 0));
+                    return performance.now() - started;
+                }""",
+                value,
+            )
+        )
+    return timings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    engine = logdir_for(Shape(runs=50, tags=20, steps=2000))
+    wide = wide_logdir()
+    scratch = Path(tempfile.mkdtemp(prefix="bench-ui-"))
+    paints: list[float] = []
+    fetches: list[float] = []
+    draws: list[float] = []
+    slides: list[float] = []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+            viewport = {"width": 1400, "height": 1000}
+            with server(engine, scratch / "engine.sqlite") as url:
+                for _ in range(args.repeat):
+                    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+                    paints.append(first_paint(context.new_page(), url))
+                    context.close()
+            with server(wide, scratch / "wide.sqlite", "--samples_per_plugin=scalars=all") as url:
+                for _ in range(args.repeat):
+                    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+                    page = context.new_page()
+                    fetch, draw = wide_chart(page, url)
+                    fetches.append(fetch)
+                    draws.append(draw)
+                    slides += slider(page)
+                    context.close()
+            browser.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    rows = [
+        ("first meaningful paint, scalars, engine logdir (50 runs x 20 tags x 2,000 steps)", paints, 1000),
+        (f"draw of one chart, {WIDE.runs} runs x {WIDE.steps:,} points (data in hand)", draws, 300),
+        ("  (fetch and decode of that chart's data, before the draw)", fetches, None),
+        ("smoothing slider move to redrawn chart (100 x 10,000 points)", slides, 50),
+    ]
+    print(f"| measure (median of {args.repeat} runs, ms) | median | min | max | target |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, values, target in rows:
+        print(
+            f"| {name} | {statistics.median(values):.0f} | {min(values):.0f} | {max(values):.0f} |"
+            f" {'' if target is None else f'≤ {target}'} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+// The hparams dashboard: the experiment's session groups as a table, sorted and filtered by the HParams API
+// (/data/plugin/hparams/experiment and /session_groups); click a column's header to sort by it, type in the row
+// under the headers to filter (a regex for text columns, "min..max" for numbers).
+
+import { formatNumber, h } from "./dom";
+import type { Dashboard } from "./media";
+
+interface ColumnInfo {
+  key: string;
+  title: string;
+  kind: "hparam" | "metric";
+  name: string | { tag: string; group: string };
+  numeric: boolean;
+}
+
+interface Experiment {
+  hparamInfos: { name: string; displayName?: string; type?: string }[];
+  metricInfos: { name: { tag: string; group: string }; displayName?: string }[];
+}
+
+interface SessionGroup {
+  name: string;
+  hparams: Record<string, string | number | boolean>;
+  metricValues: { name: { tag: string; group: string }; value: number | string }[];
+  sessions: unknown[];
+}
+
+const STATUSES = ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"];
+const PAGE = 1000;
+
+let columns: ColumnInfo[] = [];
+let sort: { key: string; order: "ORDER_ASC" | "ORDER_DESC" } | null = null;
+const filters = new Map<string, string>();
+
+const table = h("table", { class: "hparams-table", id: "hparams-table" });
+const summary = h("span", { class: "count", id: "hparams-count" });
+const problem = h("span", { class: "error", role: "alert" });
+
+async function post<T>(path: string, body: unknown): Promise<T> {
+  const response = await fetch(path, { method: "POST", body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${response.status}: ${(await response.text()).slice(0, 200)}`);
+  return (await response.json()) as T;
+}
+
+function columnParams(): unknown[] {
+  return columns.map((column) => {
+    const param: Record<string, unknown> = { includeInResult: true };
+    param[column.kind] = column.name;
+    if (sort?.key === column.key) param.order = sort.order;
+    const filter = filters.get(column.key)?.trim();
+    if (filter) {
+      const interval = /^(-?[\d.e+-]*)\.\.(-?[\d.e+-]*)$/i.exec(filter);
+      if (column.numeric && interval) {
+        param.filterInterval = {
+          minValue: interval[1] ? Number(interval[1]) : -Infinity,
+          maxValue: interval[2] ? Number(interval[2]) : Infinity,
+        };
+      } else param.filterRegexp = filter;
+    }
+    return param;
+  });
+}
+
+function cell(value: unknown): string {
+  if (typeof value === "number") return formatNumber(value);
+  return value === undefined || value === null ? "" : String(value);
+}
+
+async function load(): Promise<void> {
+  problem.textContent = "";
+  let groups: SessionGroup[];
+  let total: number;
+  try {
+    const found = await post<{ sessionGroups: SessionGroup[]; totalSize: number }>(
+      "data/plugin/hparams/session_groups",
+      {
+        experimentName: "",
+        allowedStatuses: STATUSES,
+        colParams: columnParams(),
+        startIndex: 0,
+        sliceSize: PAGE,
+      },
+    );
+    groups = found.sessionGroups;
+    total = found.totalSize ?? groups.length;
+  } catch (error) {
+    problem.textContent = String(error);
+    return;
+  }
+  const body = h(
+    "tbody",
+    {},
+    ...groups.map((group) =>
+      h(
+        "tr",
+        { "data-group": group.name },
+        h("td", { class: "name" }, group.name),
+        ...columns.map((column) => {
+          if (column.kind === "hparam") return h("td", {}, cell(group.hparams[column.name as string]));
+          const name = column.name as { tag: string; group: string };
+          const metric = group.metricValues.find(
+            (value) => value.name.tag === name.tag && value.name.group === name.group,
+          );
+          return h(
+            "td",
+            {},
+            metric ? cell(typeof metric.value === "string" ? Number(metric.value) : metric.value) : "",
+          );
+        }),
+      ),
+    ),
+  );
+  table.querySelector("tbody")?.remove();
+  table.append(body);
+  summary.textContent = `${groups.length} of ${total} session groups`;
+}
+
+function header(): void {
+  const sortMark = (column: ColumnInfo) => (sort?.key === column.key ? (sort.order === "ORDER_ASC" ? " ▲" : " ▼") : "");
+  const titles = h(
+    "tr",
+    {},
+    h("th", {}, "Session group"),
+    ...columns.map((column) => {
+      const button = h(
+        "button",
+        { type: "button", class: "sort", "data-column": column.key },
+        column.title + sortMark(column),
+      );
+      button.addEventListener("click", () => {
+        sort =
+          sort?.key === column.key && sort.order === "ORDER_ASC"
+            ? { key: column.key, order: "ORDER_DESC" }
+            : { key: column.key, order: "ORDER_ASC" };
+        header();
+        void load();
+      });
+      return h(
+        "th",
+        { "aria-sort": sort?.key === column.key ? (sort.order === "ORDER_ASC" ? "ascending" : "descending") : "none" },
+        button,
+      );
+    }),
+  );
+  const filterRow = h(
+    "tr",
+    {},
+    h("th", {}),
+    ...columns.map((column) => {
+      const input = h("input", {
+        type: "search",
+        class: "column-filter",
+        "data-column": column.key,
+        value: filters.get(column.key) ?? "",
+        placeholder: column.numeric ? "min..max" : "regex",
+        "aria-label": `Filter ${column.title}`,
+      });
+      input.addEventListener("change", () => {
+        filters.set(column.key, input.value);
+        void load();
+      });
+      return h("th", {}, input);
+    }),
+  );
+  table.querySelector("thead")?.remove();
+  table.prepend(h("thead", {}, titles, filterRow));
+}
+
+export const hparams: Dashboard = {
+  id: "hparams",
+  title: "HParams",
+  plugin: "hparams",
+  element: h(
+    "section",
+    { class: "dashboard hparams", "aria-label": "HParams" },
+    h("div", { class: "toolbar" }, summary, problem),
+    h("div", { class: "table-scroll" }, table),
+  ),
+  async refresh() {
+    const experiment = await post<Experiment>("data/plugin/hparams/experiment", { experimentName: "" });
+    columns = [
+      ...experiment.hparamInfos.map((info) => ({
+        key: `h:${info.name}`,
+        title: info.displayName || info.name,
+        kind: "hparam" as const,
+        name: info.name,
+        numeric: info.type !== "DATA_TYPE_STRING" && info.type !== "DATA_TYPE_BOOL",
+      })),
+      ...experiment.metricInfos.map((info) => ({
+        key: `m:${info.name.group}/${info.name.tag}`,
+        title: info.displayName || info.name.tag,
+        kind: "metric" as const,
+        name: info.name,
+        numeric: true,
+      })),
+    ];
+    header();
+    await load();
+  },
+  onState() {},
+};

@@ -1,0 +1,397 @@
+// The dashboards of one card per (run, tag): images and audio (a step slider, every sample of the step), text
+// (rendered markdown, rebuilt from an allow-list of elements), histograms (offset or overlaid) and distributions.
+
+import uPlot from "uplot";
+import { getJson } from "./api";
+import { CardGrid, type Fill } from "./cards";
+import { colorOf, withAlpha } from "./colors";
+import { formatNumber, h, regex } from "./dom";
+import { state, update, type State } from "./state";
+
+type Listing = Record<string, Record<string, { samples?: number }>> | Record<string, string[]>;
+
+export interface Dashboard {
+  id: string;
+  title: string;
+  plugin: string;
+  element: HTMLElement;
+  refresh(): Promise<void>;
+  onState(changed: Set<string>): void;
+}
+
+function dashboard(id: string, title: string, plugin: string, fill: Fill, tools: HTMLElement[] = []): Dashboard {
+  const grid = new CardGrid(fill);
+  let tags: Record<string, string[]> = {};
+  const filter = h("input", {
+    type: "search",
+    class: "tag-filter",
+    placeholder: "Filter tags (regex)",
+    "aria-label": "Filter tags by regular expression",
+    spellcheck: "false",
+  });
+  const error = h("span", { class: "error", role: "alert" });
+  filter.addEventListener("input", () => {
+    const valid = regex(filter.value) !== null;
+    error.textContent = valid ? "" : "not a valid regular expression";
+    if (valid) update({ tagFilter: filter.value });
+  });
+  const element = h(
+    "section",
+    { class: `dashboard ${id}`, "aria-label": title },
+    h("div", { class: "toolbar" }, h("span", { class: "field" }, filter, error), ...tools, grid.summary),
+    grid.element,
+  );
+  return {
+    id,
+    title,
+    plugin,
+    element,
+    async refresh() {
+      if (document.activeElement !== filter) filter.value = state.tagFilter;
+      const listing = await getJson<Listing>(`data/plugin/${plugin}/tags`);
+      tags = Object.fromEntries(
+        Object.entries(listing).map(([run, found]) => [run, Array.isArray(found) ? found : Object.keys(found)]),
+      );
+      samples.set(plugin, listing);
+      grid.layout(tags);
+      grid.refresh();
+    },
+    onState(changed) {
+      if (document.activeElement !== filter) filter.value = state.tagFilter;
+      if (changed.has("runs") || changed.has("runFilter") || changed.has("tagFilter")) grid.layout(tags);
+      if (changed.has("histogramMode")) grid.refresh();
+    },
+  };
+}
+
+const samples = new Map<string, Listing>();
+
+function sampleCount(plugin: string, run: string, tag: string): number {
+  const listing = samples.get(plugin) as Record<string, Record<string, { samples?: number }>> | undefined;
+  return Math.max(1, listing?.[run]?.[tag]?.samples ?? 1);
+}
+
+interface MediaPoint {
+  wall_time: number;
+  step: number;
+  query: string;
+  label?: string;
+  contentType?: string;
+}
+
+/** A slider over the steps of `steps`, starting at the last; `show` draws the step at an index. */
+function stepSlider(steps: number[], show: (index: number) => void): HTMLElement {
+  const caption = h("span", { class: "step" });
+  const slider = h("input", {
+    type: "range",
+    class: "step-slider",
+    min: 0,
+    max: Math.max(0, steps.length - 1),
+    step: 1,
+    value: Math.max(0, steps.length - 1),
+    "aria-label": "Step",
+  });
+  const select = () => {
+    const index = Number(slider.value);
+    caption.textContent = `step ${steps[index]} (${index + 1} of ${steps.length})`;
+    show(index);
+  };
+  slider.addEventListener("input", select);
+  queueMicrotask(select);
+  return h("div", { class: "slider" }, slider, caption);
+}
+
+async function mediaFill(
+  plugin: "images" | "audio",
+  body: HTMLElement,
+  run: string,
+  tag: string,
+  make: (point: MediaPoint, sample: number) => HTMLElement,
+): Promise<void> {
+  const count = sampleCount(plugin, run, tag);
+  const bySample = await Promise.all(
+    Array.from({ length: count }, (_, sample) =>
+      getJson<MediaPoint[]>(`data/plugin/${plugin}/${plugin}`, { run, tag, sample: String(sample) }),
+    ),
+  );
+  const steps = [...new Set(bySample.flat().map((point) => point.step))].sort((a, b) => a - b);
+  const items = h("div", { class: "samples" });
+  body.replaceChildren(
+    stepSlider(steps, (index) => {
+      const step = steps[index];
+      items.replaceChildren(
+        ...bySample.flatMap((points, sample) =>
+          points.filter((point) => point.step === step).map((point) => make(point, sample)),
+        ),
+      );
+    }),
+    items,
+  );
+  body.dataset.steps = String(steps.length);
+}
+
+const images = dashboard("images", "Images", "images", (body, run, tag) =>
+  mediaFill("images", body, run, tag, (point, sample) =>
+    h(
+      "figure",
+      {},
+      h("img", {
+        src: `data/plugin/images/individualImage?${point.query}`,
+        alt: `${tag} at step ${point.step}, sample ${sample + 1}`,
+        "data-step": point.step,
+        "data-sample": sample,
+      }),
+    ),
+  ),
+);
+
+const audio = dashboard("audio", "Audio", "audio", (body, run, tag) =>
+  mediaFill("audio", body, run, tag, (point, sample) =>
+    h(
+      "figure",
+      {},
+      h("audio", {
+        controls: true,
+        preload: "none",
+        src: `data/plugin/audio/individualAudio?${point.query}`,
+        "data-step": point.step,
+        "data-sample": sample,
+      }),
+      h("figcaption", {}, point.label ? point.label : `sample ${sample + 1}`),
+    ),
+  ),
+);
+
+// Markdown arrives rendered and sanitised by the server; it is still rebuilt here from an allow-list, element by
+// element, so that nothing the server let through can run.
+const ALLOWED = new Set(
+  "p h1 h2 h3 h4 h5 h6 table thead tbody tr th td strong em b i code pre ul ol li blockquote br hr span div del a".split(
+    " ",
+  ),
+);
+
+function rebuild(node: Node): Node[] {
+  if (node.nodeType === Node.TEXT_NODE) return [document.createTextNode(node.textContent ?? "")];
+  if (!(node instanceof Element)) return [];
+  const name = node.tagName.toLowerCase();
+  if (name === "script" || name === "style") return [];
+  const children = [...node.childNodes].flatMap(rebuild);
+  if (!ALLOWED.has(name)) return children;
+  const copy = document.createElement(name);
+  const href = node.getAttribute("href");
+  if (name === "a" && href && /^https?:\/\//i.test(href)) {
+    copy.setAttribute("href", href);
+    copy.setAttribute("rel", "noopener noreferrer");
+    copy.setAttribute("target", "_blank");
+  }
+  copy.append(...children);
+  return [copy];
+}
+
+export function safeHtml(html: string): Node[] {
+  const parsed = new DOMParser().parseFromString(html, "text/html");
+  return [...parsed.body.childNodes].flatMap(rebuild);
+}
+
+const text = dashboard("text", "Text", "text", async (body, run, tag) => {
+  const points = await getJson<{ wall_time: number; step: number; text: string }[]>("data/plugin/text/text", {
+    run,
+    tag,
+  });
+  const steps = points.map((point) => point.step);
+  const shown = h("div", { class: "text-body" });
+  body.replaceChildren(
+    stepSlider(steps, (index) => shown.replaceChildren(...safeHtml(points[index]?.text ?? ""))),
+    shown,
+  );
+  body.dataset.steps = String(steps.length);
+});
+
+type Bucket = [number, number, number];
+
+const histogramMode = h(
+  "select",
+  { id: "histogram-mode", "aria-label": "Histogram mode" },
+  h("option", { value: "offset" }, "Offset"),
+  h("option", { value: "overlay" }, "Overlay"),
+);
+histogramMode.addEventListener("change", () =>
+  update({ histogramMode: histogramMode.value as State["histogramMode"] }),
+);
+
+const histograms = dashboard(
+  "histograms",
+  "Histograms",
+  "histograms",
+  async (body, run, tag) => {
+    histogramMode.value = state.histogramMode;
+    const points = await getJson<[number, number, Bucket[]][]>("data/plugin/histograms/histograms", { run, tag });
+    const canvas = h("canvas", { class: "histogram", width: 420, height: 260, role: "img" });
+    canvas.setAttribute("aria-label", `${tag} of ${run}: ${points.length} steps`);
+    const readout = h("p", { class: "readout" });
+    body.replaceChildren(canvas, readout);
+    body.dataset.steps = String(points.length);
+    drawHistograms(canvas, points, colorOf(run), state.histogramMode);
+    readout.textContent = points.length
+      ? `${points.length} steps, ${points[0]![1]} to ${points[points.length - 1]![1]}`
+      : "no data";
+  },
+  [h("label", {}, "Mode ", histogramMode)],
+);
+
+function drawHistograms(
+  canvas: HTMLCanvasElement,
+  points: [number, number, Bucket[]][],
+  color: string,
+  mode: "offset" | "overlay",
+): void {
+  const context = canvas.getContext("2d");
+  if (!context || points.length === 0) return;
+  const style = getComputedStyle(document.documentElement);
+  const foreground = style.getPropertyValue("--fg").trim() || "#222";
+  let low = Infinity;
+  let high = -Infinity;
+  let peak = 0;
+  for (const [, , buckets] of points) {
+    for (const [left, right, count] of buckets) {
+      low = Math.min(low, left);
+      high = Math.max(high, right);
+      peak = Math.max(peak, count / Math.max(right - left, 1e-12));
+    }
+  }
+  if (!(high > low)) high = low + 1;
+  const { width, height } = canvas;
+  const margin = { left: 10, right: 10, top: 10, bottom: 24 };
+  const plotWidth = width - margin.left - margin.right;
+  const offset = mode === "offset" ? (height - margin.top - margin.bottom) * 0.5 : 0;
+  const ridge = height - margin.top - margin.bottom - offset;
+  context.clearRect(0, 0, width, height);
+  points.forEach(([, , buckets], index) => {
+    const fraction = points.length > 1 ? index / (points.length - 1) : 1;
+    const base = margin.top + ridge + offset * fraction;
+    context.beginPath();
+    context.moveTo(margin.left + (((buckets[0]?.[0] ?? low) - low) / (high - low)) * plotWidth, base);
+    for (const [left, right, count] of buckets) {
+      const density = count / Math.max(right - left, 1e-12);
+      const y = base - (density / (peak || 1)) * ridge;
+      context.lineTo(margin.left + (((left + right) / 2 - low) / (high - low)) * plotWidth, y);
+    }
+    context.lineTo(margin.left + (((buckets[buckets.length - 1]?.[1] ?? high) - low) / (high - low)) * plotWidth, base);
+    context.strokeStyle = withAlpha(color, 0.3 + 0.7 * fraction);
+    context.fillStyle = withAlpha(color, mode === "offset" ? 0.15 : 0.04);
+    context.fill();
+    context.stroke();
+  });
+  context.fillStyle = foreground;
+  context.font = "11px system-ui, sans-serif";
+  context.fillText(formatNumber(low), margin.left, height - 6);
+  const label = formatNumber(high);
+  context.fillText(label, width - margin.right - context.measureText(label).width, height - 6);
+}
+
+// TensorBoard's basis points of a compressed histogram, and the bands drawn between them.
+const BASIS_POINTS = [0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000];
+
+const distributions = dashboard("distributions", "Distributions", "distributions", async (body, run, tag) => {
+  const points = await getJson<[number, number, [number, number][]][]>("data/plugin/distributions/distributions", {
+    run,
+    tag,
+  });
+  const color = colorOf(run);
+  const data: uPlot.AlignedData = [
+    points.map((point) => point[1]),
+    ...BASIS_POINTS.map((_, index) => points.map((point) => Number(point[2][index]?.[1] ?? NaN))),
+  ];
+  const style = getComputedStyle(document.documentElement);
+  const foreground = style.getPropertyValue("--fg").trim() || "#222";
+  const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
+  const holder = h("div", { class: "plot" });
+  body.replaceChildren(holder);
+  body.dataset.steps = String(points.length);
+  new uPlot(
+    {
+      width: Math.max(300, body.clientWidth || 420),
+      height: 240,
+      legend: { show: false },
+      scales: { x: { time: false } },
+      axes: [
+        { stroke: foreground, grid: { stroke: gridColor } },
+        { stroke: foreground, grid: { stroke: gridColor }, size: 60 },
+      ],
+      series: [
+        {},
+        ...BASIS_POINTS.map((point) => ({
+          label: `p${point / 100}`,
+          stroke: withAlpha(color, point === 5000 ? 1 : 0.5),
+          width: point === 5000 ? 1.5 : 1,
+          points: { show: false },
+        })),
+      ],
+      bands: [0, 1, 2, 3].map((index) => ({
+        series: [BASIS_POINTS.length - index, index + 1] as [number, number],
+        fill: withAlpha(color, 0.12),
+      })),
+    },
+    data,
+    holder,
+  );
+  // The median's values, as text the tests and screen readers can read.
+  holder.setAttribute(
+    "aria-label",
+    `${tag} of ${run}: median at the last step ${formatNumber(Number(data[5]?.[data[5].length - 1] ?? NaN))}`,
+  );
+});
+
+interface PrPoint {
+  wall_time: number;
+  step: number;
+  precision: number[];
+  recall: number[];
+  thresholds: number[];
+}
+
+const prCurves = dashboard("pr_curves", "PR curves", "pr_curves", async (body, run, tag) => {
+  const found = await getJson<Record<string, PrPoint[]>>("data/plugin/pr_curves/pr_curves", { run, tag });
+  const points = found[run] ?? [];
+  const color = colorOf(run);
+  const style = getComputedStyle(document.documentElement);
+  const foreground = style.getPropertyValue("--fg").trim() || "#222";
+  const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
+  const holder = h("div", { class: "plot" });
+  const readout = h("p", { class: "readout" });
+  let plot: uPlot | null = null;
+  body.replaceChildren(
+    stepSlider(
+      points.map((point) => point.step),
+      (index) => {
+        const point = points[index];
+        if (!point) return;
+        // Recall falls as the threshold rises: reversed, x ascends as uPlot needs.
+        const order = point.recall.map((_, i) => i).reverse();
+        const data: uPlot.AlignedData = [order.map((i) => point.recall[i]!), order.map((i) => point.precision[i]!)];
+        plot?.destroy();
+        plot = new uPlot(
+          {
+            width: Math.max(300, body.clientWidth || 420),
+            height: 240,
+            legend: { show: false },
+            scales: { x: { time: false, auto: false, range: [0, 1] }, y: { auto: false, range: [0, 1.05] } },
+            axes: [
+              { stroke: foreground, grid: { stroke: gridColor }, label: "recall" },
+              { stroke: foreground, grid: { stroke: gridColor }, label: "precision", size: 60 },
+            ],
+            series: [{}, { stroke: color, width: 1.5, points: { show: false } }],
+          },
+          data,
+          holder,
+        );
+        readout.textContent = `step ${point.step}: ${point.thresholds.length} thresholds, precision at the lowest ${formatNumber(point.precision[0] ?? NaN)}, recall ${formatNumber(point.recall[0] ?? NaN)}`;
+      },
+    ),
+    holder,
+    readout,
+  );
+  body.dataset.steps = String(points.length);
+});
+
+export const all: Dashboard[] = [histograms, distributions, images, audio, text, prCurves];

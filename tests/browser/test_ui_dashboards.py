@@ -1,0 +1,226 @@
+"""trainboard's own web UI, its other dashboards (histograms, distributions, images, audio, text), in Debian's
+Chromium on the full logdir (tensorboardX, torch and TensorBoard's own writers): each shows what the API serves."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Locator, Page
+
+from tests.browser.ui import as_number, chromium, ui_page
+from tests.servers import Server
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as browser:
+        yield browser
+
+
+def api(server: Server, path: str, **params: str) -> Any:
+    return httpx.get(f"{server.url}/data/plugin/{path}", params=params).raise_for_status().json()
+
+
+def filled_card(page: Page, run: str, tag: str) -> Locator:
+    card = page.locator(f'article.card[data-run="{run}"][data-tag="{tag}"]')
+    card.scroll_into_view_if_needed()
+    page.wait_for_function(
+        "([run, tag]) => [...document.querySelectorAll('article.card')].some(c => c.dataset.run === run &&"
+        " c.dataset.tag === tag && c.dataset.filled)",
+        arg=[run, tag],
+    )
+    return card
+
+
+def slide_to(card: Locator, index: int) -> None:
+    card.locator(".step-slider").fill(str(index))
+
+
+def test_histograms_draw_every_served_step(full_trainboard: Server, browser: Browser) -> None:
+    tags = api(full_trainboard, "histograms/tags")
+    with ui_page(browser, "histograms") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=histograms")
+        for run, by_tag in tags.items():
+            for tag in by_tag:
+                points = api(full_trainboard, "histograms/histograms", run=run, tag=tag)
+                card = filled_card(page, run, tag)
+                assert card.locator(".card-body").get_attribute("data-steps") == str(len(points))
+                assert card.locator(".readout").inner_text() == (
+                    f"{len(points)} steps, {points[0][1]} to {points[-1][1]}"
+                )
+        page.select_option("#histogram-mode", "overlay")
+        assert "histogramMode=overlay" in page.url
+
+
+def test_distributions_show_the_served_median(full_trainboard: Server, browser: Browser) -> None:
+    run, tag = "train", "weights"
+    points = api(full_trainboard, "distributions/distributions", run=run, tag=tag)
+    median = points[-1][2][4][1]
+    with ui_page(browser, "distributions") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=distributions&runFilter=^train$")
+        card = filled_card(page, run, tag)
+        label = card.locator(".plot").get_attribute("aria-label") or ""
+        assert label.startswith(f"{tag} of {run}: median at the last step ")
+        assert as_number(label.rsplit(" ", 1)[1]) == pytest.approx(median, rel=1e-5)
+        assert card.locator(".card-body").get_attribute("data-steps") == str(len(points))
+
+
+def test_images_step_slider_and_every_sample(full_trainboard: Server, browser: Browser) -> None:
+    run, tag = ".", "tb/samples"
+    samples = api(full_trainboard, "images/tags")[run][tag]["samples"]
+    assert samples > 1
+    served = [api(full_trainboard, "images/images", run=run, tag=tag, sample=str(i)) for i in range(samples)]
+    with ui_page(browser, "images") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=images&runFilter=^\\.$")
+        card = filled_card(page, run, tag)
+        for index in (len(served[0]) - 1, 0):
+            slide_to(card, index)
+            step = served[0][index]["step"]
+            assert card.locator(".step").inner_text() == f"step {step} ({index + 1} of {len(served[0])})"
+            images = card.locator("img")
+            assert images.count() == samples
+            sources = images.evaluate_all("images => images.map(image => image.getAttribute('src'))")
+            assert sources == [f"data/plugin/images/individualImage?{points[index]['query']}" for points in served]
+            page.wait_for_function(
+                "card => [...card.querySelectorAll('img')].every(image => image.complete && image.naturalWidth > 0)",
+                arg=card.element_handle(),
+            )
+
+
+def test_audio_players_play_the_served_clips(full_trainboard: Server, browser: Browser) -> None:
+    run, tag = ".", "tb/voices"
+    samples = api(full_trainboard, "audio/tags")[run][tag]["samples"]
+    served = [api(full_trainboard, "audio/audio", run=run, tag=tag, sample=str(i)) for i in range(samples)]
+    with ui_page(browser, "audio") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=audio&runFilter=^\\.$")
+        card = filled_card(page, run, tag)
+        sources = card.locator("audio").evaluate_all("players => players.map(player => player.getAttribute('src'))")
+        assert sources == [f"data/plugin/audio/individualAudio?{points[-1]['query']}" for points in served]
+        clip = httpx.get(f"{full_trainboard.url}/{sources[0]}")
+        assert clip.status_code == 200 and clip.headers["content-type"] == "audio/wav"
+
+
+def test_text_is_rendered_markdown_without_scripts(full_trainboard: Server, browser: Browser) -> None:
+    run, tag = "train", "notes/text_summary"
+    served = api(full_trainboard, "text/text", run=run, tag=tag)
+    with ui_page(browser, "text") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=text&runFilter=^train$")
+        card = filled_card(page, run, tag)
+        assert card.locator(".text-body").inner_text().strip() == f"step {served[-1]['step']}"
+        slide_to(card, 0)
+        body = card.locator(".text-body")
+        cells = body.locator("table table td").all_inner_texts()
+        assert cells == ["loss", "0.25", "acc", "0.9"]
+        assert body.locator("strong").inner_text() == "bold"
+        assert 'alert("not sanitised")' in body.inner_text()  # shown as text, escaped by the server
+        assert page.locator("main script").count() == 0
+
+
+def test_pr_curves_follow_the_step_slider(full_trainboard: Server, browser: Browser) -> None:
+    run, tag = "train", "pr"
+    points = api(full_trainboard, "pr_curves/pr_curves", run=run, tag=tag)[run]
+    with ui_page(browser, "pr-curves") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=pr_curves&runFilter=^train$")
+        card = filled_card(page, run, tag)
+        for index in (len(points) - 1, 0):
+            slide_to(card, index)
+            point = points[index]
+            readout = card.locator(".readout").inner_text()
+            assert readout.startswith(f"step {point['step']}: {len(point['thresholds'])} thresholds, precision at ")
+            precision, recall = (as_number(word.rstrip(",")) for word in readout.split()[-3::2])
+            assert precision == pytest.approx(point["precision"][0], rel=1e-5)
+            assert recall == pytest.approx(point["recall"][0], rel=1e-5)
+
+
+def session_groups(server: Server, experiment: dict[str, Any], **order: Any) -> list[dict[str, Any]]:
+    columns: list[dict[str, Any]] = [
+        {"hparam": info["name"], "includeInResult": True} for info in experiment["hparamInfos"]
+    ]
+    columns += [{"metric": info["name"], "includeInResult": True} for info in experiment["metricInfos"]]
+    for column in columns:
+        if column.get("hparam") == order.get("hparam"):
+            column.update(order["param"])
+    request = {
+        "experimentName": "",
+        "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"],
+        "colParams": columns,
+        "startIndex": 0,
+        "sliceSize": 1000,
+    }
+    response = httpx.post(f"{server.url}/data/plugin/hparams/session_groups", content=json.dumps(request))
+    groups: list[dict[str, Any]] = response.raise_for_status().json()["sessionGroups"]
+    return groups
+
+
+def test_hparams_table_sorts_and_filters_through_the_api(full_trainboard: Server, browser: Browser) -> None:
+    experiment = httpx.post(f"{full_trainboard.url}/data/plugin/hparams/experiment", content="{}").json()
+    names = [info["name"] for info in experiment["hparamInfos"]]
+    assert "lr" in names
+    ascending = session_groups(full_trainboard, experiment, hparam="lr", param={"order": "ORDER_ASC"})
+    descending = session_groups(full_trainboard, experiment, hparam="lr", param={"order": "ORDER_DESC"})
+    small = session_groups(
+        full_trainboard, experiment, hparam="lr", param={"filterInterval": {"minValue": 0, "maxValue": 0.1}}
+    )
+    with ui_page(browser, "hparams") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=hparams")
+        table = page.locator("#hparams-table")
+        table.locator("tbody tr").first.wait_for()
+
+        def shown() -> list[str]:
+            names: list[str] = table.locator("tbody tr").evaluate_all("rows => rows.map(row => row.dataset.group)")
+            return names
+
+        assert sorted(shown()) == sorted(group["name"] for group in ascending)
+        lr = page.locator("button.sort[data-column='h:lr']")
+        lr.click()
+        page.wait_for_function("() => document.querySelector('th[aria-sort=\"ascending\"]')")
+        page.wait_for_function(
+            "names => [...document.querySelectorAll('#hparams-table tbody tr')].map(r => r.dataset.group).join() =="
+            " names.join()",
+            arg=[group["name"] for group in ascending],
+        )
+        lr.click()
+        page.wait_for_function(
+            "names => [...document.querySelectorAll('#hparams-table tbody tr')].map(r => r.dataset.group).join() =="
+            " names.join()",
+            arg=[group["name"] for group in descending],
+        )
+        cells = table.locator("tbody tr").first.locator("td").all_inner_texts()
+        assert as_number(cells[1 + names.index("lr")]) == descending[0]["hparams"]["lr"]
+        page.fill("input.column-filter[data-column='h:lr']", "0..0.1")
+        page.press("input.column-filter[data-column='h:lr']", "Enter")
+        page.wait_for_function(
+            "count => document.querySelectorAll('#hparams-table tbody tr').length === count", arg=len(small)
+        )
+        assert sorted(shown()) == sorted(group["name"] for group in small)
+        assert len(small) < len(ascending)
+
+
+def test_custom_scalars_follow_the_layout(full_trainboard: Server, browser: Browser) -> None:
+    layout = api(full_trainboard, "custom_scalars/layout")
+    titles = [chart["title"] for category in layout["category"] for chart in category["chart"]]
+    run = "train"
+    loss = api(full_trainboard, "custom_scalars/scalars", run=run, tag="loss")["tag_to_events"]["loss"]
+    grouped = api(full_trainboard, "custom_scalars/scalars", run=run, tag="scalars/.*")["tag_to_events"]
+    with ui_page(browser, "custom-scalars") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=custom_scalars&runFilter=^train$&smoother=none")
+        cards = page.locator("article.card[data-chart]")
+        cards.first.wait_for()
+        assert cards.evaluate_all("cards => cards.map(card => card.dataset.chart)") == titles
+        losses = page.locator("article.card[data-chart='losses']")
+        page.wait_for_function("() => document.querySelector(\"article.card[data-chart='losses']\")?.dataset.lines")
+        assert losses.get_attribute("data-lines") == str(1 + len([tag for tag, rows in grouped.items() if rows]))
+        over = losses.locator(".u-over").bounding_box()
+        assert over is not None
+        page.mouse.move(over["x"] + 1, over["y"] + over["height"] / 2)
+        tooltip = losses.locator(".tooltip")
+        tooltip.wait_for(state="visible")
+        row = tooltip.locator("tr", has=page.locator("td.run", has_text=f"{run}: loss"))
+        assert as_number(row.locator("td.value").inner_text()) == pytest.approx(loss[0][2], rel=1e-5)
+        assert row.locator("td.step").inner_text() == str(loss[0][1])

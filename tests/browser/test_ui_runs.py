@@ -1,0 +1,60 @@
+"""The run selector of trainboard's own web UI with 1,200 runs (written by tensorboardX): a virtual list that holds
+only the rows in view, a regex filter, select all matching, and the charts following the selection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import tensorboardX
+from playwright.sync_api import Browser
+
+from tests.browser.ui import chromium, ui_page
+from tests.servers import Server, trainboard_server
+
+pytestmark = pytest.mark.browser
+
+RUNS = 1200
+DEFAULT_SHOWN = 100
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("runs") / "logs"
+    for index in range(RUNS):
+        with tensorboardX.SummaryWriter(str(root / f"run{index:04d}"), flush_secs=3600) as writer:
+            writer.add_scalar("loss", index / RUNS, 0)
+            writer.add_scalar("loss", index / RUNS / 2, 1)
+    with trainboard_server(root, tmp_path_factory.mktemp("server")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as browser:
+        yield browser
+
+
+def test_thousands_of_runs(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "runs-1200") as page:
+        page.goto(f"{server.url}/")
+        count = page.locator("#run-count")
+        page.wait_for_function(f"() => document.querySelector('#run-count').textContent.includes('of {RUNS:,}')")
+        assert count.inner_text() == f"{DEFAULT_SHOWN} of {RUNS:,} runs shown ({RUNS:,} matching)"
+        rows = page.locator("#run-list .run")
+        assert 10 < rows.count() < 100  # only the rows in view (and a few around) exist
+        page.wait_for_function(f"() => document.querySelector('article.card')?.dataset.runs === '{DEFAULT_SHOWN}'")
+
+        # The last run is reached by scrolling, with the keyboard.
+        page.focus("#run-list")
+        page.keyboard.press("End")
+        assert page.locator("#run-list .run.active").get_attribute("data-run") == f"run{RUNS - 1:04d}"
+
+        page.fill("#run-filter", "^run11")
+        assert count.inner_text() == f"0 of {RUNS:,} runs shown (100 matching)"
+        page.click("#select-matching")
+        assert count.inner_text() == f"100 of {RUNS:,} runs shown (100 matching)"
+        page.wait_for_function("() => document.querySelector('article.card')?.dataset.runs === '100'")
+        page.fill("#run-filter", "")
+        assert count.inner_text() == f"200 of {RUNS:,} runs shown ({RUNS:,} matching)"
+        page.wait_for_function("() => document.querySelector('article.card')?.dataset.runs === '200'")
