@@ -1,12 +1,15 @@
-"""Engine benchmark: trainboard against TensorBoard 2.21's Python loader (--load_fast=false) and Rust loader
-(--load_fast=true) on the same logdir, side by side in one run, medians of several runs.
+"""Engine benchmark (issue 6): trainboard against TensorBoard 2.21's Python loader (--load_fast=false) and Rust
+loader (--load_fast=true) on the same logdir, side by side in one run, medians of several runs.
 
     .venv/bin/python -m bench.engine [--runs 50 --tags 20 --steps 2000] [--repeat 3] [--python-repeat 1]
+        [--clients 200 --seconds 60] [--long 1000000] [--growth 10]
 
-The logdir (scalars, histograms every 20 steps, an image every 100 steps, written by tensorboardX) is written once
+The logdirs (scalars, histograms every 20 steps, an image every 100 steps, written by tensorboardX) are written once
 under bench/out/ and kept. For each server: seconds from process start until the last run's last step is served,
-peak RSS of its process tree, p50 latency of /data/plugin/scalars/tags and /scalars once loaded; for trainboard also
-a restart on the same store. Figures go to stdout as a table.
+scalar points loaded per second, peak RSS of its process tree, p50 latency of /data/plugin/scalars/tags and /scalars
+once loaded; for trainboard also a restart on the same store, under a wrk load test. Then the downsampled read of one
+long series (trainboard and the Rust loader), optionally both on a logdir `--growth` times larger (4x the runs), and
+each of the issue's targets with its verdict.
 """
 
 from __future__ import annotations
@@ -180,11 +183,19 @@ end
 """
 
 
-def under_load(url: str, clients: int, seconds: float, runs: int, tags: int) -> None:
+@dataclass(frozen=True, slots=True)
+class LoadTest:
+    answers_per_second: str
+    errors: int
+    p50: str
+    p99: str
+
+
+def under_load(url: str, clients: int, seconds: float, runs: int, tags: int) -> LoadTest | None:
     """`clients` concurrent connections (wrk, from Debian) asking for tags and random series for `seconds`."""
     if shutil.which("wrk") is None:
         print("under load: skipped, wrk is not installed (apt install wrk)")
-        return
+        return None
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
         script.write(WRK_SCRIPT.replace("RUNS", str(runs)).replace("TAGS", str(tags)))
         script.flush()
@@ -196,14 +207,51 @@ def under_load(url: str, clients: int, seconds: float, runs: int, tags: int) -> 
     errors = sum(map(int, socket_errors.groups())) if socket_errors else 0
     errors += int(failed_answers.group(1)) if failed_answers else 0
     rate = re.search(r"Requests/sec:\s+(\S+)", output)
-    print(
-        f"under load: {clients} connections for {seconds:.0f} s: {rate.group(1) if rate else '?'} answers/s,"
-        f" {errors} errors, p50 {found.get('50%', '?')}, p99 {found.get('99%', '?')}"
-    )
+    return LoadTest(rate.group(1) if rate else "?", errors, found.get("50%", "?"), found.get("99%", "?"))
 
 
 def median(measures: list[Measure]) -> Measure:
     return Measure(*(statistics.median(getattr(m, field) for m in measures) for field in Measure.__slots__))
+
+
+def on_free_port(
+    command: list[str], shape: Shape, then: Callable[[str], None] | None = None, port_flag: str = "--port"
+) -> Measure:
+    port = free_port()
+    return measure([*command, f"{port_flag}={port}"], port, f"run{shape.runs - 1:03d}", shape.steps - 1, then)
+
+
+def trainboard(
+    shape: Shape, repeat: int, scratch: Path, load_test: Callable[[str], None] | None = None
+) -> tuple[Measure, Measure]:
+    """Medians of trainboard's cold loads (each on an empty store) and of its restarts on those stores; `load_test`
+    runs against the last restart."""
+    cold, restart = [], []
+    for index in range(repeat):
+        store = scratch / f"{shape.name}-{index}.sqlite"
+        command = [str(BIN / "trainboard"), f"--logdir={logdir_for(shape)}", f"--db={store}", "--reload_interval=0"]
+        cold.append(on_free_port(command, shape))
+        restart.append(on_free_port(command, shape, load_test if index == repeat - 1 else None))
+    return median(cold), median(restart)
+
+
+def tensorboard(shape: Shape, load_fast: bool, repeat: int) -> Measure:
+    command = [
+        str(BIN / "tensorboard"),
+        f"--logdir={logdir_for(shape)}",
+        f"--load_fast={str(load_fast).lower()}",
+        "--host=127.0.0.1",
+        "--reload_interval=0",
+    ]
+    return median([on_free_port(command, shape) for _ in range(repeat)])
+
+
+def scalar_points(shape: Shape) -> int:
+    return shape.runs * shape.tags * shape.steps
+
+
+def verdict(met: bool) -> str:
+    return "met" if met else "NOT MET"
 
 
 def main() -> None:
@@ -215,58 +263,89 @@ def main() -> None:
     parser.add_argument("--python-repeat", type=int, default=1, help="runs of the Python loader (minutes each)")
     parser.add_argument("--clients", type=int, default=200, help="concurrent clients of the load test (0: none)")
     parser.add_argument("--seconds", type=float, default=60, help="length of the load test")
+    parser.add_argument("--long", type=int, default=1_000_000, help="points of the long series (0: not measured)")
+    parser.add_argument(
+        "--growth", type=int, default=0, metavar="K", help="also load a logdir K times larger, 4x runs (0: not)"
+    )
     args = parser.parse_args()
     shape = Shape(args.runs, args.tags, args.steps)
     logdir = logdir_for(shape)
     size_mb = sum(path.stat().st_size for path in logdir.rglob("*tfevents*")) / 1e6
-    last_run, last_step = f"run{shape.runs - 1:03d}", shape.steps - 1
     print(f"logdir: {logdir} ({shape.runs} runs x {shape.tags} tags x {shape.steps} steps, {size_mb:.0f} MB)")
+
+    load_tests: list[LoadTest | None] = []
+
+    def load_test(url: str) -> None:
+        load_tests.append(under_load(url, args.clients, args.seconds, shape.runs, shape.tags))
 
     results: dict[str, Measure] = {}
     with tempfile.TemporaryDirectory() as scratch:
-        cold, restart = [], []
-        for index in range(args.repeat):
-            store = Path(scratch) / f"store{index}.sqlite"
-            command = [str(BIN / "trainboard"), f"--logdir={logdir}", f"--db={store}", "--reload_interval=0"]
-            port = free_port()
-            cold.append(measure([*command, f"--port={port}"], port, last_run, last_step))
-            port = free_port()
-            load_test = None
-            if index == args.repeat - 1 and args.clients:
+        cold, restart = trainboard(shape, args.repeat, Path(scratch), load_test if args.clients else None)
+        results["trainboard (cold)"], results["trainboard (restart)"] = cold, restart
+        results["tensorboard --load_fast=true"] = rust = tensorboard(shape, True, args.repeat)
+        if args.python_repeat:
+            results["tensorboard --load_fast=false"] = tensorboard(shape, False, args.python_repeat)
 
-                def load_test(url: str) -> None:
-                    under_load(url, args.clients, args.seconds, shape.runs, shape.tags)
+        print(f"\nmedians; {scalar_points(shape):,} scalar points + histograms + images")
+        columns = ("load s", "vs Rust", "points/s", "peak RSS MB", "tags ms", "scalars ms")
+        print(f"{'server':32} " + " ".join(f"{column:>11}" for column in columns))
+        for label, result in results.items():
+            print(
+                f"{label:32} {result.load_seconds:11.2f} {result.load_seconds / rust.load_seconds:10.2f}x"
+                f" {scalar_points(shape) / result.load_seconds:11,.0f} {result.peak_rss_mb:11.0f}"
+                f" {result.tags_ms:11.2f} {result.scalars_ms:11.2f}"
+            )
 
-            restart.append(measure([*command, f"--port={port}"], port, last_run, last_step, load_test))
-        results["trainboard (cold)"] = median(cold)
-        results["trainboard (restart)"] = median(restart)
-    for label, fast, repeat in (
-        ("tensorboard --load_fast=true", "true", args.repeat),
-        ("tensorboard --load_fast=false", "false", args.python_repeat),
-    ):
-        runs = []
-        for _ in range(repeat):
-            port = free_port()
-            command = [
-                str(BIN / "tensorboard"),
-                f"--logdir={logdir}",
-                f"--load_fast={fast}",
-                f"--port={port}",
-                "--host=127.0.0.1",
-                "--reload_interval=0",
-            ]
-            runs.append(measure(command, port, last_run, last_step))
-        if runs:
-            results[label] = median(runs)
+        long_shape = Shape(1, 1, args.long)
+        long_reads: dict[str, float] = {}
+        if args.long:
+            # A fresh store each, so each is a cold load; only the downsampled read is reported.
+            long_reads["trainboard"] = trainboard(long_shape, 1, Path(scratch))[0].scalars_ms
+            long_reads["Rust"] = tensorboard(long_shape, True, 1).scalars_ms
+            print(
+                f"\n{args.long:,}-point series, /scalars downsampled to 1,000 points, p50:"
+                f" trainboard {long_reads['trainboard']:.2f} ms, Rust loader {long_reads['Rust']:.2f} ms"
+                " (which kept 1,000 of them at load)"
+            )
 
-    reference = results["tensorboard --load_fast=true"]
-    print(f"\nmedians; points: {shape.runs * shape.tags * shape.steps:,} scalars + histograms + images")
-    print(f"{'server':32} {'load s':>8} {'vs Rust':>8} {'peak RSS MB':>12} {'tags p50 ms':>12} {'scalars p50 ms':>15}")
-    for label, result in results.items():
-        ratio = result.load_seconds / reference.load_seconds
+        growth: dict[str, tuple[Measure, Measure]] = {}
+        big = Shape(shape.runs * 4, shape.tags, shape.steps * args.growth // 4)
+        if args.growth:
+            growth["trainboard"] = (cold, trainboard(big, 1, Path(scratch))[0])
+            growth["Rust"] = (rust, tensorboard(big, True, 1))
+            print(
+                f"\ngrowth: {big.name} ({scalar_points(big) // scalar_points(shape)}x the scalar points), one run each"
+            )
+            for label, (small_measure, big_measure) in growth.items():
+                print(
+                    f"  {label:10} points/s {scalar_points(shape) / small_measure.load_seconds:11,.0f} ->"
+                    f" {scalar_points(big) / big_measure.load_seconds:11,.0f}; load {big_measure.load_seconds:.2f} s,"
+                    f" peak RSS {big_measure.peak_rss_mb:.0f} MB, tags {small_measure.tags_ms:.2f} ->"
+                    f" {big_measure.tags_ms:.2f} ms, scalars {small_measure.scalars_ms:.2f} ->"
+                    f" {big_measure.scalars_ms:.2f} ms"
+                )
+
+    print("\ntargets (issue 6)")
+    met = verdict(cold.load_seconds <= rust.load_seconds)
+    print(f"  1. cold load {cold.load_seconds:.2f} s <= Rust's {rust.load_seconds:.2f} s: {met}")
+    print(f"  2. restart {restart.load_seconds:.2f} s <= 0.5 s: {verdict(restart.load_seconds <= 0.5)}")
+    met = verdict(cold.peak_rss_mb <= rust.peak_rss_mb)
+    print(f"  3. peak RSS {cold.peak_rss_mb:.0f} MB <= Rust's {rust.peak_rss_mb:.0f} MB: {met}")
+    slowest = max(cold.tags_ms, cold.scalars_ms, restart.tags_ms, restart.scalars_ms)
+    print(f"  4. tags and scalars p50 at most {slowest:.2f} ms <= 5 ms: {verdict(slowest <= 5)}")
+    if long_reads:
+        read = long_reads["trainboard"]
+        print(f"     {args.long:,}-point series read {read:.2f} ms <= 20 ms: {verdict(read <= 20)}")
+    if growth:
+        small_measure, big_measure = growth["trainboard"]
+        small_rate = scalar_points(shape) / small_measure.load_seconds
+        big_rate = scalar_points(big) / big_measure.load_seconds
+        print(f"  5. points/s at {args.growth}x the size: {big_rate / small_rate:.0%} of the first's (linear: 100%)")
+    if load_tests and (load := load_tests[-1]) is not None:
         print(
-            f"{label:32} {result.load_seconds:8.2f} {ratio:7.2f}x {result.peak_rss_mb:12.0f} "
-            f"{result.tags_ms:12.2f} {result.scalars_ms:15.2f}"
+            f"  6. {args.clients} connections for {args.seconds:.0f} s: {load.errors} errors"
+            f" ({verdict(load.errors == 0)}); {load.answers_per_second} answers/s,"
+            f" p50 {load.p50}, p99 {load.p99}"
         )
 
 
