@@ -18,11 +18,11 @@ from trainboard.normaliser.points import (
     SeriesMetadata,
     TensorPoint,
 )
-from trainboard.provider.downsample import sample_indices
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter
 from trainboard.reader.protos.tensor_pb2 import TensorProto
 from trainboard.reader.tail import FileCursor
+from trainboard.store.downsample import sample_indices
 from trainboard.store.sqlite import SqliteStore
 
 SCALARS = SeriesMetadata(plugin_name="scalars", data_class=DataClass.SCALAR)

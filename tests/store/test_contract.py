@@ -18,6 +18,7 @@ from trainboard.normaliser.points import (
     TensorPoint,
 )
 from trainboard.reader.tail import FileCursor
+from trainboard.store.downsample import sample_indices
 from trainboard.store.protocol import Store
 from trainboard.store.sqlite import CHUNK_POINTS, SqliteStore
 
@@ -78,6 +79,26 @@ def test_series_longer_than_a_chunk_reads_back_whole(store: Store) -> None:
     (row,) = store.series()
     assert store.scalars(row.id).steps.tolist() == list(range(count))
     assert row.point_count == count
+
+
+def test_downsampled_read_picks_the_same_points_as_a_whole_read(store: Store) -> None:
+    # Three batches, so chunks of uneven sizes, one of them straddled by a purge.
+    for start, stop in ((0, CHUNK_POINTS + 5), (CHUNK_POINTS + 5, 3 * CHUNK_POINTS), (3 * CHUNK_POINTS, 9000)):
+        batch = scalar_batch("t", range(start, stop), value=0.25)
+        store.write_batch("r", cursor("/f", stop), RunState(), batch, restarted=False)
+    purge = Batch(operations=[Purge(step=8000, tags=None), *scalar_batch("t", range(8000, 8500)).operations])
+    store.write_batch("r", cursor("/f", 9500), RunState(), purge, restarted=False)
+    (row,) = store.series()
+    whole = store.scalars(row.id)
+    assert len(whole.steps) == 8500
+    for k in (1, 2, 3, 999, 1000, 8499):
+        indices = list(sample_indices(8500, k))
+        sampled = store.scalars(row.id, downsample=k)
+        assert sampled.steps.tolist() == whole.steps[indices].tolist()
+        assert sampled.wall_times.tolist() == whole.wall_times[indices].tolist()
+        assert sampled.values.tolist() == whole.values[indices].tolist()
+    assert store.scalars(row.id, downsample=8500).steps.tolist() == whole.steps.tolist()
+    assert store.scalars(row.id, downsample=0).steps.tolist() == []
 
 
 def test_first_metadata_wins(store: Store) -> None:

@@ -24,7 +24,6 @@ import numpy as np
 
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.normaliser.points import DataClass
-from trainboard.provider.downsample import sample_indices
 from trainboard.provider.values import (
     BlobReference,
     BlobSequenceDatum,
@@ -37,6 +36,7 @@ from trainboard.provider.values import (
     TimeSeries,
 )
 from trainboard.reader.tensors import to_ndarray
+from trainboard.store.downsample import sample_indices
 from trainboard.store.protocol import ScalarColumns, SeriesRow, Store
 
 T = TypeVar("T")
@@ -102,13 +102,7 @@ class DataProvider:
                 result.setdefault(row.run, {})[row.tag] = lasts.get(row.id, EMPTY_SCALARS)
             return result
         for row in rows:
-            columns = self._store.scalars(row.id)
-            if downsample is not None and downsample < len(columns.steps):
-                indices = sample_indices(len(columns.steps), downsample)
-                columns = ScalarColumns(
-                    steps=columns.steps[indices], wall_times=columns.wall_times[indices], values=columns.values[indices]
-                )
-            result.setdefault(row.run, {})[row.tag] = columns
+            result.setdefault(row.run, {})[row.tag] = self._store.scalars(row.id, downsample)
         return result
 
     def list_tensors(self, *, plugin_name: str, run_tag_filter: RunTagFilter | None = None) -> Nested[TimeSeries]:

@@ -92,7 +92,9 @@ class Store(Protocol):
         tags: Collection[str] | None = None,
     ) -> list[SeriesRow]: ...
 
-    def scalars(self, series_id: int) -> ScalarColumns: ...
+    def scalars(self, series_id: int, downsample: int | None = None) -> ScalarColumns:
+        """The series' points in order; with `downsample`, only those `sample_indices` picks."""
+        ...
 
     def last_scalars(self, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
         """The last point of each of these scalar series (one query for many); series without points are left out."""

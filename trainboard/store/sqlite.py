@@ -26,6 +26,7 @@ from trainboard.normaliser.points import (
     TensorPoint,
 )
 from trainboard.reader.tail import FileCursor
+from trainboard.store.downsample import sample_indices
 from trainboard.store.migrations import MIGRATIONS
 from trainboard.store.protocol import BlobSequenceRow, RunRow, ScalarColumns, SeriesRow, TensorRow
 
@@ -35,6 +36,8 @@ if sys.byteorder != "little":
 
 # Scalars of one series are packed into chunks of at most this many points.
 CHUNK_POINTS = 4096
+# SQLite clamps this to its compiled-in maximum (2 GB in most builds).
+READ_MMAP_BYTES = 1 << 40
 
 
 class SqliteStore:
@@ -71,6 +74,9 @@ class SqliteStore:
             uri = self.path.resolve().as_uri() + "?mode=ro"
             connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
             connection.execute("PRAGMA query_only = ON")
+            # Read pages through a memory map (as much of the file as SQLite allows) rather than a read() per page:
+            # a long series' chunks span thousands of overflow pages.
+            connection.execute(f"PRAGMA mmap_size = {READ_MMAP_BYTES}")
             self._readers.connection = connection
             self._reader_connections.append(connection)
         return connection
@@ -232,19 +238,22 @@ class SqliteStore:
             for row in self._reader().execute(sql, params)
         ]
 
-    def scalars(self, series_id: int) -> ScalarColumns:
+    def scalars(self, series_id: int, downsample: int | None = None) -> ScalarColumns:
         rows = (
             self._reader()
             .execute(
-                "SELECT steps, wall_times, scalar_values FROM scalar_chunks WHERE series_id = ? ORDER BY id",
+                "SELECT point_count, steps, wall_times, scalar_values FROM scalar_chunks WHERE series_id = ?"
+                " ORDER BY id",
                 (series_id,),
             )
             .fetchall()
         )
+        if downsample is not None and downsample < sum(row[0] for row in rows):
+            return _sampled_chunks(rows, downsample)
         return ScalarColumns(
-            steps=np.frombuffer(b"".join(row[0] for row in rows), dtype="<i8"),
-            wall_times=np.frombuffer(b"".join(row[1] for row in rows), dtype="<f8"),
-            values=np.frombuffer(b"".join(row[2] for row in rows), dtype="<f8"),
+            steps=np.frombuffer(b"".join(row[1] for row in rows), dtype="<i8"),
+            wall_times=np.frombuffer(b"".join(row[2] for row in rows), dtype="<f8"),
+            values=np.frombuffer(b"".join(row[3] for row in rows), dtype="<f8"),
         )
 
     def last_scalars(self, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
@@ -450,6 +459,22 @@ def _columns(pieces: list[ScalarPoint | ScalarSeries]) -> tuple[np.ndarray, np.n
         values.append(piece.values.astype(np.float64, copy=False))
     take_points()
     return np.concatenate(steps), np.concatenate(wall_times), np.concatenate(values)
+
+
+def _sampled_chunks(rows: list[tuple[int, bytes, bytes, bytes]], downsample: int) -> ScalarColumns:
+    """The points `sample_indices` picks from the chunks' concatenation, taken from each chunk in place: a series of a
+    million points is not copied to read a thousand of them."""
+    starts = np.cumsum([0, *(row[0] for row in rows)])
+    indices = np.asarray(sample_indices(int(starts[-1]), downsample), dtype=np.int64)
+    chunk_of = np.searchsorted(starts, indices, side="right") - 1
+    dtypes = ("<i8", "<f8", "<f8")
+    columns = [np.empty(len(indices), dtype) for dtype in dtypes]
+    for chunk in np.unique(chunk_of):
+        chosen = chunk_of == chunk
+        positions = indices[chosen] - starts[chunk]
+        for column, blob, dtype in zip(columns, rows[chunk][1:], dtypes, strict=True):
+            column[chosen] = np.frombuffer(blob, dtype)[positions]
+    return ScalarColumns(steps=columns[0], wall_times=columns[1], values=columns[2])
 
 
 def _refresh_summaries(db: sqlite3.Connection, series_ids: Iterable[int]) -> None:
