@@ -3,7 +3,7 @@
 // wheel or keys, pan by shift-drag or arrows, reset by double-click or 0; a tooltip sorted by value.
 
 import uPlot from "uplot";
-import { centres, reduce, spread, type Columns, type Grid } from "./buckets";
+import { centres, reduceLine, reduceRaw, spread, type Columns, type Grid, type RawColumns } from "./buckets";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import type { XAxis } from "./state";
@@ -49,11 +49,16 @@ export class Chart {
   private lines: Line[] = [];
   private options: ChartOptions = { x: "step", logX: false, logY: false, band: false, smoothing: false };
   private extent: [number, number] | null = null;
+  /** What the extent was computed from (the lines' x arrays, by identity): a new smoothing keeps it. */
+  private extentKey: unknown[] = [];
   private zoom: [number, number] | null = null;
   private columns: Columns[] = [];
   private bandColumns: { mean: Float64Array; std: Float64Array } | null = null;
   private yRange: [number, number] = [0, 1];
   private drawStarted = 0;
+  /** Each line's raw values folded into the last grid it was drawn on, by its raw values. */
+  private foldedCache = new WeakMap<Float64Array, { key: string; xs: Float64Array; folded: RawColumns }>();
+  private underlay: { canvas: HTMLCanvasElement; key: string; parts: unknown[] } | null = null;
   private width = 0;
   private readonly resize: ResizeObserver;
 
@@ -86,7 +91,11 @@ export class Chart {
     if (options.x !== this.options.x || options.logX !== this.options.logX) this.zoom = null;
     this.lines = lines;
     this.options = options;
-    this.extent = extentOf(lines, options.logX);
+    const extentKey = [options.logX, ...lines.map((line) => line.xs)];
+    if (extentKey.length !== this.extentKey.length || extentKey.some((part, i) => part !== this.extentKey[i])) {
+      this.extent = extentOf(lines, options.logX);
+      this.extentKey = extentKey;
+    }
     this.render(rebuild);
   }
 
@@ -148,7 +157,7 @@ export class Chart {
       size: Math.max(20, Math.round(width - 60)),
       log: this.options.logX,
     };
-    this.columns = this.lines.map((line) => reduce(line.xs, line.raw, line.smoothed, grid, this.options.logY));
+    this.columns = this.lines.map((line) => reduceLine(line.smoothed, this.folded(line, grid), this.options.logY));
     this.bandColumns = this.options.band
       ? spread(
           this.columns.map((columns) => columns.line),
@@ -174,6 +183,15 @@ export class Chart {
       });
     }
     this.element.dataset.columns = String(grid.size);
+  }
+
+  private folded(line: Line, grid: Grid): RawColumns {
+    const key = `${grid.low}|${grid.high}|${grid.size}|${grid.log}|${this.options.logY}`;
+    const cached = this.foldedCache.get(line.raw);
+    if (cached && cached.key === key && cached.xs === line.xs) return cached.folded;
+    const folded = reduceRaw(line.xs, line.raw, grid, this.options.logY);
+    this.foldedCache.set(line.raw, { key, xs: line.xs, folded });
+    return folded;
   }
 
   private plotOptions(width: number): uPlot.Options {
@@ -244,8 +262,39 @@ export class Chart {
     };
   }
 
+  /** The envelopes (and band) under the lines. They are drawn into a canvas of their own, kept while the scales,
+   * the size and the folded columns stay the same: a new smoothing only redraws the lines over it. */
   private drawUnderlay(u: uPlot): void {
-    const context = u.ctx;
+    const target = u.ctx.canvas;
+    const key = [
+      target.width,
+      target.height,
+      u.scales.x?.min,
+      u.scales.x?.max,
+      u.scales.y?.min,
+      u.scales.y?.max,
+      this.options.smoothing,
+      document.documentElement.dataset.theme,
+      ...this.lines.map((line) => line.color),
+    ].join("|");
+    const parts = [this.bandColumns, ...this.columns.map((columns) => columns.index)];
+    const cached = this.underlay;
+    if (
+      !cached ||
+      cached.key !== key ||
+      cached.parts.length !== parts.length ||
+      cached.parts.some((part, index) => part !== parts[index])
+    ) {
+      const canvas = cached?.canvas ?? document.createElement("canvas");
+      canvas.width = target.width;
+      canvas.height = target.height;
+      this.paintUnderlay(u, canvas.getContext("2d")!);
+      this.underlay = { canvas, key, parts };
+    }
+    u.ctx.drawImage(this.underlay!.canvas, 0, 0);
+  }
+
+  private paintUnderlay(u: uPlot, context: CanvasRenderingContext2D): void {
     const xs = u.data[0];
     const { left, top, width, height } = u.bbox;
     context.save();

@@ -7,7 +7,7 @@ import { colorOf } from "./colors";
 import { download, formatCount, h, regex } from "./dom";
 import { selectedRuns } from "./runs";
 import { smooth } from "./smoothing";
-import { state, update, type State } from "./state";
+import { commitUrl, state, update, type State } from "./state";
 
 interface Card {
   tag: string;
@@ -110,7 +110,8 @@ tagFilter.addEventListener("input", () => {
   if (valid) update({ tagFilter: tagFilter.value });
 });
 smoother.addEventListener("change", () => update({ smoother: smoother.value as State["smoother"] }));
-smoothing.addEventListener("input", () => update({ smoothing: Number(smoothing.value) }));
+smoothing.addEventListener("input", () => update({ smoothing: Number(smoothing.value) }, { urlLater: true }));
+smoothing.addEventListener("change", commitUrl);
 windowInput.addEventListener("change", () => update({ window: Math.max(1, Math.round(Number(windowInput.value))) }));
 xAxis.addEventListener("change", () => update({ x: xAxis.value as State["x"] }));
 logY.input.addEventListener("change", () => update({ logY: logY.input.checked }));

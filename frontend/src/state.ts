@@ -44,7 +44,9 @@ export function subscribe(listener: Listener): void {
   listeners.push(listener);
 }
 
-export function update(changes: Partial<State>): void {
+/** Applies `changes` and tells the listeners. `urlLater`: for a control that fires many times a second (a dragged
+ * slider), the URL, which costs milliseconds per write, is written once the changes pause. */
+export function update(changes: Partial<State>, { urlLater = false } = {}): void {
   const changed = new Set<keyof State>();
   for (const [key, value] of Object.entries(changes) as [keyof State, State[keyof State]][]) {
     if (JSON.stringify(state[key]) !== JSON.stringify(value)) {
@@ -53,9 +55,27 @@ export function update(changes: Partial<State>): void {
     }
   }
   if (changed.size === 0) return;
-  history.replaceState(null, "", `#${serialise(state)}`);
+  window.clearTimeout(urlTimer);
+  if (urlLater) urlTimer = window.setTimeout(writeUrl, URL_PAUSE_MS);
+  else writeUrl();
   for (const listener of listeners) listener(state, changed);
 }
+
+const URL_PAUSE_MS = 200;
+let urlTimer: number | undefined;
+
+function writeUrl(): void {
+  urlTimer = undefined;
+  history.replaceState(null, "", `#${serialise(state)}`);
+}
+
+/** Writes the URL now if `urlLater` left it pending: when the slider is let go, or the page is left. */
+export function commitUrl(): void {
+  if (urlTimer === undefined) return;
+  window.clearTimeout(urlTimer);
+  writeUrl();
+}
+window.addEventListener("pagehide", commitUrl);
 
 window.addEventListener("hashchange", () => {
   const next = { ...DEFAULTS, ...parse(location.hash) };
