@@ -8,6 +8,7 @@ import { assign } from "./colors";
 import { formatCount, h } from "./dom";
 import * as runs from "./runs";
 import { customScalars } from "./custom_scalars";
+import { graphs } from "./graphs";
 import { hparams } from "./hparams";
 import * as media from "./media";
 import * as scalars from "./scalars";
@@ -38,6 +39,7 @@ const dashboards: Dashboard[] = [
   customScalars,
   ...media.all,
   hparams,
+  graphs,
 ];
 
 const tabs = h("nav", { class: "tabs", role: "tablist", "aria-label": "Dashboards" });
