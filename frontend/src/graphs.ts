@@ -29,6 +29,8 @@ const RESULTS_SHOWN = 30;
 const PANEL_LINKS = 200;
 const MAX_SCALE = 4;
 const PAN_STEP = 60;
+// The smallest scale that brings a node into view: labels are still legible.
+const MIN_READABLE = 0.5;
 
 interface Box {
   x: number;
@@ -133,9 +135,13 @@ function isGroup(node: GraphNode): boolean {
   return node.children.length > 0;
 }
 
+function plural(count: number, one: string, many: string): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}
+
 /** A box's second line: a group's size, an op's type. */
 function caption(node: GraphNode): string {
-  return isGroup(node) ? `${formatCount(node.leaves)} ops` : node.op;
+  return isGroup(node) ? plural(node.leaves, "op", "ops") : node.op;
 }
 
 function boxWidth(node: GraphNode): number {
@@ -297,13 +303,16 @@ function zoom(factor: number, around?: { x: number; y: number }): void {
   applyView();
 }
 
-/** Centres the view on a node, zooming in as far as needed to read it. */
+/** Brings a node into view: all of it when it fits at a readable scale, else its top centred. */
 function centre(uid: string): void {
   const box = boxes.get(uid);
   if (!box) return;
+  const width = canvas.clientWidth || 800;
+  const height = canvas.clientHeight || 600;
+  const fits = Math.min(width / box.width, height / box.height) * 0.9;
+  view.scale = Math.max(MIN_READABLE, Math.min(Math.max(view.scale, 0.8), fits));
   view.x = box.x + box.width / 2;
-  view.y = box.y + Math.min(box.height, 60) / 2;
-  view.scale = Math.max(view.scale, 0.8);
+  view.y = Math.min(box.y + box.height / 2, box.y - 20 + height / 2 / view.scale);
   applyView();
 }
 
@@ -398,7 +407,7 @@ function showPanel(): void {
             h(
               "dd",
               { class: "node-group" },
-              `${formatCount(node.children.length)} children, ${formatCount(node.leaves)} ops`,
+              `${plural(node.children.length, "child", "children")}, ${plural(node.leaves, "op", "ops")}`,
             ),
           ]
         : []),
