@@ -280,12 +280,14 @@ function applyView(): void {
   canvas.dataset.scale = view.scale.toFixed(3);
 }
 
-function fitView(): void {
+/** Shows the whole graph; with `legible`, no smaller than legible, its top in view. */
+function fitView(legible = false): void {
   const width = canvas.clientWidth || 800;
   const height = canvas.clientHeight || 600;
-  view.x = size.width / 2;
-  view.y = size.height / 2;
   view.scale = Math.min(1.5, width / Math.max(1, size.width), height / Math.max(1, size.height));
+  if (legible) view.scale = Math.max(view.scale, MIN_READABLE);
+  view.x = size.width / 2;
+  view.y = Math.min(size.height / 2, height / 2 / view.scale);
   applyView();
 }
 
@@ -469,7 +471,7 @@ function useModel(index: number): void {
   expanded.clear();
   selected = null;
   layout();
-  fitView();
+  fitView(true);
   showPanel();
   showResults();
 }
@@ -487,7 +489,9 @@ async function load(run: string, kind: GraphKind): Promise<void> {
   }
   if (ticket !== loading) return;
   loaded = { run, kind, graphs };
-  modelSelect.replaceChildren(...graphs.models.map((_, index) => h("option", { value: index }, `${index + 1}`)));
+  modelSelect.replaceChildren(
+    ...graphs.models.map((_, index) => h("option", { value: index }, `${index + 1} of ${graphs.models.length}`)),
+  );
   modelLabel.hidden = graphs.models.length < 2;
   useModel(0);
 }
@@ -540,7 +544,7 @@ results.addEventListener("keydown", (event) => {
   (buttons[index + step] ?? search).focus();
   event.preventDefault();
 });
-fitButton.addEventListener("click", fitView);
+fitButton.addEventListener("click", () => fitView());
 collapseButton.addEventListener("click", () => {
   expanded.clear();
   layout();
