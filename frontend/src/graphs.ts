@@ -459,7 +459,7 @@ function showResults(): void {
       { class: "count" },
       found.length > RESULTS_SHOWN
         ? `${formatCount(found.length)} matches, the first ${RESULTS_SHOWN} shown`
-        : `${formatCount(found.length)} ${found.length === 1 ? "match" : "matches"}`,
+        : plural(found.length, "match", "matches"),
     ),
   );
   mark();
@@ -622,5 +622,14 @@ export const graphs: Dashboard = {
   },
   onState(changed) {
     if (changed.has("graphRun") || changed.has("graphKind")) void show();
+  },
+  // A logdir of TS-VIS structure graph files alone has no GraphDef for the TensorBoard listing to see.
+  async available() {
+    try {
+      graphRunKinds = await graphRuns();
+    } catch {
+      return false;
+    }
+    return graphRunKinds.size > 0;
   },
 };

@@ -25,6 +25,8 @@ interface Dashboard {
   element: HTMLElement;
   refresh(): Promise<void>;
   onState(changed: Set<string>): void;
+  /** Whether its data is there when its plugin is not listed (data that only TS-VIS's API lists). */
+  available?(): Promise<boolean>;
 }
 
 const dashboards: Dashboard[] = [
@@ -130,9 +132,13 @@ async function refreshAll(): Promise<void> {
   ]);
   runList.sort();
   assign(runList);
-  enabled = dashboards
-    .map((dashboard) => dashboard.plugin)
-    .filter((plugin) => listing[plugin]?.enabled || plugin === "scalars");
+  const shown = await Promise.all(
+    dashboards.map(
+      async (dashboard) =>
+        listing[dashboard.plugin]?.enabled || dashboard.plugin === "scalars" || (await dashboard.available?.()),
+    ),
+  );
+  enabled = dashboards.filter((_, index) => shown[index]).map((dashboard) => dashboard.plugin);
   runs.setRuns(runList);
   renderTabs();
   await current().refresh();

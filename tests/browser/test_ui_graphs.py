@@ -331,3 +331,18 @@ def test_a_large_graph_stays_usable(server: Server, browser: Browser) -> None:
         page.press("#graph-search", "Enter")
         assert page.locator("#graph-panel .node-name").inner_text() == hostile["uid"]
         assert page.locator("main img").count() == 0
+
+
+def test_structure_graph_files_alone_show_the_tab(tmp_path: Path, browser: Browser) -> None:
+    """TensorBoard's listing sees no graph in a logdir of TS-VIS structure graph files alone; the tab shows still."""
+    shutil.copytree(FIXTURES / "hp" / "log", tmp_path / "logs" / "oneflow")
+    with trainboard_server(tmp_path / "logs", tmp_path / "store") as alone:
+        listing = httpx.get(f"{alone.url}/data/plugins_listing").raise_for_status().json()
+        assert listing["graphs"]["enabled"] is False
+        models = served(alone, "oneflow", "s_graph")
+        with ui_page(browser, "graphs-structure-alone") as page:
+            page.goto(f"{alone.url}/")
+            page.click("#tab-graphs")
+            wait_for_summary(page, summary(models[0], len(models[0])))
+            assert page.locator("#graph-run option").all_inner_texts() == ["oneflow"]
+            assert shown_nodes(page) == [item["uid"] for item in models[0]]
