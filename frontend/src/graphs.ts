@@ -11,6 +11,7 @@ import {
   GraphModel,
   graphRuns,
   type GraphKind,
+  type Edge,
   type GraphNode,
   type Graphs,
   type Link,
@@ -163,87 +164,78 @@ function layout(): void {
   dagre.layout(graph);
 
   boxes = new Map();
-  const place = (node: GraphNode): Box => {
+  for (const node of [...shown.open, ...shown.boxes]) {
     const found = graph.node(node.uid);
-    const box = {
-      x: (found.x ?? 0) - found.width / 2,
-      y: (found.y ?? 0) - found.height / 2,
-      width: found.width,
-      height: found.height,
-    };
-    boxes.set(node.uid, box);
-    return box;
-  };
+    const { width, height } = found;
+    boxes.set(node.uid, { x: (found.x ?? 0) - width / 2, y: (found.y ?? 0) - height / 2, width, height });
+  }
   size = { width: graph.graph().width ?? 0, height: graph.graph().height ?? 0 };
-
-  clusterLayer.replaceChildren(
-    ...shown.open.map((node) => {
-      const box = place(node);
-      return svg(
-        "g",
-        { class: "cluster", "data-uid": node.uid },
-        svg("rect", { x: box.x, y: box.y, width: box.width, height: box.height, rx: 6 }),
-        svg(
-          "g",
-          {
-            class: "cluster-title",
-            tabindex: 0,
-            role: "button",
-            "aria-expanded": "true",
-            "aria-label": `Group ${node.uid}, open: close it`,
-            "data-uid": node.uid,
-          },
-          svg("rect", { x: box.x, y: box.y, width: box.width, height: TITLE_HEIGHT, rx: 6 }),
-          svg("text", { x: box.x + 6, y: box.y + 12 }, fit(`− ${node.label}`, box.width - 10)),
-          svg("title", {}, node.uid),
-        ),
-      );
-    }),
-  );
+  clusterLayer.replaceChildren(...shown.open.map((node) => clusterElement(node, boxes.get(node.uid)!)));
   edgeLayer.replaceChildren(
-    ...edges.map((edge) => {
-      const points = graph.edge(edge.source, edge.target).points ?? [];
-      return svg(
-        "path",
-        {
-          class: edge.control ? "edge control" : "edge",
-          d: points.map((point, index) => `${index ? "L" : "M"}${point.x},${point.y}`).join(""),
-          "marker-end": "url(#graph-arrow)",
-          "data-source": edge.source,
-          "data-target": edge.target,
-        },
-        svg("title", {}, `${edge.source} → ${edge.target}${edge.info ? ` ${edge.info}` : ""}`),
-      );
-    }),
+    ...edges.map((edge) => edgeElement(edge, graph.edge(edge.source, edge.target).points ?? [])),
   );
-  nodeLayer.replaceChildren(
-    ...shown.boxes.map((node) => {
-      const box = place(node);
-      const group = isGroup(node);
-      const category = model!.categoryOf(node);
-      return svg(
-        "g",
-        {
-          class: `node ${group ? "group" : "op"}${category >= 0 ? ` category-${category}` : ""}`,
-          transform: `translate(${box.x},${box.y})`,
-          tabindex: 0,
-          role: "button",
-          "aria-expanded": group ? "false" : null,
-          "aria-label": group ? `Group ${node.uid}, ${caption(node)}: open it` : `${node.uid}: ${node.op}`,
-          "data-uid": node.uid,
-        },
-        svg("rect", { width: box.width, height: box.height, rx: group ? 8 : 4 }),
-        svg("text", { x: box.width / 2, y: 14, class: "label" }, fit(node.label, box.width - 8)),
-        svg("text", { x: box.width / 2, y: 27, class: "caption" }, fit(caption(node), box.width - 8)),
-        svg("title", {}, node.uid),
-      );
-    }),
-  );
-  canvas.dataset.shown = String(shown.boxes.length);
-  canvas.dataset.open = String(shown.open.length);
-  canvas.dataset.edges = String(edges.length);
+  nodeLayer.replaceChildren(...shown.boxes.map((node) => nodeElement(node, boxes.get(node.uid)!)));
   mark();
   showSummary(shown.boxes.length);
+}
+
+/** An open group: its frame, and a title bar that closes it. */
+function clusterElement(node: GraphNode, box: Box): SVGGElement {
+  return svg(
+    "g",
+    { class: "cluster", "data-uid": node.uid },
+    svg("rect", { x: box.x, y: box.y, width: box.width, height: box.height, rx: 6 }),
+    svg(
+      "g",
+      {
+        class: "cluster-title",
+        tabindex: 0,
+        role: "button",
+        "aria-expanded": "true",
+        "aria-label": `Group ${node.uid}, open: close it`,
+        "data-uid": node.uid,
+      },
+      svg("rect", { x: box.x, y: box.y, width: box.width, height: TITLE_HEIGHT, rx: 6 }),
+      svg("text", { x: box.x + 6, y: box.y + 12 }, fit(`− ${node.label}`, box.width - 10)),
+      svg("title", {}, node.uid),
+    ),
+  );
+}
+
+function edgeElement(edge: Edge, points: { x: number; y: number }[]): SVGPathElement {
+  return svg(
+    "path",
+    {
+      class: edge.control ? "edge control" : "edge",
+      d: points.map((point, index) => `${index ? "L" : "M"}${point.x},${point.y}`).join(""),
+      "marker-end": "url(#graph-arrow)",
+      "data-source": edge.source,
+      "data-target": edge.target,
+    },
+    svg("title", {}, `${edge.source} → ${edge.target}${edge.info ? ` ${edge.info}` : ""}`),
+  );
+}
+
+/** An op, or a closed group that opens on a click. */
+function nodeElement(node: GraphNode, box: Box): SVGGElement {
+  const group = isGroup(node);
+  const category = model?.categoryOf(node) ?? -1;
+  return svg(
+    "g",
+    {
+      class: `node ${group ? "group" : "op"}${category >= 0 ? ` category-${category}` : ""}`,
+      transform: `translate(${box.x},${box.y})`,
+      tabindex: 0,
+      role: "button",
+      "aria-expanded": group ? "false" : null,
+      "aria-label": group ? `Group ${node.uid}, ${caption(node)}: open it` : `${node.uid}: ${node.op}`,
+      "data-uid": node.uid,
+    },
+    svg("rect", { width: box.width, height: box.height, rx: group ? 8 : 4 }),
+    svg("text", { x: box.width / 2, y: 14, class: "label" }, fit(node.label, box.width - 8)),
+    svg("text", { x: box.width / 2, y: 27, class: "caption" }, fit(caption(node), box.width - 8)),
+    svg("title", {}, node.uid),
+  );
 }
 
 function showSummary(shown: number): void {
