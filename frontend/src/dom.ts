@@ -9,14 +9,30 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   ...children: Child[]
 ): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
+  setAttributes(element, attributes);
+  append(element, ...children);
+  return element;
+}
+
+/** An SVG element, built as `h` builds HTML ones. */
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
+  const element = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  setAttributes(element, attributes);
+  append(element, ...children);
+  return element;
+}
+
+function setAttributes(element: Element, attributes: Attributes): void {
   for (const [name, value] of Object.entries(attributes)) {
     if (value === null || value === undefined || value === false) continue;
     if (typeof value === "function") element.addEventListener(name.replace(/^on/, ""), value);
     else if (value === true) element.setAttribute(name, "");
     else element.setAttribute(name, String(value));
   }
-  append(element, ...children);
-  return element;
 }
 
 export function append(parent: Node, ...children: Child[]): void {

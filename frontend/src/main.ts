@@ -8,6 +8,7 @@ import { assign } from "./colors";
 import { formatCount, h } from "./dom";
 import * as runs from "./runs";
 import { customScalars } from "./custom_scalars";
+import { graphs } from "./graphs";
 import { hparams } from "./hparams";
 import * as media from "./media";
 import * as scalars from "./scalars";
@@ -24,6 +25,8 @@ interface Dashboard {
   element: HTMLElement;
   refresh(): Promise<void>;
   onState(changed: Set<string>): void;
+  /** Whether its data is there when its plugin is not listed (data that only TS-VIS's API lists). */
+  available?(): Promise<boolean>;
 }
 
 const dashboards: Dashboard[] = [
@@ -38,6 +41,7 @@ const dashboards: Dashboard[] = [
   customScalars,
   ...media.all,
   hparams,
+  graphs,
 ];
 
 const tabs = h("nav", { class: "tabs", role: "tablist", "aria-label": "Dashboards" });
@@ -128,9 +132,13 @@ async function refreshAll(): Promise<void> {
   ]);
   runList.sort();
   assign(runList);
-  enabled = dashboards
-    .map((dashboard) => dashboard.plugin)
-    .filter((plugin) => listing[plugin]?.enabled || plugin === "scalars");
+  const shown = await Promise.all(
+    dashboards.map(
+      async (dashboard) =>
+        listing[dashboard.plugin]?.enabled || dashboard.plugin === "scalars" || (await dashboard.available?.()),
+    ),
+  );
+  enabled = dashboards.filter((_, index) => shown[index]).map((dashboard) => dashboard.plugin);
   runs.setRuns(runList);
   renderTabs();
   await current().refresh();

@@ -17,6 +17,8 @@ export interface Dashboard {
   element: HTMLElement;
   refresh(): Promise<void>;
   onState(changed: Set<string>): void;
+  /** Whether its data is there when its plugin is not listed (data that only TS-VIS's API lists). */
+  available?(): Promise<boolean>;
 }
 
 function dashboard(id: string, title: string, plugin: string, fill: Fill, tools: HTMLElement[] = []): Dashboard {

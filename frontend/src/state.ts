@@ -18,6 +18,9 @@ export interface State {
   logX: boolean;
   band: boolean;
   histogramMode: "offset" | "overlay";
+  /** The graphs dashboard's run ("": the first that has a graph) and kind of graph. */
+  graphRun: string;
+  graphKind: "c_graph" | "s_graph";
 }
 
 export const DEFAULTS: State = {
@@ -33,6 +36,8 @@ export const DEFAULTS: State = {
   logX: false,
   band: false,
   histogramMode: "offset",
+  graphRun: "",
+  graphKind: "c_graph",
 };
 
 type Listener = (state: State, changed: Set<keyof State>) => void;
@@ -108,6 +113,7 @@ function parse(hash: string): Partial<State> {
   if (params.has("run")) found.runs = params.getAll("run");
   if (text("runFilter") !== null) found.runFilter = text("runFilter")!;
   if (text("tagFilter") !== null) found.tagFilter = text("tagFilter")!;
+  if (text("graphRun") !== null) found.graphRun = text("graphRun")!;
   const entries: Partial<State> = {
     smoother: choice("smoother", ["ema", "ma", "none"] as const),
     smoothing: number("smoothing", 0, 0.999),
@@ -117,6 +123,7 @@ function parse(hash: string): Partial<State> {
     logX: flag("logX"),
     band: flag("band"),
     histogramMode: choice("histogramMode", ["offset", "overlay"] as const),
+    graphKind: choice("graphKind", ["c_graph", "s_graph"] as const),
   };
   for (const [key, value] of Object.entries(entries)) {
     if (value !== undefined) (found as Record<string, unknown>)[key] = value;
