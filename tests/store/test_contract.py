@@ -265,3 +265,17 @@ def test_last_scalars_of_many_series_in_one_read(store: Store) -> None:
     assert set(lasts) == {rows["a"], rows["b"]}
     assert lasts[rows["a"]].steps.tolist() == [7002] and lasts[rows["a"]].values.tolist() == [0.5 * 7002]
     assert lasts[rows["b"]].steps.tolist() == [4999] and lasts[rows["b"]].wall_times.tolist() == [1000.0 + 4999]
+
+
+def test_plugin_names_are_those_that_own_series(store: Store) -> None:
+    assert store.plugin_names() == []
+    batch = Batch(
+        operations=[
+            TensorPoint(tag="h", step=0, wall_time=1.0, tensor=b"t"),
+            BlobSequencePoint(tag="i", step=0, wall_time=1.0, blobs=(b"png",)),
+        ],
+        metadata={"h": HISTOGRAMS, "i": IMAGES},
+    )
+    store.write_batch("a", cursor("/logs/a/f", 10), RunState(), batch, restarted=False)
+    store.write_batch("b", cursor("/logs/b/f", 10), RunState(), scalar_batch("loss", range(3)), restarted=False)
+    assert store.plugin_names() == ["histograms", "images", "scalars"]

@@ -63,7 +63,7 @@ class DataProvider:
 
     def list_plugins(self) -> list[str]:
         """Plugins that own at least one time series."""
-        return sorted({row.metadata.plugin_name for row in self._store.series()})
+        return self._store.plugin_names()
 
     def list_runs(self) -> list[Run]:
         return [Run(run_id=row.name, run_name=row.name, start_time=row.start_time) for row in self._store.runs()]

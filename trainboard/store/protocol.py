@@ -83,6 +83,10 @@ class Store(Protocol):
 
     def runs(self) -> list[RunRow]: ...
 
+    def plugin_names(self) -> list[str]:
+        """The plugins that own at least one series, sorted."""
+        ...
+
     def series(
         self,
         *,

@@ -191,6 +191,10 @@ class SqliteStore:
         rows = self._reader().execute("SELECT name, start_time FROM runs ORDER BY id")
         return [RunRow(name=name, start_time=start_time) for name, start_time in rows]
 
+    def plugin_names(self) -> list[str]:
+        rows = self._reader().execute("SELECT DISTINCT plugin_name FROM series ORDER BY plugin_name")
+        return [name for (name,) in rows]
+
     def series(
         self,
         *,

@@ -23,16 +23,26 @@ PREFIX = "/data/plugin/projector"
 
 def run_configs(found: Experiment) -> dict[str, projector.RunConfig]:
     """The runs' projector configs; none unless the logdir is one local directory, as in TensorBoard."""
-    if not isinstance(found.logdir, LogDir) or found.logdir.local_root is None:
+    root = _local_root(found)
+    if root is None:
         return {}
     # In the order of the logdir's walk, as TensorBoard lists them (the store's order is that of ingest).
-    stored = {run.run_name for run in found.provider.list_runs()}
-    runs = [run for run in found.logdir.runs() if run in stored]
-    return projector.configs(found.logdir.local_root, runs)
+    stored = _stored_runs(found)
+    return projector.configs(root, [run for run in found.logdir.runs() if run in stored])
 
 
 def is_active(found: Experiment) -> bool:
-    return bool(run_configs(found))
+    """Whether any run has a projector config: asked by every plugins listing, so without walking the logdir."""
+    root = _local_root(found)
+    return root is not None and bool(projector.configs(root, sorted(_stored_runs(found))))
+
+
+def _local_root(found: Experiment) -> str | None:
+    return found.logdir.local_root if isinstance(found.logdir, LogDir) else None
+
+
+def _stored_runs(found: Experiment) -> set[str]:
+    return {run.run_name for run in found.provider.list_runs()}
 
 
 def _config(request: Request) -> tuple[projector.RunConfig, str]:
