@@ -117,7 +117,7 @@ class DataProvider:
             points = self._store.tensors(row.id)
             result.setdefault(row.run, {})[row.tag] = [
                 TensorDatum(step=points[i].step, wall_time=points[i].wall_time, numpy=to_ndarray(points[i].tensor))
-                for i in sample_indices(len(points), downsample)
+                for i in sample_indices(len(points), downsample).tolist()
             ]
         return result
 
@@ -142,7 +142,7 @@ class DataProvider:
                         for position in range(points[i].length)
                     ),
                 )
-                for i in sample_indices(len(points), downsample)
+                for i in sample_indices(len(points), downsample).tolist()
             ]
         return result
 

@@ -469,7 +469,7 @@ def _sampled_chunks(rows: list[tuple[int, bytes, bytes, bytes]], downsample: int
     """The points `sample_indices` picks from the chunks' concatenation, taken from each chunk in place: a series of a
     million points is not copied to read a thousand of them."""
     starts = np.cumsum([0, *(row[0] for row in rows)])
-    indices = np.asarray(sample_indices(int(starts[-1]), downsample), dtype=np.int64)
+    indices = sample_indices(int(starts[-1]), downsample)
     chunk_of = np.searchsorted(starts, indices, side="right") - 1
     dtypes = ("<i8", "<f8", "<f8")
     columns = [np.empty(len(indices), dtype) for dtype in dtypes]
