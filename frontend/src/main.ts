@@ -132,16 +132,25 @@ async function refreshAll(): Promise<void> {
   ]);
   runList.sort();
   assign(runList);
-  const shown = await Promise.all(
-    dashboards.map(
-      async (dashboard) =>
-        listing[dashboard.plugin]?.enabled || dashboard.plugin === "scalars" || (await dashboard.available?.()),
-    ),
-  );
-  enabled = dashboards.filter((_, index) => shown[index]).map((dashboard) => dashboard.plugin);
   runs.setRuns(runList);
+  enabled = dashboards
+    .filter((dashboard) => listing[dashboard.plugin]?.enabled || dashboard.plugin === "scalars")
+    .map((dashboard) => dashboard.plugin);
   renderTabs();
-  await current().refresh();
+  const shown = current();
+  const refreshed = shown.refresh();
+  // Dashboards with data the listing does not see (graphs of structure graph files alone) are asked for meanwhile.
+  const more = await Promise.all(
+    dashboards.map(async (dashboard) => !enabled.includes(dashboard.plugin) && (await dashboard.available?.())),
+  );
+  if (more.some(Boolean)) {
+    enabled = dashboards
+      .filter((dashboard, index) => enabled.includes(dashboard.plugin) || more[index])
+      .map((dashboard) => dashboard.plugin);
+    renderTabs();
+  }
+  await refreshed;
+  if (current() !== shown) await current().refresh();
 }
 
 async function poll(): Promise<void> {
@@ -179,8 +188,7 @@ window.addEventListener("trainboard:colors", () => {
   scalars.redrawAll();
 });
 
-async function start(): Promise<void> {
-  scalars.mount();
+async function showTitle(): Promise<void> {
   try {
     const environment = await api.environment();
     if (environment.window_title) {
@@ -190,7 +198,11 @@ async function start(): Promise<void> {
   } catch {
     // The title stays trainboard's.
   }
-  await Promise.all([refreshAll(), poll()]);
+}
+
+async function start(): Promise<void> {
+  scalars.mount();
+  await Promise.all([showTitle(), refreshAll(), poll()]);
 }
 
 void start();
