@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, Mount, Router
+from starlette.types import Receive, Scope, Send
 
-from trainboard.http.tsvis import api
+
+class _RoutesOnFirstRequest:
+    """TS-VIS's routes under /api, their modules imported when the first request comes: most servers never get one,
+    and importing them is a sizeable part of a restart."""
+
+    def __init__(self) -> None:
+        self._router: Router | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._router is None:
+            from trainboard.http.tsvis import api
+
+            self._router = Router(api.routes())
+        await self._router(scope, receive, send)
 
 
 def routes() -> list[BaseRoute]:
-    return api.routes()
+    return [Mount("/api", app=_RoutesOnFirstRequest())]

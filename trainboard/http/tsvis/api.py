@@ -154,7 +154,8 @@ def routes() -> list[BaseRoute]:
         "exception_hist": exception_hist,
         "exception_box": exception_box,
     }
+    # Mounted at /api.
     return [
-        Route("/api/init", init, methods=["GET"]),
-        *(Route(f"/api/{name}", answer(compute), methods=["GET"]) for name, compute in computed.items()),
+        Route("/init", init, methods=["GET"]),
+        *(Route(f"/{name}", answer(compute), methods=["GET"]) for name, compute in computed.items()),
     ]
