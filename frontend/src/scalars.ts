@@ -255,7 +255,8 @@ function smoothedOf(series: ScalarSeries): Float64Array {
   const key = `${state.smoother}|${state.smoothing}|${state.window}`;
   const cached = smoothedCache.get(series);
   if (cached?.key === key) return cached.values;
-  const values = smooth(series.values, state.smoother, state.smoothing, state.window);
+  const reusable = cached && cached.values !== series.values ? cached.values : undefined;
+  const values = smooth(series.values, state.smoother, state.smoothing, state.window, reusable);
   smoothedCache.set(series, { key, values });
   return values;
 }

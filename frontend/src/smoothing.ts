@@ -5,8 +5,8 @@ export type Smoother = "ema" | "ma" | "none";
 
 /** TensorBoard's exponential moving average with debiasing: non-finite values pass through and do not count; a
  * constant series stays as it is. */
-export function ema(values: Float64Array, weight: number): Float64Array {
-  const smoothed = new Float64Array(values.length);
+export function ema(values: Float64Array, weight: number, into?: Float64Array): Float64Array {
+  const smoothed = into ?? new Float64Array(values.length);
   let constant = true;
   for (let index = 1; index < values.length && constant; index++) constant = values[index] === values[0];
   let last = 0;
@@ -26,8 +26,8 @@ export function ema(values: Float64Array, weight: number): Float64Array {
 }
 
 /** The mean of the last `window` finite values up to and including each point; non-finite values pass through. */
-export function movingAverage(values: Float64Array, window: number): Float64Array {
-  const smoothed = new Float64Array(values.length);
+export function movingAverage(values: Float64Array, window: number, into?: Float64Array): Float64Array {
+  const smoothed = into ?? new Float64Array(values.length);
   const kept: number[] = [];
   let sum = 0;
   let start = 0;
@@ -45,8 +45,16 @@ export function movingAverage(values: Float64Array, window: number): Float64Arra
   return smoothed;
 }
 
-export function smooth(values: Float64Array, smoother: Smoother, weight: number, window: number): Float64Array {
-  if (smoother === "ema" && weight > 0) return ema(values, weight);
-  if (smoother === "ma" && window > 1) return movingAverage(values, window);
+/** `into`: an array of the same length to write into (a slider's every move would otherwise allocate as much as
+ * the series holds). */
+export function smooth(
+  values: Float64Array,
+  smoother: Smoother,
+  weight: number,
+  window: number,
+  into?: Float64Array,
+): Float64Array {
+  if (smoother === "ema" && weight > 0) return ema(values, weight, into);
+  if (smoother === "ma" && window > 1) return movingAverage(values, window, into);
   return values;
 }
