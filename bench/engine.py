@@ -5,7 +5,7 @@ loader (--load_fast=true) on the same logdir, side by side in one run, medians o
         [--clients 200 --seconds 60] [--long 1000000] [--growth 10]
 
 The logdirs (scalars, histograms every 20 steps, an image every 100 steps, written by tensorboardX) are written once
-under bench/out/ and kept. For each server: seconds from process start until the last run's last step is served,
+under bench/out/ and kept. For each server: seconds from process start until every run's last step is served,
 scalar points loaded per second, peak RSS of its process tree, p50 latency of /data/plugin/scalars/tags and /scalars
 once loaded; for trainboard also a restart on the same store, under a wrk load test. Then the downsampled read of one
 long series (trainboard and the Rust loader), optionally both on a logdir `--growth` times larger (4x the runs), and
@@ -95,10 +95,10 @@ def free_port() -> int:
 
 
 def measure(
-    command: list[str], port: int, last_run: str, last_step: int, then: Callable[[str], None] | None = None
+    command: list[str], port: int, runs: list[str], last_step: int, then: Callable[[str], None] | None = None
 ) -> Measure:
-    """Start `command`, time it until `last_run`'s last step is served, then time the two scalar routes (and run
-    `then` with the server's URL)."""
+    """Start `command`, time it until every run's last step is served, then time the two scalar routes on the last
+    run (and run `then` with the server's URL)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True
@@ -108,21 +108,13 @@ def measure(
     sampler = threading.Thread(target=sample_rss, args=(process.pid, peak, stop), daemon=True)
     sampler.start()
     url = f"http://127.0.0.1:{port}"
-    query = {"run": last_run, "tag": "tag00"}
+    query = {"run": runs[-1], "tag": "tag00"}
     try:
-        with httpx.Client(base_url=url, timeout=60) as client:
-            while True:
-                if process.poll() is not None:
-                    raise RuntimeError(f"{command[0]} exited with {process.returncode}")
-                if time.perf_counter() - started > LOAD_TIMEOUT:
-                    raise RuntimeError(f"{command[0]} did not load in {LOAD_TIMEOUT} s")
-                try:
-                    rows = client.get("/data/plugin/scalars/scalars", params=query).json()
-                    if isinstance(rows, list) and rows and rows[-1][1] == last_step:
-                        break
-                except (httpx.HTTPError, ValueError):
-                    pass
-                time.sleep(0.02)
+        with httpx.Client(base_url=url, timeout=120) as client:
+            # The last run first, one cheap request at a time; then all of them, since a loader may take runs in any
+            # order (TensorBoard's Rust loader reads several at once).
+            until_served(client, started, process, lambda: last_steps(client, runs[-1:]) == [last_step])
+            until_served(client, started, process, lambda: last_steps(client, runs) == [last_step] * len(runs))
             loaded = time.perf_counter() - started
             settled(client)
             tags_ms = p50_ms(lambda: client.get("/data/plugin/scalars/tags").raise_for_status())
@@ -139,6 +131,29 @@ def measure(
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     return Measure(loaded, peak[0] / 2**20, tags_ms, scalars_ms)
+
+
+def until_served(
+    client: httpx.Client, started: float, process: subprocess.Popen[bytes], done: Callable[[], bool]
+) -> None:
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        if time.perf_counter() - started > LOAD_TIMEOUT:
+            raise RuntimeError(f"the server did not load in {LOAD_TIMEOUT} s")
+        try:
+            if done():
+                return
+        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError):
+            pass
+        time.sleep(0.02)
+
+
+def last_steps(client: httpx.Client, runs: list[str]) -> list[int]:
+    """The last step served of tag00 in each run (scalars_multirun, which both servers answer)."""
+    answer = client.post("/data/plugin/scalars/scalars_multirun", data={"tag": "tag00", "runs": runs})
+    found = answer.raise_for_status().json()
+    return [found[run][-1][1] for run in runs]
 
 
 def settled(client: httpx.Client) -> None:
@@ -214,11 +229,10 @@ def median(measures: list[Measure]) -> Measure:
     return Measure(*(statistics.median(getattr(m, field) for m in measures) for field in Measure.__slots__))
 
 
-def on_free_port(
-    command: list[str], shape: Shape, then: Callable[[str], None] | None = None, port_flag: str = "--port"
-) -> Measure:
+def on_free_port(command: list[str], shape: Shape, then: Callable[[str], None] | None = None) -> Measure:
     port = free_port()
-    return measure([*command, f"{port_flag}={port}"], port, f"run{shape.runs - 1:03d}", shape.steps - 1, then)
+    runs = [f"run{run:03d}" for run in range(shape.runs)]
+    return measure([*command, f"--port={port}"], port, runs, shape.steps - 1, then)
 
 
 def trainboard(
