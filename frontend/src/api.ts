@@ -44,6 +44,13 @@ export async function postForm<T>(path: string, form: [string, string][]): Promi
   return (await response.json()) as T;
 }
 
+/** The data of a TS-VIS route's `{code, msg, data}` envelope, or its message as an error. */
+export async function tsvisData<T>(route: string, params: Record<string, string> = {}): Promise<T> {
+  const envelope = await getJson<{ code: number; msg: string; data: T }>(`api/${route}`, params);
+  if (envelope.code !== 200) throw new ApiError(envelope.msg);
+  return envelope.data;
+}
+
 export function url(path: string, params: Record<string, string>): string {
   return `${path}?${new URLSearchParams(params).toString()}`;
 }

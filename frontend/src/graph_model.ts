@@ -2,7 +2,7 @@
 // gives each edge at every level of the tree (an edge between two ops also joins each scope of one to each scope of
 // the other, below the scopes they share), so the edges among the nodes shown are the edges between shown nodes.
 
-import { getJson } from "./api";
+import { tsvisData } from "./api";
 
 export type GraphKind = "c_graph" | "s_graph";
 
@@ -50,27 +50,11 @@ export interface Edge {
   control: boolean;
 }
 
-interface Envelope {
-  code: number;
-  msg: string;
-  data: string;
-}
-
-/** The TS-VIS envelope's data, or its message as an error. */
-async function tsvis(path: string, params: Record<string, string> = {}): Promise<string> {
-  const envelope = await getJson<Envelope>(path, params);
-  if (envelope.code !== 200) throw new Error(envelope.msg);
-  return envelope.data;
-}
-
 /** The runs that have graphs, each with the kinds it has (from /api/getCategory). */
 export async function graphRuns(): Promise<Map<string, GraphKind[]>> {
-  const body = await getJson<{ code: number; msg: string; data: Record<string, { graph?: GraphKind[] }> }>(
-    "api/getCategory",
-  );
-  if (body.code !== 200) throw new Error(body.msg);
+  const category = await tsvisData<Record<string, { graph?: GraphKind[] }>>("getCategory");
   const found = new Map<string, GraphKind[]>();
-  for (const [run, components] of Object.entries(body.data)) {
+  for (const [run, components] of Object.entries(category)) {
     if (components.graph?.length) found.set(run, components.graph);
   }
   return found;
@@ -84,7 +68,7 @@ export interface Graphs {
 }
 
 export async function fetchGraph(run: string, kind: GraphKind): Promise<Graphs> {
-  const body = JSON.parse(await tsvis("api/graph", { run, tag: kind })) as {
+  const body = JSON.parse(await tsvisData<string>("graph", { run, tag: kind })) as {
     net: RawNode[] | RawNode[][];
     operator: { op: string; list: string[] }[];
   };

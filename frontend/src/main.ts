@@ -8,6 +8,7 @@ import { assign } from "./colors";
 import { formatCount, h } from "./dom";
 import * as runs from "./runs";
 import { customScalars } from "./custom_scalars";
+import { exceptions } from "./exceptions";
 import { graphs } from "./graphs";
 import { hparams } from "./hparams";
 import * as media from "./media";
@@ -42,6 +43,7 @@ const dashboards: Dashboard[] = [
   ...media.all,
   hparams,
   graphs,
+  exceptions,
 ];
 
 const tabs = h("nav", { class: "tabs", role: "tablist", "aria-label": "Dashboards" });

@@ -21,6 +21,9 @@ export interface State {
   /** The graphs dashboard's run ("": the first that has a graph) and kind of graph. */
   graphRun: string;
   graphKind: "c_graph" | "s_graph";
+  /** The exceptions dashboard's run and tensor ("": the first). */
+  exceptionRun: string;
+  exceptionTag: string;
 }
 
 export const DEFAULTS: State = {
@@ -38,6 +41,8 @@ export const DEFAULTS: State = {
   histogramMode: "offset",
   graphRun: "",
   graphKind: "c_graph",
+  exceptionRun: "",
+  exceptionTag: "",
 };
 
 type Listener = (state: State, changed: Set<keyof State>) => void;
@@ -114,6 +119,8 @@ function parse(hash: string): Partial<State> {
   if (text("runFilter") !== null) found.runFilter = text("runFilter")!;
   if (text("tagFilter") !== null) found.tagFilter = text("tagFilter")!;
   if (text("graphRun") !== null) found.graphRun = text("graphRun")!;
+  if (text("exceptionRun") !== null) found.exceptionRun = text("exceptionRun")!;
+  if (text("exceptionTag") !== null) found.exceptionTag = text("exceptionTag")!;
   const entries: Partial<State> = {
     smoother: choice("smoother", ["ema", "ma", "none"] as const),
     smoothing: number("smoothing", 0, 0.999),
