@@ -3,6 +3,7 @@
 // under the headers to filter (a regex for text columns, "min..max" for numbers).
 
 import { formatNumber, h } from "./dom";
+import { parallelCoordinates, scatterMatrix, type Row } from "./hparams_views";
 import type { Dashboard } from "./media";
 
 interface ColumnInfo {
@@ -33,6 +34,8 @@ let sort: { key: string; order: "ORDER_ASC" | "ORDER_DESC" } | null = null;
 const filters = new Map<string, string>();
 
 const table = h("table", { class: "hparams-table", id: "hparams-table" });
+const parallel = h("div", { class: "views-scroll", id: "hparams-parallel" });
+const matrix = h("div", { class: "views-scroll", id: "hparams-matrix" });
 const summary = h("span", { class: "count", id: "hparams-count" });
 const problem = h("span", { class: "error", role: "alert" });
 
@@ -113,6 +116,39 @@ async function load(): Promise<void> {
   table.querySelector("tbody")?.remove();
   table.append(body);
   summary.textContent = `${groups.length} of ${total} session groups`;
+  const rows = groups.map((group) => rowOf(group));
+  parallel.replaceChildren(parallelCoordinates(columns, rows, brushed));
+  matrix.replaceChildren(scatterMatrix(columns, rows));
+}
+
+function rowOf(group: SessionGroup): Row {
+  const values = new Map<string, number | string>();
+  for (const column of columns) {
+    if (column.kind === "hparam") {
+      const value = group.hparams[column.name as string];
+      if (typeof value === "number" && !Number.isFinite(value)) continue;
+      if (value !== undefined) values.set(column.key, typeof value === "boolean" ? String(value) : value);
+      continue;
+    }
+    const name = column.name as { tag: string; group: string };
+    const metric = group.metricValues.find((found) => found.name.tag === name.tag && found.name.group === name.group);
+    // NaN and infinities have no place on an axis: the table shows them.
+    if (metric && Number.isFinite(Number(metric.value))) values.set(column.key, Number(metric.value));
+  }
+  return { name: group.name, values };
+}
+
+/** A brushed axis becomes its column's filter: an interval for numbers, the brushed values for others. */
+function brushed(column: { key: string; numeric: boolean }, values: (number | string)[]): void {
+  if (column.numeric) {
+    const numbers = values.map(Number);
+    filters.set(column.key, numbers.length ? `${Math.min(...numbers)}..${Math.max(...numbers)}` : "1..0");
+  } else {
+    const escaped = [...new Set(values.map(String))].map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    filters.set(column.key, escaped.length ? `^(${escaped.join("|")})$` : "^$.");
+  }
+  header();
+  void load();
 }
 
 function header(): void {
@@ -175,6 +211,11 @@ export const hparams: Dashboard = {
     { class: "dashboard hparams", "aria-label": "HParams" },
     h("div", { class: "toolbar" }, summary, problem),
     h("div", { class: "table-scroll" }, table),
+    h("h2", {}, "Parallel coordinates"),
+    h("p", { class: "hint" }, "Drag along an axis to keep the groups in that range (it fills the column's filter)."),
+    parallel,
+    h("h2", {}, "Metrics against hparams"),
+    matrix,
   ),
   async refresh() {
     const experiment = await post<Experiment>("data/plugin/hparams/experiment", { experimentName: "" });

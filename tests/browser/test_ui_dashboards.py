@@ -4,6 +4,7 @@ Chromium on the full logdir (tensorboardX, torch and TensorBoard's own writers):
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -200,6 +201,60 @@ def test_hparams_table_sorts_and_filters_through_the_api(full_trainboard: Server
         )
         assert sorted(shown()) == sorted(group["name"] for group in small)
         assert len(small) < len(ascending)
+
+
+def test_hparams_parallel_coordinates_and_scatter_matrix(full_trainboard: Server, browser: Browser) -> None:
+    experiment = httpx.post(f"{full_trainboard.url}/data/plugin/hparams/experiment", content="{}").json()
+    groups = session_groups(full_trainboard, experiment, hparam="lr", param={})
+    hparams = [info["name"] for info in experiment["hparamInfos"]]
+    metrics = [info["name"] for info in experiment["metricInfos"]]
+    with ui_page(browser, "hparams-pictures") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=hparams")
+        lines = page.locator("#hparams-parallel polyline.group-line")
+        lines.first.wait_for(state="attached")
+        shown = sorted(lines.evaluate_all("lines => lines.map(line => line.dataset.group)"))
+        assert shown == sorted(group["name"] for group in groups)
+        axes = page.locator("#hparams-parallel g.axis").evaluate_all("axes => axes.map(axis => axis.dataset.column)")
+        assert len(axes) == len(hparams) + len(metrics)
+
+        cells = page.locator("#hparams-matrix svg.scatter")
+        assert cells.count() == len(hparams) * len(metrics)
+        for index, metric in enumerate(metrics):
+            cell = cells.nth(index * len(hparams) + hparams.index("lr"))
+            having = [
+                group
+                for group in groups
+                if "lr" in group["hparams"]
+                and any(
+                    value["name"] == metric and math.isfinite(float(value["value"])) for value in group["metricValues"]
+                )
+            ]
+            assert cell.locator("circle").count() == len(having)
+
+        # Brush the lr axis from its top to below its middle: the table keeps the groups the API's interval keeps.
+        area = page.locator("#hparams-parallel g.axis[data-column='h:lr'] rect.brush-area").bounding_box()
+        assert area is not None
+        page.mouse.move(area["x"] + area["width"] / 2, area["y"] + 1)
+        page.mouse.down()
+        page.mouse.move(area["x"] + area["width"] / 2, area["y"] + area["height"] * 0.6, steps=5)
+        page.mouse.up()
+        page.wait_for_function("() => document.querySelector(\"input.column-filter[data-column='h:lr']\").value")
+        interval = page.input_value("input.column-filter[data-column='h:lr']")
+        low, high = (float(bound) for bound in interval.split(".."))
+        kept = session_groups(
+            full_trainboard,
+            experiment,
+            hparam="lr",
+            param={"filterInterval": {"minValue": low, "maxValue": high}},
+        )
+        assert 0 < len(kept) < len(groups)
+        assert all(low <= group["hparams"]["lr"] <= high for group in kept)
+        page.wait_for_function(
+            "names => [...document.querySelectorAll('#hparams-table tbody tr')].map(r => r.dataset.group).sort().join()"
+            " == names.join()",
+            arg=sorted(group["name"] for group in kept),
+        )
+        assert page.locator("#hparams-parallel polyline.group-line").count() == len(kept)
 
 
 def test_custom_scalars_follow_the_layout(full_trainboard: Server, browser: Browser) -> None:
