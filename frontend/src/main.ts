@@ -8,6 +8,7 @@ import { assign } from "./colors";
 import { formatCount, h } from "./dom";
 import * as runs from "./runs";
 import { customScalars } from "./custom_scalars";
+import { embeddings } from "./embeddings";
 import { exceptions } from "./exceptions";
 import { graphs } from "./graphs";
 import { hparams } from "./hparams";
@@ -43,6 +44,7 @@ const dashboards: Dashboard[] = [
   ...media.all,
   hparams,
   graphs,
+  embeddings,
   exceptions,
 ];
 

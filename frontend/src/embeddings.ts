@@ -1,0 +1,276 @@
+// The embeddings dashboard: a run's embedding (TS-VIS projector records or TensorBoard projector files, as
+// /api/projector* serves both) projected by the server with PCA, t-SNE or UMAP on every point, drawn as a 2-D or 3-D
+// scatter coloured by label. Drag turns a 3-D cloud; the pointer or the arrow keys pick a point, whose label shows
+// and whose sample (image, audio or text) loads on click or Enter.
+
+import { tsvisData } from "./api";
+import { h } from "./dom";
+import type { Dashboard } from "./media";
+
+interface Meta {
+  shape: number[];
+  sample: boolean;
+  sample_type?: string;
+}
+type Point = number[];
+
+const SIZE = 560;
+const RADIUS = 3;
+const PICK_PIXELS = 8;
+
+const runSelect = h("select", { id: "embedding-run", "aria-label": "Run" });
+const tagSelect = h("select", { id: "embedding-tag", "aria-label": "Embedding" });
+const stepSelect = h("select", { id: "embedding-step", "aria-label": "Step" });
+const methodSelect = h(
+  "select",
+  { id: "embedding-method", "aria-label": "Projection" },
+  h("option", { value: "pca" }, "PCA"),
+  h("option", { value: "tsne" }, "t-SNE"),
+  h("option", { value: "umap" }, "UMAP"),
+);
+const dimsSelect = h(
+  "select",
+  { id: "embedding-dims", "aria-label": "Dimensions" },
+  h("option", { value: "2" }, "2-D"),
+  h("option", { value: "3" }, "3-D"),
+);
+const status = h("p", { class: "readout", id: "embedding-status", role: "status" });
+const canvas = h("canvas", {
+  class: "embedding-plot",
+  width: SIZE,
+  height: SIZE,
+  tabindex: 0,
+  "aria-label": "Projected points: arrows pick a point, Enter shows its sample, drag turns a 3-D cloud",
+});
+const picked = h("p", { class: "readout", id: "embedding-picked", role: "status" });
+const preview = h("div", { class: "embedding-sample", id: "embedding-sample" });
+
+const element = h(
+  "section",
+  { class: "dashboard embeddings", "aria-label": "Embeddings" },
+  h(
+    "div",
+    { class: "toolbar" },
+    h("label", {}, "Run ", runSelect),
+    h("label", {}, "Embedding ", tagSelect),
+    h("label", {}, "Step ", stepSelect),
+    h("label", {}, "Method ", methodSelect),
+    h("label", {}, "", dimsSelect),
+  ),
+  status,
+  h("div", { class: "embedding-view" }, canvas, h("div", {}, picked, preview)),
+);
+
+let tagsByRun = new Map<string, string[]>();
+let points: Point[] = [];
+let labels: (string | number)[] = [];
+let meta: Meta | null = null;
+let chosen = -1;
+let yaw = 0.6;
+let pitch = 0.4;
+let screen: [number, number, number][] = []; // x, y, depth per point
+let request = 0;
+
+async function embeddingRuns(): Promise<Map<string, string[]>> {
+  const category = await tsvisData<Record<string, { embedding?: string[] }>>("getCategory");
+  const found = new Map<string, string[]>();
+  for (const [run, components] of Object.entries(category)) {
+    if (components.embedding?.length) found.set(run, components.embedding);
+  }
+  return found;
+}
+
+function fill(select: HTMLSelectElement, values: string[]): void {
+  const keep = select.value;
+  select.replaceChildren(...values.map((value) => h("option", { value }, value)));
+  select.value = values.includes(keep) ? keep : (values[0] ?? "");
+}
+
+async function choose(): Promise<void> {
+  fill(runSelect, [...tagsByRun.keys()]);
+  fill(tagSelect, tagsByRun.get(runSelect.value) ?? []);
+  const run = runSelect.value;
+  const tag = tagSelect.value;
+  if (!run || !tag) {
+    status.textContent = "No embeddings in this logdir.";
+    return;
+  }
+  const found = await tsvisData<Record<string, number[] | unknown>>("projector", { run, tag });
+  meta = found as unknown as Meta;
+  fill(stepSelect, ((found[tag] as number[]) ?? []).map(String));
+  stepSelect.value = stepSelect.options[stepSelect.options.length - 1]?.value ?? "";
+  await project();
+}
+
+async function project(): Promise<void> {
+  const mine = ++request;
+  const params = {
+    run: runSelect.value,
+    tag: tagSelect.value,
+    step: stepSelect.value,
+    method: methodSelect.value,
+    dims: dimsSelect.value,
+  };
+  status.textContent = `computing ${methodSelect.selectedOptions[0]?.textContent ?? ""} of ${meta?.shape[0] ?? "?"} points…`;
+  element.dataset.state = "computing";
+  try {
+    const found = await tsvisData<Record<string, [Point[], (string | number)[]]>>("projector_data", params);
+    if (mine !== request) return;
+    [points, labels] = found[params.step] ?? [[], []];
+  } catch (error) {
+    if (mine !== request) return;
+    status.textContent = String(error);
+    element.dataset.state = "error";
+    return;
+  }
+  chosen = -1;
+  picked.textContent = "";
+  preview.replaceChildren();
+  element.dataset.state = "drawn";
+  canvas.dataset.points = String(points.length);
+  canvas.dataset.dims = params.dims;
+  const distinct = new Set(labels.map(String)).size;
+  status.textContent = `${points.length} points, ${params.dims}-D ${params.method}, ${distinct} labels`;
+  draw();
+}
+
+const colorOfLabel = (label: string | number) => {
+  const distinct = [...new Set(labels.map(String))];
+  return `hsl(${Math.round((distinct.indexOf(String(label)) * 137.5) % 360)}, 65%, 45%)`;
+};
+
+/** Points turned by yaw and pitch (3-D) and scaled into the canvas, with their depth. */
+function place(): void {
+  const turned = points.map((point) => {
+    const [x = 0, y = 0, z = 0] = point;
+    if (point.length < 3) return [x, y, 0] as [number, number, number];
+    const x1 = x * Math.cos(yaw) + z * Math.sin(yaw);
+    const z1 = -x * Math.sin(yaw) + z * Math.cos(yaw);
+    const y1 = y * Math.cos(pitch) - z1 * Math.sin(pitch);
+    const z2 = y * Math.sin(pitch) + z1 * Math.cos(pitch);
+    return [x1, y1, z2] as [number, number, number];
+  });
+  const finite = turned.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
+  const extent = Math.max(1e-12, ...finite.map(([x, y]) => Math.max(Math.abs(x), Math.abs(y))));
+  const half = SIZE / 2 - 2 * RADIUS;
+  screen = turned.map(([x, y, z]) => [SIZE / 2 + (x / extent) * half, SIZE / 2 - (y / extent) * half, z]);
+}
+
+function draw(): void {
+  place();
+  canvas.dataset.yaw = yaw.toFixed(3);
+  const context = canvas.getContext("2d")!;
+  context.clearRect(0, 0, SIZE, SIZE);
+  // Far points first, so near ones stay on top.
+  const order = screen.map((_, index) => index).sort((a, b) => screen[a]![2] - screen[b]![2]);
+  const colours = new Map<string, string>();
+  for (const index of order) {
+    const [x, y] = screen[index]!;
+    if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
+    const key = String(labels[index]);
+    if (!colours.has(key)) colours.set(key, colorOfLabel(labels[index] ?? ""));
+    context.fillStyle = colours.get(key)!;
+    context.beginPath();
+    context.arc(x, y, index === chosen ? RADIUS * 2 : RADIUS, 0, 2 * Math.PI);
+    context.fill();
+  }
+}
+
+function pick(index: number): void {
+  if (index < 0 || index >= points.length) return;
+  chosen = index;
+  picked.dataset.index = String(index);
+  picked.dataset.label = String(labels[index]);
+  picked.textContent = `point ${index}: label ${String(labels[index])}`;
+  draw();
+}
+
+async function showSample(): Promise<void> {
+  if (chosen < 0 || !meta?.sample) return;
+  const index = chosen;
+  const uri = await tsvisData<string>("projector_sample", {
+    run: runSelect.value,
+    tag: tagSelect.value,
+    step: stepSelect.value,
+    index: String(index),
+  });
+  if (index !== chosen) return;
+  const kind = uri.slice(5, uri.indexOf("/"));
+  const shown =
+    kind === "image"
+      ? h("img", { src: uri, alt: `sample ${index}` })
+      : kind === "audio"
+        ? h("audio", { src: uri, controls: true })
+        : h("pre", {}, decodeText(uri));
+  preview.replaceChildren(shown);
+}
+
+function decodeText(uri: string): string {
+  const comma = uri.indexOf(",");
+  const body = uri.slice(comma + 1);
+  return uri.slice(0, comma).endsWith(";base64") ? atob(body) : decodeURIComponent(body);
+}
+
+function nearest(x: number, y: number): number {
+  let best = -1;
+  let distance = PICK_PIXELS ** 2;
+  screen.forEach(([px, py], index) => {
+    const d = (px - x) ** 2 + (py - y) ** 2;
+    if (d < distance) [best, distance] = [index, d];
+  });
+  return best;
+}
+
+let drag: { x: number; y: number; moved: boolean } | null = null;
+canvas.addEventListener("pointerdown", (event) => (drag = { x: event.clientX, y: event.clientY, moved: false }));
+canvas.addEventListener("pointermove", (event) => {
+  const box = canvas.getBoundingClientRect();
+  if (drag && dimsSelect.value === "3" && event.buttons) {
+    yaw += (event.clientX - drag.x) / 150;
+    pitch += (event.clientY - drag.y) / 150;
+    drag = { x: event.clientX, y: event.clientY, moved: true };
+    draw();
+    return;
+  }
+  const index = nearest(event.clientX - box.left, event.clientY - box.top);
+  if (index >= 0 && index !== chosen) pick(index);
+});
+canvas.addEventListener("pointerup", () => {
+  if (drag && !drag.moved) void showSample();
+  drag = null;
+});
+canvas.addEventListener("keydown", (event) => {
+  const steps: Record<string, number> = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  if (event.key in steps) pick(Math.min(points.length - 1, Math.max(0, chosen + steps[event.key]!)));
+  else if (event.key === "Enter") void showSample();
+  else return;
+  event.preventDefault();
+});
+runSelect.addEventListener("change", () => void choose());
+tagSelect.addEventListener("change", () => void choose());
+for (const select of [stepSelect, methodSelect, dimsSelect]) select.addEventListener("change", () => void project());
+
+export const embeddings: Dashboard = {
+  id: "embeddings",
+  title: "Embeddings",
+  plugin: "projector",
+  element,
+  async refresh() {
+    try {
+      tagsByRun = await embeddingRuns();
+      await choose();
+    } catch (error) {
+      status.textContent = String(error);
+    }
+  },
+  onState() {},
+  // TS-VIS's projector records are listed by its API only.
+  async available() {
+    try {
+      tagsByRun = await embeddingRuns();
+    } catch {
+      return false;
+    }
+    return tagsByRun.size > 0;
+  },
+};

@@ -1,0 +1,97 @@
+"""trainboard's own web UI, its embeddings dashboard, in Debian's Chromium on embeddings written by TS-VIS's own
+SummaryWriter and by torch's add_embedding: the points, labels and samples shown are those the TS-VIS API serves."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.browser.ui import chromium, ui_page
+from tests.servers import Server, trainboard_server
+from tests.tsvis.logdirs import write_api_logdir
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("embeddings")
+    write_api_logdir(root / "logs")
+    with trainboard_server(root / "logs", root / "server") as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as browser:
+        yield browser
+
+
+def tsvis(server: Server, route: str, **params: str) -> Any:
+    answer = httpx.get(f"{server.url}/api/{route}", params=params, timeout=120).raise_for_status().json()
+    assert answer["code"] == 200, answer
+    return answer["data"]
+
+
+def drawn(page: Page, dims: int) -> None:
+    page.wait_for_function(
+        "dims => document.querySelector('.dashboard.embeddings')?.dataset.state === 'drawn'"
+        " && document.querySelector('.embedding-plot').dataset.dims === String(dims)",
+        arg=dims,
+    )
+
+
+def test_points_labels_and_samples_are_the_served_ones(server: Server, browser: Browser) -> None:
+    steps = tsvis(server, "projector", run="run", tag="features")["features"]
+    step = str(steps[-1])
+    points, labels = tsvis(server, "projector_data", run="run", tag="features", step=step, method="pca", dims="2")[step]
+    with ui_page(browser, "embeddings") as page:
+        page.goto(f"{server.url}/#dashboard=embeddings")
+        page.select_option("#embedding-run", "run")
+        page.select_option("#embedding-tag", "features")
+        drawn(page, 2)
+        assert page.input_value("#embedding-step") == step
+        plot = page.locator(".embedding-plot")
+        assert plot.get_attribute("data-points") == str(len(points))
+        assert page.locator("#embedding-status").inner_text().startswith(f"{len(points)} points, 2-D pca")
+
+        plot.focus()
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")
+        picked = page.locator("#embedding-picked")
+        assert picked.get_attribute("data-index") == "2"
+        assert picked.get_attribute("data-label") == str(labels[2])
+        page.keyboard.press("Enter")
+        sample = tsvis(server, "projector_sample", run="run", tag="features", step=step, index="2")
+        assert page.locator("#embedding-sample img").get_attribute("src") == sample
+
+        page.select_option("#embedding-dims", "3")
+        drawn(page, 3)
+        before = plot.get_attribute("data-yaw")
+        box = plot.bounding_box()
+        assert box is not None
+        page.mouse.move(box["x"] + 100, box["y"] + 100)
+        page.mouse.down()
+        page.mouse.move(box["x"] + 220, box["y"] + 140, steps=5)
+        page.mouse.up()
+        assert plot.get_attribute("data-yaw") != before
+
+
+def test_torch_embedding_projects_with_its_metadata(server: Server, browser: Browser) -> None:
+    steps = tsvis(server, "projector", run="torch_embedding", tag="feat")["feat"]
+    step = str(steps[-1])
+    points, labels = tsvis(
+        server, "projector_data", run="torch_embedding", tag="feat", step=step, method="pca", dims="2"
+    )[step]
+    with ui_page(browser, "embeddings-torch") as page:
+        page.goto(f"{server.url}/#dashboard=embeddings")
+        page.select_option("#embedding-run", "torch_embedding")
+        drawn(page, 2)
+        assert page.locator(".embedding-plot").get_attribute("data-points") == str(len(points))
+        page.locator(".embedding-plot").focus()
+        page.keyboard.press("ArrowRight")
+        assert page.locator("#embedding-picked").get_attribute("data-label") == str(labels[0])
