@@ -3,7 +3,7 @@
 // scatter coloured by label. Drag turns a 3-D cloud; the pointer or the arrow keys pick a point, whose label shows
 // and whose sample (image, audio or text) loads on click or Enter.
 
-import { tsvisData } from "./api";
+import { tsvisCategory, tsvisData } from "./api";
 import { h } from "./dom";
 import type { Dashboard } from "./media";
 
@@ -72,7 +72,7 @@ let screen: [number, number, number][] = []; // x, y, depth per point
 let request = 0;
 
 async function embeddingRuns(): Promise<Map<string, string[]>> {
-  const category = await tsvisData<Record<string, { embedding?: string[] }>>("getCategory");
+  const category = await tsvisCategory<Record<string, { embedding?: string[] }>>();
   const found = new Map<string, string[]>();
   for (const [run, components] of Object.entries(category)) {
     if (components.embedding?.length) found.set(run, components.embedding);

@@ -4,7 +4,7 @@
 // outlined, and its 100-bin histogram.
 
 import uPlot from "uplot";
-import { tsvisData } from "./api";
+import { tsvisCategory, tsvisData } from "./api";
 import { formatNumber, h } from "./dom";
 import type { Dashboard } from "./media";
 import { state, update } from "./state";
@@ -56,7 +56,7 @@ let matrix: Matrix = [];
 let cell = 1;
 
 async function exceptionRuns(): Promise<Map<string, string[]>> {
-  const category = await tsvisData<Record<string, { exception?: string[] }>>("getCategory");
+  const category = await tsvisCategory<Record<string, { exception?: string[] }>>();
   const found = new Map<string, string[]>();
   for (const [run, components] of Object.entries(category)) {
     if (components.exception?.length) found.set(run, components.exception);

@@ -2,7 +2,7 @@
 // gives each edge at every level of the tree (an edge between two ops also joins each scope of one to each scope of
 // the other, below the scopes they share), so the edges among the nodes shown are the edges between shown nodes.
 
-import { tsvisData } from "./api";
+import { tsvisCategory, tsvisData } from "./api";
 
 export type GraphKind = "c_graph" | "s_graph";
 
@@ -52,7 +52,7 @@ export interface Edge {
 
 /** The runs that have graphs, each with the kinds it has (from /api/getCategory). */
 export async function graphRuns(): Promise<Map<string, GraphKind[]>> {
-  const category = await tsvisData<Record<string, { graph?: GraphKind[] }>>("getCategory");
+  const category = await tsvisCategory<Record<string, { graph?: GraphKind[] }>>();
   const found = new Map<string, GraphKind[]>();
   for (const [run, components] of Object.entries(category)) {
     if (components.graph?.length) found.set(run, components.graph);
