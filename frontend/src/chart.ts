@@ -61,7 +61,7 @@ export class Chart {
   private drawStarted = 0;
   /** Each line's raw values folded into the last grid it was drawn on, by its raw values. */
   private foldedCache = new WeakMap<Float64Array, { key: string; xs: Float64Array; folded: RawColumns }>();
-  private underlay: { canvas: HTMLCanvasElement; key: string; parts: unknown[] } | null = null;
+  private underlay: { canvas: HTMLCanvasElement | null; key: string; parts: unknown[] } | null = null;
   private width = 0;
   private readonly resize: ResizeObserver;
 
@@ -265,8 +265,8 @@ export class Chart {
     };
   }
 
-  /** The envelopes (and band) under the lines. They are drawn into a canvas of their own, kept while the scales,
-   * the size and the folded columns stay the same: a new smoothing only redraws the lines over it. */
+  /** The envelopes (and band) under the lines. Drawn again unchanged, they are kept in a canvas of their own while
+   * the scales, the size and the folded columns stay the same: a new smoothing only redraws the lines over it. */
   private drawUnderlay(u: uPlot): void {
     const target = u.ctx.canvas;
     const key = [
@@ -282,19 +282,26 @@ export class Chart {
     ].join("|");
     const parts = [this.bandColumns, ...this.columns.map((columns) => columns.index)];
     const cached = this.underlay;
-    if (
-      !cached ||
-      cached.key !== key ||
-      cached.parts.length !== parts.length ||
-      cached.parts.some((part, index) => part !== parts[index])
-    ) {
-      const canvas = cached?.canvas ?? document.createElement("canvas");
-      canvas.width = target.width;
-      canvas.height = target.height;
-      this.paintUnderlay(u, canvas.getContext("2d")!);
-      this.underlay = { canvas, key, parts };
+    const same =
+      cached !== null &&
+      cached.key === key &&
+      cached.parts.length === parts.length &&
+      cached.parts.every((part, index) => part === parts[index]);
+    if (!same) {
+      // A first draw paints straight onto the chart: copying from a canvas of its own would make the browser
+      // rasterise the envelopes at once, before the chart shows.
+      this.underlay = { canvas: null, key, parts };
+      this.paintUnderlay(u, u.ctx);
+      return;
     }
-    u.ctx.drawImage(this.underlay!.canvas, 0, 0);
+    if (!cached.canvas) {
+      // Drawn again unchanged (a new smoothing): now worth keeping.
+      cached.canvas = document.createElement("canvas");
+      cached.canvas.width = target.width;
+      cached.canvas.height = target.height;
+      this.paintUnderlay(u, cached.canvas.getContext("2d")!);
+    }
+    u.ctx.drawImage(cached.canvas, 0, 0);
   }
 
   private paintUnderlay(u: uPlot, context: CanvasRenderingContext2D): void {
