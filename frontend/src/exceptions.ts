@@ -54,6 +54,8 @@ let boxes: Box[] = [];
 let boxPlot: uPlot | null = null;
 let matrix: Matrix = [];
 let cell = 1;
+// Each show or step move takes a number; an answer that comes back after a newer request is dropped.
+let latest = 0;
 
 async function exceptionRuns(): Promise<Map<string, string[]>> {
   const category = await tsvisCategory<Record<string, { exception?: string[] }>>();
@@ -79,8 +81,10 @@ async function show(): Promise<void> {
     problem.textContent = "No exception tensors in this logdir.";
     return;
   }
+  const request = ++latest;
   try {
     const found = await tsvisData<Record<string, { step: number[]; box: Box[] }>>("exception", { run, tag });
+    if (request !== latest) return;
     ({ step: steps, box: boxes } = found[tag] ?? { step: [], box: [] });
   } catch (error) {
     problem.textContent = String(error);
@@ -137,6 +141,7 @@ async function showStep(): Promise<void> {
   stepText.textContent = String(step);
   const [up, q3, median, q1, down] = boxes[index]![0];
   const params = { run: runSelect.value, tag: tagSelect.value, step: String(step) };
+  const request = ++latest;
   try {
     const [data, hist, outliers] = await Promise.all([
       tsvisData<Record<string, [number[], number, number, number, Matrix]>>("exception_data", params),
@@ -147,6 +152,7 @@ async function showStep(): Promise<void> {
         down: String(down),
       }),
     ]);
+    if (request !== latest) return;
     const [shape, min, max, mean, values] = data[String(step)]!;
     const [, , bins] = hist[String(step)]![0];
     const [outlierValues, positions] = outliers[String(step)]!;
@@ -175,6 +181,7 @@ async function showStep(): Promise<void> {
           .join("; ") +
         (positions.length > 20 ? "; ..." : "")
       : "no outliers";
+    element.dataset.shown = `${params.run}/${params.tag}@${params.step}`;
   } catch (error) {
     problem.textContent = String(error);
   }

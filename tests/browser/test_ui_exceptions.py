@@ -40,12 +40,11 @@ def tsvis(server: Server, route: str, **params: str) -> Any:
     return answer["data"]
 
 
-def shown(page: Page, step: int) -> None:
+def shown(page: Page, tag: str, step: int) -> None:
+    """Wait until the dashboard has drawn run/tag at step (answers to earlier requests are dropped)."""
     page.wait_for_function(
-        "step => document.querySelector('#exception-step-value')?.textContent === String(step)"
-        " && document.querySelector('.dashboard.exceptions').dataset.outliers !== undefined"
-        " && document.querySelector('.exception-hist').dataset.bins",
-        arg=step,
+        "shown => document.querySelector('.dashboard.exceptions').dataset.shown === shown",
+        arg=f"run/{tag}@{step}",
     )
 
 
@@ -54,14 +53,14 @@ def test_box_plot_statistics_heat_map_histogram_and_outliers(server: Server, bro
     with ui_page(browser, "exceptions") as page:
         page.goto(f"{server.url}/#dashboard=exceptions&exceptionRun=run&exceptionTag=activations")
         last = len(meta["step"]) - 1
-        shown(page, meta["step"][last])
+        shown(page, "activations", meta["step"][last])
         dashboard = page.locator(".dashboard.exceptions")
         assert dashboard.get_attribute("data-steps") == str(len(meta["step"]))
         for index in (last, 1):
             step = meta["step"][index]
             if index != last:
                 page.locator("#exception-step").fill(str(index))
-                shown(page, step)
+                shown(page, "activations", step)
             up, q3, median, q1, down = meta["box"][index][0]
             shape, low, high, mean, matrix = tsvis(
                 server, "exception_data", run="run", tag="activations", step=str(step)
@@ -106,7 +105,7 @@ def test_other_tensor_and_url_state(server: Server, browser: Browser) -> None:
     with ui_page(browser, "exceptions-4d") as page:
         page.goto(f"{server.url}/#dashboard=exceptions")
         page.select_option("#exception-tag", "conv")
-        shown(page, 0)
+        shown(page, "conv", 0)
         assert "exceptionTag=conv" in page.url
         shape, _, _, _, matrix = tsvis(server, "exception_data", run="run", tag="conv", step="0")["0"]
         assert shape == [2, 3, 4, 4]
