@@ -43,7 +43,7 @@ def tsvis(server: Server, route: str, **params: str) -> Any:
 def shown(page: Page, tag: str, step: int) -> None:
     """Wait until the dashboard has drawn run/tag at step (answers to earlier requests are dropped)."""
     page.wait_for_function(
-        "shown => document.querySelector('.dashboard.exceptions').dataset.shown === shown",
+        "shown => document.querySelector('.dashboard.exceptions')?.dataset.shown === shown",
         arg=f"run/{tag}@{step}",
     )
 
