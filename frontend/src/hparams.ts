@@ -12,6 +12,7 @@ interface ColumnInfo {
   kind: "hparam" | "metric";
   name: string | { tag: string; group: string };
   numeric: boolean;
+  boolean: boolean;
 }
 
 interface Experiment {
@@ -54,14 +55,26 @@ function columnParams(): unknown[] {
     if (filter) {
       const interval = /^(-?[\d.e+-]*)\.\.(-?[\d.e+-]*)$/i.exec(filter);
       if (column.numeric && interval) {
+        // JSON has no infinities: the API reads them as the strings protobuf's JSON mapping uses.
         param.filterInterval = {
-          minValue: interval[1] ? Number(interval[1]) : -Infinity,
-          maxValue: interval[2] ? Number(interval[2]) : Infinity,
+          minValue: interval[1] ? Number(interval[1]) : "-Infinity",
+          maxValue: interval[2] ? Number(interval[2]) : "Infinity",
         };
+      } else if (column.boolean) {
+        // The API filters booleans by their values only: the pattern picks which.
+        param.filterDiscrete = [true, false].filter((value) => matches(filter, String(value)));
       } else param.filterRegexp = filter;
     }
     return param;
   });
+}
+
+function matches(pattern: string, text: string): boolean {
+  try {
+    return new RegExp(pattern).test(text);
+  } catch {
+    return false;
+  }
 }
 
 function cell(value: unknown): string {
@@ -226,6 +239,7 @@ export const hparams: Dashboard = {
         kind: "hparam" as const,
         name: info.name,
         numeric: info.type !== "DATA_TYPE_STRING" && info.type !== "DATA_TYPE_BOOL",
+        boolean: info.type === "DATA_TYPE_BOOL",
       })),
       ...experiment.metricInfos.map((info) => ({
         key: `m:${info.name.group}/${info.name.tag}`,
@@ -233,6 +247,7 @@ export const hparams: Dashboard = {
         kind: "metric" as const,
         name: info.name,
         numeric: true,
+        boolean: false,
       })),
     ];
     header();
