@@ -95,7 +95,11 @@ async function choose(): Promise<void> {
     status.textContent = "No embeddings in this logdir.";
     return;
   }
+  // What was drawn or asked for before is stale from here on.
+  const mine = ++request;
+  element.dataset.state = "computing";
   const found = await tsvisData<Record<string, number[] | unknown>>("projector", { run, tag });
+  if (mine !== request) return;
   meta = found as unknown as Meta;
   fill(stepSelect, ((found[tag] as number[]) ?? []).map(String));
   stepSelect.value = stepSelect.options[stepSelect.options.length - 1]?.value ?? "";
@@ -129,6 +133,7 @@ async function project(): Promise<void> {
   element.dataset.state = "drawn";
   canvas.dataset.points = String(points.length);
   canvas.dataset.dims = params.dims;
+  canvas.dataset.shown = `${params.run}/${params.tag}@${params.step}`;
   const distinct = new Set(labels.map(String)).size;
   status.textContent = `${points.length} points, ${params.dims}-D ${params.method}, ${distinct} labels`;
   draw();

@@ -37,11 +37,13 @@ def tsvis(server: Server, route: str, **params: str) -> Any:
     return answer["data"]
 
 
-def drawn(page: Page, dims: int) -> None:
+def drawn(page: Page, dims: int, run: str = "run") -> None:
+    """Wait until the dashboard has drawn `run`'s embedding in `dims` dimensions (stale answers are dropped)."""
     page.wait_for_function(
-        "dims => document.querySelector('.dashboard.embeddings')?.dataset.state === 'drawn'"
-        " && document.querySelector('.embedding-plot').dataset.dims === String(dims)",
-        arg=dims,
+        "([dims, run]) => document.querySelector('.dashboard.embeddings')?.dataset.state === 'drawn'"
+        " && document.querySelector('.embedding-plot').dataset.dims === String(dims)"
+        " && document.querySelector('.embedding-plot').dataset.shown.startsWith(run + '/')",
+        arg=[dims, run],
     )
 
 
@@ -90,7 +92,7 @@ def test_torch_embedding_projects_with_its_metadata(server: Server, browser: Bro
     with ui_page(browser, "embeddings-torch") as page:
         page.goto(f"{server.url}/#dashboard=embeddings")
         page.select_option("#embedding-run", "torch_embedding")
-        drawn(page, 2)
+        drawn(page, 2, "torch_embedding")
         assert page.locator(".embedding-plot").get_attribute("data-points") == str(len(points))
         page.locator(".embedding-plot").focus()
         page.keyboard.press("ArrowRight")
