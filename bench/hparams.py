@@ -27,11 +27,6 @@ from tensorboard.summary.writer.record_writer import RecordWriter
 
 from tests.hparams.logdirs import START_TIME, session_end_pb
 from tests.servers import BIN, Server, free_port, running
-from trainboard.normaliser.frames import normalise_frames
-from trainboard.normaliser.points import RunState
-from trainboard.reader.logdir import LogDir
-from trainboard.reader.tail import read_new
-from trainboard.store.sqlite import SqliteStore
 
 OPTIMIZERS = ("adam", "sgd", "rmsprop", "adagrad", "momentum")
 METRICS = ("loss", "accuracy", "f1")
@@ -109,42 +104,14 @@ def tensorboard(logdir: Path, scratch: Path) -> Iterator[Server]:
 
 
 def trainboard(logdir: Path, scratch: Path) -> Iterator[Server]:
-    """trainboard once its ingest is done; its store lies beside the logdir, so a second run starts at once."""
+    """trainboard once its ingest into an empty store is done."""
     port = free_port()
-    store = logdir.with_suffix(".sqlite")
-    prefill(logdir, store)
+    store = scratch / "store.sqlite"
     command = [str(BIN / "trainboard"), f"--logdir={logdir}", "--host=127.0.0.1", f"--port={port}", f"--db={store}"]
     command.append("--reload_interval=0")
     ready = lambda client: client.get("/data/ingest_progress").json()["done"] is True  # noqa: E731
     with running(command, port, scratch / "trainboard.log", ready, timeout=LOAD_TIMEOUT) as server:
         yield server
-
-
-def prefill(logdir: Path, store_path: Path) -> None:
-    """Fill trainboard's store file by file with its own reader, normaliser and store, skipping files already read.
-
-    The loader looks up every file and run of the store once per run it loads, which is quadratic in the number of
-    runs (10,000 runs take the best part of an hour); this benchmark is about queries, so it fills the store directly.
-    """
-    store = SqliteStore(store_path)
-    try:
-        done = set(store.file_cursors())
-        tree = LogDir(str(logdir))
-        for run, paths in tree.runs().items():
-            state = RunState()
-            for path in paths:
-                cursor = None
-                while path not in done:
-                    tail = read_new(tree, cursor, path)
-                    if tail.frames is None:
-                        break
-                    batch = normalise_frames(tail.frames, state, path=path)
-                    store.write_batch(run, tail.cursor, state, batch, restarted=tail.restarted)
-                    cursor = tail.cursor
-                    if not tail.more:
-                        break
-    finally:
-        store.close()
 
 
 def latencies(url: str, repeats: int) -> tuple[float, list[float], dict[str, Any]]:
