@@ -1,11 +1,12 @@
 // The embeddings dashboard: a run's embedding (TS-VIS projector records or TensorBoard projector files, as
 // /api/projector* serves both) projected by the server with PCA, t-SNE or UMAP on every point, drawn as a 2-D or 3-D
-// scatter coloured by label. Drag turns a 3-D cloud; the pointer or the arrow keys pick a point, whose label shows
+// scatter coloured by label (WebGL). Drag turns a 3-D cloud; the pointer or the arrow keys pick a point, whose label shows
 // and whose sample (image, audio or text) loads on click or Enter.
 
 import { tsvisCategory, tsvisData } from "./api";
 import { h } from "./dom";
 import type { Dashboard } from "./media";
+import { PointCloud } from "./point_cloud";
 
 interface Meta {
   shape: number[];
@@ -17,6 +18,9 @@ type Point = number[];
 const SIZE = 560;
 const RADIUS = 3;
 const PICK_PIXELS = 8;
+// The farthest point's distance from the centre, in clip space.
+const MARGIN = 0.95;
+const OFF_SCREEN = 10;
 
 const runSelect = h("select", { id: "embedding-run", "aria-label": "Run" });
 const tagSelect = h("select", { id: "embedding-tag", "aria-label": "Embedding" });
@@ -68,7 +72,9 @@ let meta: Meta | null = null;
 let chosen = -1;
 let yaw = 0.6;
 let pitch = 0.4;
-let screen: [number, number, number][] = []; // x, y, depth per point
+// Points scaled into the unit sphere, as the GPU has them (x, y, z per point; off screen when not finite).
+let unit: Float32Array = new Float32Array();
+let cloud: PointCloud | null = null;
 let request = 0;
 
 async function embeddingRuns(): Promise<Map<string, string[]>> {
@@ -130,6 +136,15 @@ async function project(): Promise<void> {
   chosen = -1;
   picked.textContent = "";
   preview.replaceChildren();
+  try {
+    cloud ??= new PointCloud(canvas);
+  } catch (error) {
+    status.textContent = String(error);
+    element.dataset.state = "error";
+    return;
+  }
+  unit = toUnit();
+  cloud.setPoints(unit, labelColours());
   element.dataset.state = "drawn";
   canvas.dataset.points = String(points.length);
   canvas.dataset.dims = params.dims;
@@ -139,46 +154,64 @@ async function project(): Promise<void> {
   draw();
 }
 
-const colorOfLabel = (label: string | number) => {
-  const distinct = [...new Set(labels.map(String))];
-  return `hsl(${Math.round((distinct.indexOf(String(label)) * 137.5) % 360)}, 65%, 45%)`;
-};
-
-/** Points turned by yaw and pitch (3-D) and scaled into the canvas, with their depth. */
-function place(): void {
-  const turned = points.map((point) => {
-    const [x = 0, y = 0, z = 0] = point;
-    if (point.length < 3) return [x, y, 0] as [number, number, number];
-    const x1 = x * Math.cos(yaw) + z * Math.sin(yaw);
-    const z1 = -x * Math.sin(yaw) + z * Math.cos(yaw);
-    const y1 = y * Math.cos(pitch) - z1 * Math.sin(pitch);
-    const z2 = y * Math.sin(pitch) + z1 * Math.cos(pitch);
-    return [x1, y1, z2] as [number, number, number];
+/** A colour per distinct label, spread around the hue circle, as r, g, b triples within [0, 1]. */
+function labelColours(): Float32Array {
+  const hues = new Map<string, number>();
+  const colours = new Float32Array(labels.length * 3);
+  labels.forEach((label, index) => {
+    const key = String(label);
+    if (!hues.has(key)) hues.set(key, (hues.size * 137.5) % 360);
+    colours.set(hsl(hues.get(key)!, 0.65, 0.45), index * 3);
   });
-  const finite = turned.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-  const extent = Math.max(1e-12, ...finite.map(([x, y]) => Math.max(Math.abs(x), Math.abs(y))));
-  const half = SIZE / 2 - 2 * RADIUS;
-  screen = turned.map(([x, y, z]) => [SIZE / 2 + (x / extent) * half, SIZE / 2 - (y / extent) * half, z]);
+  return colours;
+}
+
+function hsl(hue: number, saturation: number, lightness: number): [number, number, number] {
+  const amount = saturation * Math.min(lightness, 1 - lightness);
+  const channel = (n: number) => {
+    const k = (n + hue / 30) % 12;
+    return lightness - amount * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+  };
+  return [channel(0), channel(8), channel(4)];
+}
+
+/** The points scaled so the farthest lies on the unit sphere's margin: turning the cloud never leaves the canvas. */
+function toUnit(): Float32Array {
+  let farthest = 1e-12;
+  for (const point of points) {
+    const norm = Math.hypot(point[0] ?? 0, point[1] ?? 0, point[2] ?? 0);
+    if (Number.isFinite(norm)) farthest = Math.max(farthest, norm);
+  }
+  const scaled = new Float32Array(points.length * 3);
+  points.forEach((point, index) => {
+    const xyz = [point[0] ?? 0, point[1] ?? 0, point[2] ?? 0];
+    const finite = xyz.every(Number.isFinite);
+    scaled.set(
+      xyz.map((value) => (finite ? (value / farthest) * MARGIN : OFF_SCREEN)),
+      index * 3,
+    );
+  });
+  return scaled;
+}
+
+/** Yaw and pitch of the view: a 2-D projection is seen flat. */
+function angles(): [number, number] {
+  return (points[0]?.length ?? 0) < 3 ? [0, 0] : [yaw, pitch];
+}
+
+/** Where point `index` is on the canvas, in CSS pixels, as the GPU draws it. */
+function onScreen(index: number): [number, number] {
+  const [x = 0, y = 0, z = 0] = unit.subarray(index * 3, index * 3 + 3);
+  const [turn, tilt] = angles();
+  const turnedX = x * Math.cos(turn) + z * Math.sin(turn);
+  const turnedZ = -x * Math.sin(turn) + z * Math.cos(turn);
+  const turnedY = y * Math.cos(tilt) - turnedZ * Math.sin(tilt);
+  return [((turnedX + 1) / 2) * SIZE, ((1 - turnedY) / 2) * SIZE];
 }
 
 function draw(): void {
-  place();
   canvas.dataset.yaw = yaw.toFixed(3);
-  const context = canvas.getContext("2d")!;
-  context.clearRect(0, 0, SIZE, SIZE);
-  // Far points first, so near ones stay on top.
-  const order = screen.map((_, index) => index).sort((a, b) => screen[a]![2] - screen[b]![2]);
-  const colours = new Map<string, string>();
-  for (const index of order) {
-    const [x, y] = screen[index]!;
-    if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
-    const key = String(labels[index]);
-    if (!colours.has(key)) colours.set(key, colorOfLabel(labels[index] ?? ""));
-    context.fillStyle = colours.get(key)!;
-    context.beginPath();
-    context.arc(x, y, index === chosen ? RADIUS * 2 : RADIUS, 0, 2 * Math.PI);
-    context.fill();
-  }
+  cloud?.draw(...angles(), RADIUS * 2, chosen);
 }
 
 function pick(index: number): void {
@@ -219,10 +252,11 @@ function decodeText(uri: string): string {
 function nearest(x: number, y: number): number {
   let best = -1;
   let distance = PICK_PIXELS ** 2;
-  screen.forEach(([px, py], index) => {
+  for (let index = 0; index < points.length; index++) {
+    const [px, py] = onScreen(index);
     const d = (px - x) ** 2 + (py - y) ** 2;
     if (d < distance) [best, distance] = [index, d];
-  });
+  }
   return best;
 }
 

@@ -3,11 +3,14 @@ SummaryWriter and by torch's add_embedding: the points, labels and samples shown
 
 from __future__ import annotations
 
+import io
+import math
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from PIL import Image
 from playwright.sync_api import Browser, Page
 
 from tests.browser.ui import chromium, ui_page
@@ -47,6 +50,27 @@ def drawn(page: Page, dims: int, run: str = "run") -> None:
     )
 
 
+def assert_drawn_where_served(page: Page, points: list[list[float]], labels: list[Any]) -> None:
+    """The point farthest from the centre (scaled to 0.95 of the plot's half width) is painted where its served
+    coordinates put it, and the pointer there picks it."""
+    plot = page.locator(".embedding-plot")
+    box = plot.bounding_box()
+    assert box is not None
+    farthest = max(range(len(points)), key=lambda index: math.hypot(*points[index]))
+    scale = 0.95 / math.hypot(*points[farthest])
+    x, y = points[farthest]
+    at_x, at_y = box["x"] + (x * scale + 1) / 2 * box["width"], box["y"] + (1 - y * scale) / 2 * box["height"]
+    painted = Image.open(io.BytesIO(page.screenshot(clip={"x": at_x - 1, "y": at_y - 1, "width": 3, "height": 3})))
+    background = Image.open(
+        io.BytesIO(page.screenshot(clip={"x": box["x"] + 4, "y": box["y"] + 4, "width": 3, "height": 3}))
+    )
+    assert painted.convert("RGB").getpixel((1, 1)) != background.convert("RGB").getpixel((1, 1))
+    page.mouse.move(at_x, at_y)
+    picked = page.locator("#embedding-picked")
+    assert picked.get_attribute("data-index") == str(farthest)
+    assert picked.get_attribute("data-label") == str(labels[farthest])
+
+
 def test_points_labels_and_samples_are_the_served_ones(server: Server, browser: Browser) -> None:
     steps = tsvis(server, "projector", run="run", tag="features")["features"]
     step = str(steps[-1])
@@ -70,6 +94,8 @@ def test_points_labels_and_samples_are_the_served_ones(server: Server, browser: 
         page.keyboard.press("Enter")
         sample = tsvis(server, "projector_sample", run="run", tag="features", step=step, index="2")
         assert page.locator("#embedding-sample img").get_attribute("src") == sample
+
+        assert_drawn_where_served(page, points, labels)
 
         page.select_option("#embedding-dims", "3")
         drawn(page, 3)
