@@ -169,10 +169,6 @@ def url(settings: Settings, listener: socket.socket) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    import uvicorn
-
-    from trainboard.http.app import create_app
-
     settings, given = parse_flags(argv)
     try:
         listener = listen(settings, scan="port" not in given)
@@ -195,6 +191,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             file=sys.stderr,
         )
     print(f"Reading {settings.logdir or settings.logdir_spec}", file=sys.stderr)
+    if not settings.store_path(settings.logdir or settings.logdir_spec).exists():
+        # A cold start reads everything: the read kernels load while the server's modules do.
+        from trainboard.ingest.warmup import load_kernels
+
+        threading.Thread(target=load_kernels, name="trainboard-warm-up", daemon=True).start()
+    import uvicorn
+
+    from trainboard.http.app import create_app
+
     progress = IngestProgress()
     stop = threading.Event()
     threading.Thread(target=follow, args=(progress, sys.stderr, stop), name="trainboard-progress", daemon=True).start()

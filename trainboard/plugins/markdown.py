@@ -43,7 +43,10 @@ def safe_html(unsafe: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def markdown_to_safe_html(source: str | bytes) -> str:
-    """Cached: the same descriptions come back on every listing."""
+    """Cached: the same descriptions come back on every listing. Most are empty: those need no converter (whose
+    set-up costs a tenth of a second of the first listing)."""
+    if not source:
+        return ""
     return markdowns_to_safe_html([source], lambda htmls: htmls[0])
 
 
