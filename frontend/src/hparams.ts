@@ -33,6 +33,8 @@ const PAGE = 1000;
 let columns: ColumnInfo[] = [];
 let sort: { key: string; order: "ORDER_ASC" | "ORDER_DESC" } | null = null;
 const filters = new Map<string, string>();
+// Each load takes a number; an answer that comes back after a newer load began is dropped.
+let latest = 0;
 
 const table = h("table", { class: "hparams-table", id: "hparams-table" });
 const parallel = h("div", { class: "views-scroll", id: "hparams-parallel" });
@@ -84,6 +86,7 @@ function cell(value: unknown): string {
 
 async function load(): Promise<void> {
   problem.textContent = "";
+  const mine = ++latest;
   let groups: SessionGroup[];
   let total: number;
   try {
@@ -97,10 +100,11 @@ async function load(): Promise<void> {
         sliceSize: PAGE,
       },
     );
+    if (mine !== latest) return;
     groups = found.sessionGroups;
     total = found.totalSize ?? groups.length;
   } catch (error) {
-    problem.textContent = String(error);
+    if (mine === latest) problem.textContent = String(error);
     return;
   }
   const body = h(
