@@ -1,7 +1,7 @@
 // The embeddings dashboard: a run's embedding (TS-VIS projector records or TensorBoard projector files, as
-// /api/projector* serves both) projected by the server with PCA, t-SNE or UMAP on every point, drawn as a 2-D or 3-D
-// scatter coloured by label (WebGL). Drag turns a 3-D cloud; the pointer or the arrow keys pick a point, whose label shows
-// and whose sample (image, audio or text) loads on click or Enter.
+// /api/projector* serves both) projected by the server with PCA, t-SNE or UMAP on every point, drawn with WebGL as a
+// 2-D or 3-D scatter coloured by label. Drag turns a 3-D cloud; the pointer or the arrow keys pick a point, whose
+// label shows and whose sample (image, audio or text) loads on click or Enter.
 
 import { tsvisCategory, tsvisData } from "./api";
 import { h } from "./dom";

@@ -5,23 +5,16 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Locator, Page
 
-from tests.browser.ui import as_number, chromium, ui_page
+from tests.browser.ui import as_number, ui_page
 from tests.servers import Server
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
 
 
 def api(server: Server, path: str, **params: str) -> Any:

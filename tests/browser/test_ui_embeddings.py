@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Browser, Page
 
-from tests.browser.ui import chromium, ui_page
+from tests.browser.ui import ui_page
 from tests.servers import Server, trainboard_server
 from tests.tsvis.logdirs import write_api_logdir
 
@@ -26,12 +26,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     write_api_logdir(root / "logs")
     with trainboard_server(root / "logs", root / "server") as served:
         yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
 
 
 def tsvis(server: Server, route: str, **params: str) -> Any:

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.browser.ui import as_number, chromium, ui_page
+from tests.browser.ui import as_number, ui_page
 from tests.servers import Server, trainboard_server
 from tests.tsvis.venv import run_in_tsvis
 
@@ -26,12 +26,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     run_in_tsvis(WRITE_EXCEPTIONS, str(root / "logs"))
     with trainboard_server(root / "logs", root / "server") as served:
         yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
 
 
 def tsvis(server: Server, route: str, **params: str) -> Any:

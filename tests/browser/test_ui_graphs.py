@@ -19,7 +19,7 @@ import torch
 from playwright.sync_api import Browser, Page
 from torch.utils.tensorboard import SummaryWriter
 
-from tests.browser.ui import chromium, ui_page
+from tests.browser.ui import ui_page
 from tests.servers import Server, trainboard_server
 from tests.tsvis.logdirs import FIXTURES, write_graph_runs
 
@@ -59,12 +59,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     write_large_run(root / "large")
     with trainboard_server(root, tmp_path_factory.mktemp("graphs-store")) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
 
 
 def served(server: Server, run: str, kind: str) -> list[Any]:

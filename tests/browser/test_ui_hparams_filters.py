@@ -12,7 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from tests.browser.ui import chromium, ui_page
+from tests.browser.ui import ui_page
 from tests.hparams.logdirs import write_writers_logdir
 from tests.servers import Server, trainboard_server
 
@@ -25,12 +25,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     write_writers_logdir(root / "logs", trials=12)
     with trainboard_server(root / "logs", root / "server") as served:
         yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
 
 
 def kept_by_api(server: Server, hparam: str, column_filter: dict[str, Any]) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 import tensorboardX
 from playwright.sync_api import Browser
 
-from tests.browser.ui import chromium, ui_page
+from tests.browser.ui import ui_page
 from tests.servers import Server, trainboard_server
 
 pytestmark = pytest.mark.browser
@@ -27,12 +27,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             writer.add_scalar("loss", index / RUNS / 2, 1)
     with trainboard_server(root, tmp_path_factory.mktemp("server")) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
 
 
 def test_thousands_of_runs(server: Server, browser: Browser) -> None:

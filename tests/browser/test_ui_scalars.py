@@ -28,7 +28,6 @@ from tests.browser.ui import (
     SEED_STEPS,
     SPIKE_STEP,
     as_number,
-    chromium,
     tb_ema,
     ui_page,
     write_scalar_logdir,
@@ -50,12 +49,6 @@ def server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
     # Reloads every second, for the live-update test, which adds a run.
     with trainboard_server(logdir, tmp_path_factory.mktemp("server"), "--reload_interval=1") as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
 
 
 def served(server: Server, run: str, tag: str) -> list[tuple[float, int, float]]:
