@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from starlette.applications import Starlette
 
@@ -36,7 +36,7 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     with the app and stopped after it."""
     location = settings.logdir or settings.logdir_spec
     store = open_store(settings.store_url(location), settings.blobs or None)
-    experiment = store.create_experiment(location)
+    experiment = store.create_experiment(location, location=location)
     logdir = logdir_of(settings)
     loader = Loader(logdir, store, experiment.id, progress, workers=default_workers())
     experiments = Experiments(
@@ -80,12 +80,15 @@ def store_app(settings: Settings) -> Starlette:
     return create_app(experiments, settings, lifespan=lifespan)
 
 
-def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event) -> None:
-    """Load the logdir into the experiment once, or until `stop` with --watch."""
+def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event, started: Callable[[], None]) -> None:
+    """Load the logdir into the experiment once, or until `stop` with --watch; `started` is called once the store is
+    open (its errors raise `StoreUnavailable` before)."""
     store = open_store(settings.db, settings.blobs or None)
     try:
-        experiment = store.create_experiment(settings.experiment)
+        location = settings.logdir or settings.logdir_spec
+        experiment = store.create_experiment(settings.experiment, location=location)
         loader = Loader(logdir_of(settings), store, experiment.id, progress, workers=default_workers())
+        started()
         loader.run_forever(settings.reload_interval if settings.watch else 0, stop)
     finally:
         store.close()

@@ -183,9 +183,12 @@ def _load_structure_graph(
 
 
 def _has_news(paths: list[str], cursors: dict[str, FileCursor], stats: dict[str, FileStat]) -> bool:
-    """Whether any file of a run may hold unread records: one never read, or of another size or modification time."""
+    """Whether any file of a run may hold unread records: one never read, one not read to its end (a run stopped
+    between two reads of a long file), or one of another size or modification time."""
     return any(
-        path not in cursors or (cursors[path].size, cursors[path].mtime) != (stats[path].size, stats[path].mtime)
+        path not in cursors
+        or cursors[path].offset != stats[path].size
+        or (cursors[path].size, cursors[path].mtime) != (stats[path].size, stats[path].mtime)
         for path in paths
     )
 

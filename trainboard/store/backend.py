@@ -123,7 +123,7 @@ class Backend(Protocol):
     # Experiments.
     def experiments(self) -> list[ExperimentRow]: ...
 
-    def create_experiment(self, experiment_id: str, name: str, description: str) -> ExperimentRow:
+    def create_experiment(self, experiment_id: str, name: str, description: str, location: str) -> ExperimentRow:
         """A new experiment, or the existing one of that name."""
 
     def generation(self, experiment_id: str) -> int: ...

@@ -12,8 +12,8 @@ from trainboard.store.values import ExperimentRow
 
 
 class StoreWriter(Protocol):
-    def create_experiment(self, name: str, description: str = "") -> ExperimentRow:
-        """The experiment of this name, created when new."""
+    def create_experiment(self, name: str, description: str = "", location: str = "") -> ExperimentRow:
+        """The experiment of this name, created when new; `location` says where its data comes from."""
 
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
 

@@ -104,18 +104,18 @@ class SqliteBackend:
 
     def experiments(self) -> list[ExperimentRow]:
         rows = self.reader().execute(
-            "SELECT e.id, e.name, e.description, e.created, e.updated,"
+            "SELECT e.id, e.name, e.description, e.location, e.created, e.updated,"
             " (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id) FROM experiments e ORDER BY e.created, e.id"
         )
         return [ExperimentRow(*row) for row in rows]
 
-    def create_experiment(self, experiment_id: str, name: str, description: str) -> ExperimentRow:
+    def create_experiment(self, experiment_id: str, name: str, description: str, location: str) -> ExperimentRow:
         now = time.time()
         with self.write_lock:
             self.writer.execute(
-                "INSERT INTO experiments (id, name, description, created, updated) VALUES (?, ?, ?, ?, ?)"
+                "INSERT INTO experiments (id, name, description, location, created, updated) VALUES (?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (name) DO NOTHING",
-                (experiment_id, name, description, now, now),
+                (experiment_id, name, description, location, now, now),
             )
         return next(e for e in self.experiments() if e.name == name)
 
