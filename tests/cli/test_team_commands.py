@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tests.cli.logs import write_run
-from tests.cli.process import SERVING, command
+from tests.cli.process import SERVING, command, trainboard
 from tests.servers import stop
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.tensor_pb2 import TensorProto
@@ -174,3 +174,48 @@ def test_a_store_that_cannot_be_opened_is_one_line_and_status_1(tmp_path: Path) 
         assert done.returncode == 1, (flags, errors)
         assert "Traceback" not in errors and errors.startswith("trainboard: error: "), (flags, errors)
         assert len(errors.strip().splitlines()) == 1, errors
+
+
+def test_one_writer_per_experiment(store_url: str, tmp_path: Path) -> None:
+    write_run(tmp_path / "logs" / "train", steps=100)
+    watching = ingest(store_url, "one", tmp_path / "logs", "--watch", "--reload_interval=0.2")
+    try:
+        store = open_store(store_url)
+        try:
+            deadline = time.monotonic() + TIMEOUT
+            while not store.experiments() or not store.runs(store.experiments()[0].id):
+                assert time.monotonic() < deadline and watching.poll() is None
+                time.sleep(0.05)
+        finally:
+            store.close()
+        second = ingest(store_url, "one", tmp_path / "logs")
+        _, errors = second.communicate(timeout=TIMEOUT)
+        assert second.returncode == 1 and "one writer per experiment" in errors.decode(), errors
+        other = ingest(store_url, "another", tmp_path / "logs")  # another experiment has a writer of its own
+        assert "ingest done" in finished(other)
+    finally:
+        watching.kill()
+        watching.communicate()
+    with serve(store_url, tmp_path / "serve") as client:
+        for experiment_id in experiment_ids(client).values():
+            points = client.get(f"/experiment/{experiment_id}/data/plugin/scalars/scalars?run=train&tag=loss")
+            assert [step for _, step, _ in points.raise_for_status().json()] == list(range(100))
+
+
+def test_two_servers_on_one_logdir_and_store_keep_every_point_once(tmp_path: Path) -> None:
+    write_run(tmp_path / "logs" / "train", steps=100)
+    flags = (f"--logdir={tmp_path / 'logs'}", "--port=0", f"--db={tmp_path / 'one.sqlite'}")
+    with trainboard(tmp_path / "first", *flags) as first, trainboard(tmp_path / "second", *flags) as second:
+        assert "another process is ingesting" in second.errors()
+        write_run(tmp_path / "logs" / "eval", steps=7)
+        for server in (first, second):
+            with httpx.Client(base_url=server.url, timeout=30) as client:
+                deadline = time.monotonic() + TIMEOUT
+                while "eval" not in client.get("data/runs").json():  # the first writes, both serve it
+                    assert time.monotonic() < deadline
+                    time.sleep(0.2)
+                points = client.get("data/plugin/scalars/scalars?run=train&tag=loss").raise_for_status().json()
+                assert [step for _, step, _ in points] == list(range(100))
+    with trainboard(tmp_path / "again", *flags) as again, httpx.Client(base_url=again.url) as client:
+        points = client.get("data/plugin/scalars/scalars?run=train&tag=loss").raise_for_status().json()
+        assert [step for _, step, _ in points] == list(range(100))

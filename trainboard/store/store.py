@@ -57,6 +57,9 @@ class Store:
     def generation(self, experiment_id: str) -> int:
         return self.backend.generation(experiment_id)
 
+    def claim_writer(self, experiment_id: str) -> bool:
+        return self.backend.claim_writer(experiment_id)
+
     # Reads.
 
     def runs(self, experiment_id: str) -> list[RunRow]:
