@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-from trainboard import __version__
+from trainboard import __version__, tensorboard_flags
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
 from trainboard.settings import SETTINGS, Setting, Settings, parse_samples_per_plugin, parse_switch
@@ -42,13 +42,14 @@ def parse_flags(
         "environment variable (TRAINBOARD_PORT=6007); a flag wins. See docs/settings.md.",
     )
     for setting in SETTINGS:
-        if isinstance(setting.default, bool):
+        if isinstance(setting.default, bool) and setting.parse is None:
             parser.add_argument(f"--{setting.name}", action="store_true", default=argparse.SUPPRESS, help=setting.help)
         else:
             shown = f" Default: {setting.default}." if setting.default else ""
             parser.add_argument(
                 f"--{setting.name}", type=_parser_of(setting), default=argparse.SUPPRESS, help=setting.help + shown
             )
+    tensorboard_flags.define(parser)
     flags = vars(parser.parse_args(argv))
     values: dict[str, object] = {}
     given: set[str] = set()
@@ -68,6 +69,7 @@ def parse_flags(
         if value is not None:
             given.add(setting.name)
     settings = Settings(**values)  # type: ignore[arg-type]
+    tensorboard_flags.apply(parser, flags, logdir=settings.logdir, logdir_spec=settings.logdir_spec)
     _check(parser, settings, given)
     try:
         sampling = parse_samples_per_plugin(settings.samples_per_plugin)
@@ -110,7 +112,7 @@ def listen(settings: Settings, *, scan: bool) -> socket.socket:
     host = None if settings.bind_all else settings.host
     for port in ports:
         try:
-            return _bind(host, port)
+            return _bind(host, port, reuse_port=settings.reuse_port)
         except OSError as error:
             if error.errno == errno.EADDRINUSE and scan:
                 continue
@@ -118,7 +120,7 @@ def listen(settings: Settings, *, scan: bool) -> socket.socket:
     raise ListenError(f"could not bind to any port from {ports.start} to {ports.stop - 1}: all are in use")
 
 
-def _bind(host: str | None, port: int) -> socket.socket:
+def _bind(host: str | None, port: int, *, reuse_port: bool = False) -> socket.socket:
     """A socket listening at host:port; host None: every interface, IPv6 and IPv4 on one socket where possible."""
     try:
         addresses = socket.getaddrinfo(
@@ -133,6 +135,8 @@ def _bind(host: str | None, port: int) -> socket.socket:
     listener = socket.socket(family, kind, protocol)
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         if host is None and family == socket.AF_INET6:
             with contextlib.suppress(OSError):
                 listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
