@@ -11,10 +11,12 @@ import contextlib
 import dataclasses
 import errno
 import os
+import signal
 import socket
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from types import FrameType
 
 from trainboard import __version__, tensorboard_flags
 from trainboard.ingest.progress import IngestProgress
@@ -173,6 +175,21 @@ def url(settings: Settings, listener: socket.socket) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    # Ctrl+C or SIGTERM: uvicorn shuts down cleanly (the app's lifespan closes the store), then raises the signal
+    # again for its default effect: a KeyboardInterrupt (after asyncio's CancelledError), or death by SIGTERM. A
+    # shutdown the user asked for is no failure: exit 0, no traceback. Before the server runs, the same.
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        _run(argv)
+    except KeyboardInterrupt:
+        raise SystemExit(0) from None
+
+
+def _interrupt(number: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _run(argv: Sequence[str] | None) -> None:
     settings, given = parse_flags(argv)
     try:
         listener = listen(settings, scan="port" not in given)
