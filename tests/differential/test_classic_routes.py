@@ -109,3 +109,12 @@ def test_graph_and_run_metadata_are_the_graphs_plugins(listing: Listing, differe
                 assert ours.get(f"/data/run_metadata?{query}").text == expected.text
                 checked += 1
     assert checked, "the full logdir must have a run graph or run metadata"
+
+
+def test_graph_runs_are_the_runs_whose_info_has_a_run_graph(listing: Listing, differential_clients: Clients) -> None:
+    """Seed 001's /data/plugin/graphs/runs, against the runs TensorBoard 2.21's graphs info marks run_graph."""
+    _, ours = differential_clients
+    with_graph = {run for run, info in listing.json("/data/plugin/graphs/info").items() if info["run_graph"]}
+    listed = json_of(ours, "/data/plugin/graphs/runs")
+    assert with_graph and set(listed) == with_graph and len(listed) == len(with_graph)
+    assert listed == [run for run in json_of(ours, "/data/runs") if run in with_graph]

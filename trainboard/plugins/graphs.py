@@ -48,6 +48,12 @@ def info(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, Any]
     return result
 
 
+def runs_with_graphs(provider: DataProvider, experiment_id: str) -> list[str]:
+    """Seed 001's runs that have a graph, in the store's order of runs."""
+    with_graph = set(provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=GRAPHS_PLUGIN))
+    return [run.run_name for run in provider.list_runs(experiment_id=experiment_id) if run.run_name in with_graph]
+
+
 def graph(
     provider: DataProvider,
     experiment_id: str,

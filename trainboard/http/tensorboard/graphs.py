@@ -19,6 +19,11 @@ def info(request: Request) -> JSONResponse:
     return JSONResponse(graphs.info(found.provider, found.id))
 
 
+def runs(request: Request) -> JSONResponse:
+    found = experiment(request)
+    return JSONResponse(graphs.runs_with_graphs(found.provider, found.id))
+
+
 def graph(request: Request) -> TextResponse:
     query = request.query_params
     if query.get("conceptual") == "true":
@@ -51,6 +56,7 @@ def run_metadata(request: Request) -> TextResponse:
 def routes() -> list[BaseRoute]:
     return [
         Route("/data/plugin/graphs/info", info),
+        Route("/data/plugin/graphs/runs", runs),
         Route("/data/plugin/graphs/graph", graph),
         Route("/data/plugin/graphs/run_metadata", run_metadata),
     ]
