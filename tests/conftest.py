@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.logdirs import write_full_logdir
+from tests.pgserver import PostgresServer, postgres_server
 from tests.servers import Server, tensorboard_server, trainboard_server
 
 
@@ -36,3 +38,18 @@ def full_trainboard(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory)
     """trainboard serving the full logdir, its ingest done."""
     with trainboard_server(full_logdir, tmp_path_factory.mktemp("trainboard")) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One real PostgreSQL per test session (per xdist worker), started on first use."""
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres: PostgresServer, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The URL of a new, empty database of its own for this test, dropped afterwards."""
+    url = postgres.create_database(f"{request.node.name[:50]}_{uuid.uuid4().hex[:8]}")
+    yield url
+    postgres.drop_database(url)
