@@ -1,4 +1,6 @@
-"""The `trainboard` command: TensorBoard's flags where they make sense, plus --db and --ui.
+"""The `trainboard` command: TensorBoard's flags where they make sense, plus --db and --ui; and its two team
+commands, `trainboard ingest` (a logdir into one experiment of a store, without serving) and `trainboard serve` (every
+experiment of a store, reading no logdir).
 
 Flags mean what TensorBoard's mean: 127.0.0.1 unless --host or --bind_all (not both) is given, port 6006 or the next
 free one when --port is not given, --logdir or --logdir_spec (not both). Without either, a demo logdir is served.
@@ -32,16 +34,30 @@ class ListenError(Exception):
     """Why the server could not listen, worded for the user."""
 
 
+COMMANDS = {
+    "trainboard": "A fast, lossless dashboard for training logs. Commands: `trainboard ingest --help`, "
+    "`trainboard serve --help`.",
+    "ingest": "Ingest a logdir into one experiment of a store (SQLite or PostgreSQL), without serving; exits when the "
+    "logdir is read unless --watch. Several may run at once on different logdirs into one database.",
+    "serve": "Serve every experiment of a store at /experiment/<id>/, reading no logdir: run any number of replicas "
+    "behind a proxy.",
+}
+# What each command cannot do without.
+REQUIRED = {"ingest": ("db", "experiment"), "serve": ("db",)}
+
+
 def parse_flags(
-    argv: Sequence[str] | None = None, environ: Mapping[str, str] = os.environ
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] = os.environ, *, command: str = "trainboard"
 ) -> tuple[Settings, frozenset[str]]:
-    """The settings from flags, then TRAINBOARD_* variables, then defaults; and the names a flag or variable gave."""
+    """The settings of `command` from flags, then TRAINBOARD_* variables, then defaults; and the names a flag or
+    variable gave."""
     parser = argparse.ArgumentParser(
-        prog="trainboard",
-        description="A fast, lossless dashboard for training logs. Every flag can also be set by its TRAINBOARD_* "
-        "environment variable (TRAINBOARD_PORT=6007); a flag wins. See docs/settings.md.",
+        prog="trainboard" if command == "trainboard" else f"trainboard {command}",
+        description=COMMANDS[command] + " Every flag can also be set by its TRAINBOARD_* environment variable "
+        "(TRAINBOARD_PORT=6007); a flag wins. See docs/settings.md.",
     )
-    for setting in SETTINGS:
+    settings_of_command = [setting for setting in SETTINGS if command in setting.commands]
+    for setting in settings_of_command:
         if isinstance(setting.default, bool):
             parser.add_argument(f"--{setting.name}", action="store_true", default=argparse.SUPPRESS, help=setting.help)
         else:
@@ -52,7 +68,7 @@ def parse_flags(
     flags = vars(parser.parse_args(argv))
     values: dict[str, object] = {}
     given: set[str] = set()
-    for setting in SETTINGS:
+    for setting in settings_of_command:
         variable = f"TRAINBOARD_{setting.name.upper()}"
         if setting.name in flags:
             value = flags[setting.name]
@@ -69,6 +85,11 @@ def parse_flags(
             given.add(setting.name)
     settings = Settings(**values)  # type: ignore[arg-type]
     _check(parser, settings, given)
+    for name in REQUIRED.get(command, ()):
+        if name not in given:
+            parser.error(f"--{name} is required")
+    if command == "ingest" and not (settings.logdir or settings.logdir_spec):
+        parser.error("--logdir (or --logdir_spec) is required")
     try:
         sampling = parse_samples_per_plugin(settings.samples_per_plugin)
     except ValueError as error:
@@ -169,13 +190,47 @@ def url(settings: Settings, listener: socket.socket) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    settings, given = parse_flags(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command = arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve") else "trainboard"
+    settings, given = parse_flags(arguments, command=command)
+    from trainboard.store.errors import StoreUnavailable
+
+    try:
+        if command == "ingest":
+            _ingest(settings)
+        else:
+            _serve(settings, given, command)
+    except StoreUnavailable as error:
+        print(f"trainboard: error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def _ingest(settings: Settings) -> None:
+    from trainboard.wiring import ingest
+
+    print(
+        f"Ingesting {settings.logdir or settings.logdir_spec} into experiment {settings.experiment!r}", file=sys.stderr
+    )
+    progress = IngestProgress()
+    stop = threading.Event()
+    shown = threading.Thread(target=follow, args=(progress, sys.stderr, stop), name="trainboard-progress", daemon=True)
+    shown.start()
+    try:
+        ingest(settings, progress, stop)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        shown.join(timeout=1)
+
+
+def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
     try:
         listener = listen(settings, scan="port" not in given)
     except ListenError as error:
         print(f"trainboard: error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
-    if not settings.logdir and not settings.logdir_spec:
+    if command == "trainboard" and not settings.logdir and not settings.logdir_spec:
         from trainboard.demo import demo_logdir  # only without a logdir: not on a server's way to its first answer
 
         settings = dataclasses.replace(settings, logdir=str(demo_logdir()))
@@ -184,27 +239,39 @@ def main(argv: Sequence[str] | None = None) -> None:
             "  (serve your own with: trainboard --logdir DIR)",
             file=sys.stderr,
         )
+    location = settings.logdir or settings.logdir_spec
+    progress = IngestProgress()
+    if command == "trainboard":
+        from trainboard.store.opening import sqlite_path
+
+        store_url = settings.store_url(location)
+        if "://" not in store_url and not sqlite_path(store_url).exists():
+            # A cold start reads everything: the read kernels load while the server's modules do.
+            from trainboard.ingest.warmup import load_kernels
+
+            threading.Thread(target=load_kernels, name="trainboard-warm-up", daemon=True).start()
+    import uvicorn
+
+    from trainboard.wiring import local_app, store_app
+
+    # The store opens here, so that its errors come before the URL.
+    app = local_app(settings, progress) if command == "trainboard" else store_app(settings)
     print(f"trainboard {__version__} at {url(settings, listener)} (Press CTRL+C to quit)", file=sys.stderr)
     if not settings.bind_all and "host" not in given:
         print(
             f"Serving on {settings.host} only; to expose to the network, use a proxy or pass --bind_all",
             file=sys.stderr,
         )
-    print(f"Reading {settings.logdir or settings.logdir_spec}", file=sys.stderr)
-    if not settings.store_path(settings.logdir or settings.logdir_spec).exists():
-        # A cold start reads everything: the read kernels load while the server's modules do.
-        from trainboard.ingest.warmup import load_kernels
-
-        threading.Thread(target=load_kernels, name="trainboard-warm-up", daemon=True).start()
-    import uvicorn
-
-    from trainboard.http.app import create_app
-
-    progress = IngestProgress()
     stop = threading.Event()
-    threading.Thread(target=follow, args=(progress, sys.stderr, stop), name="trainboard-progress", daemon=True).start()
+    if command == "trainboard":
+        print(f"Reading {location}", file=sys.stderr)
+        threading.Thread(
+            target=follow, args=(progress, sys.stderr, stop), name="trainboard-progress", daemon=True
+        ).start()
+    else:
+        print(f"Serving every experiment of {settings.db}", file=sys.stderr)
     try:
-        server = uvicorn.Server(uvicorn.Config(create_app(settings, progress), log_level="warning"))
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
         server.run(sockets=[listener])
     finally:
         stop.set()

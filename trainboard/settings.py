@@ -26,6 +26,8 @@ class Setting:
     default: object
     help: str
     parse: Callable[[str], object] | None = None
+    # The commands that take it: `trainboard` itself (serve a logdir), `trainboard ingest`, `trainboard serve`.
+    commands: tuple[str, ...] = ("trainboard", "serve")
 
 
 def parse_port(text: str) -> int | None:
@@ -81,9 +83,18 @@ def parse_path_prefix(text: str) -> str:
     return prefix
 
 
+LOCAL = ("trainboard",)
+INGEST = ("trainboard", "ingest")
+STORE = ("trainboard", "ingest", "serve")
+
 SETTINGS: tuple[Setting, ...] = (
-    Setting("logdir", "", "Log directory (local path or fsspec URL such as s3://bucket/runs); a demo if empty."),
-    Setting("logdir_spec", "", "Comma-separated name:path pairs, as TensorBoard's --logdir_spec."),
+    Setting(
+        "logdir",
+        "",
+        "Log directory (local path or fsspec URL such as s3://bucket/runs); a demo if empty.",
+        commands=INGEST,
+    ),
+    Setting("logdir_spec", "", "Comma-separated name:path pairs, as TensorBoard's --logdir_spec.", commands=INGEST),
     Setting("host", "127.0.0.1", "Address to listen on (only this machine by default); excludes --bind_all."),
     Setting("bind_all", False, "Listen on every interface, IPv4 and IPv6, instead of --host."),
     Setting(
@@ -92,13 +103,32 @@ SETTINGS: tuple[Setting, ...] = (
         "Port to listen on: 6006 or the next free one when not given, 0 for any free port.",
         parse_port,
     ),
-    Setting("reload_interval", 5.0, "Seconds between looks for new data; 0 loads once.", parse_seconds),
+    Setting(
+        "reload_interval", 5.0, "Seconds between looks for new data; 0 loads once.", parse_seconds, commands=INGEST
+    ),
     Setting(
         "samples_per_plugin", "", "Points per series by plugin, e.g. 'scalars=500,images=all' (0 or all: every point)."
     ),
     Setting("path_prefix", "", "Serve under this URL path prefix, e.g. /tensorboard.", parse_path_prefix),
     Setting("window_title", "", "Browser window title."),
-    Setting("db", "", "Store file; by default one per logdir in the user's cache directory."),
+    Setting(
+        "db",
+        "",
+        "Store: a path, sqlite:PATH, sqlite:///PATH or postgresql://...; by default one SQLite file per logdir in the"
+        " user's cache directory.",
+        commands=STORE,
+    ),
+    Setting(
+        "blobs",
+        "",
+        "Blob store for images, audio and other blobs: s3://bucket/prefix (AWS_* environment and config files for"
+        " credentials and endpoint); by default blobs stay in the database.",
+        commands=STORE,
+    ),
+    Setting("experiment", "", "Name of the experiment to ingest into; created when new.", commands=("ingest",)),
+    Setting(
+        "watch", False, "Keep ingesting new data every --reload_interval instead of exiting.", commands=("ingest",)
+    ),
     Setting("ui", "trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis."),
     Setting(
         "max_projection_points",
@@ -121,16 +151,19 @@ class Settings:
     path_prefix: str = ""
     window_title: str = ""
     db: str = ""
+    blobs: str = ""
+    experiment: str = ""
+    watch: bool = False
     ui: str = "trainboard"
     max_projection_points: int = MAX_POINTS
     sampling: dict[str, int | None] = field(default_factory=dict)
 
-    def store_path(self, logdir: str) -> Path:
-        """The store file for a logdir: --db, or a file in the cache directory keyed by the logdir."""
+    def store_url(self, logdir: str) -> str:
+        """The store for a logdir: --db, or a SQLite file in the cache directory keyed by the logdir."""
         if self.db:
-            return Path(self.db)
+            return self.db
         key = hashlib.sha256(_normalised(logdir).encode()).hexdigest()[:16]
-        return Path(platformdirs.user_cache_dir("trainboard")) / f"{key}.sqlite"
+        return str(Path(platformdirs.user_cache_dir("trainboard")) / f"{key}.sqlite")
 
 
 def _normalised(logdir: str) -> str:

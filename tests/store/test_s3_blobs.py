@@ -104,11 +104,10 @@ def test_urls_that_are_not_s3_are_refused(bad: str) -> None:
 
 def test_an_unreachable_endpoint_is_a_clear_error(s3_blobs_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
-    with pytest.raises(StoreUnavailable, match="cannot reach s3://.*Could not connect") as caught:
+    with pytest.raises(StoreUnavailable, match=f"cannot reach the blob store {s3_blobs_url}: Could not connect"):
         S3Blobs(s3_blobs_url)
-    assert caught.value.url == s3_blobs_url
 
 
 def test_a_missing_bucket_is_a_clear_error(s3_blobs_url: str) -> None:
-    with pytest.raises(StoreUnavailable, match="cannot reach s3://no-such-bucket/x: no such bucket"):
+    with pytest.raises(StoreUnavailable, match="cannot reach the blob store s3://no-such-bucket/x: no such bucket"):
         S3Blobs("s3://no-such-bucket/x")

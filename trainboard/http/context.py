@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 from starlette.requests import Request
@@ -15,17 +16,18 @@ from trainboard.provider.provider import DataProvider
 from trainboard.reader.logdir import RunSource
 from trainboard.settings import ALL_PLUGINS
 
-# The experiment id TensorBoard's own UI puts in its URLs; it and "" name the default experiment.
+# The experiment id TensorBoard's own UI puts in its URLs; it and "" name the experiment served at /.
 DEFAULT_EXPERIMENT_IDS = ("", "defaultExperimentId")
 
 
-@dataclass
+@dataclass(eq=False)
 class Experiment:
     id: str
     provider: DataProvider
     progress: IngestProgress
-    # The log directory itself, for plugins that read files beside the event files (the projector's).
-    logdir: RunSource
+    # The log directory itself, for plugins that read files beside the event files (the projector's); None when the
+    # server reads no logdir.
+    logdir: RunSource | None
     # --samples_per_plugin: plugin name -> points per series (None: all).
     sampling: dict[str, int | None] = field(default_factory=dict)
     # --max_projection_points: the largest embedding the server projects.
@@ -36,15 +38,64 @@ class Experiment:
         return self.sampling.get(plugin_name, self.sampling.get(ALL_PLUGINS, default))
 
 
+@dataclass(frozen=True, slots=True)
+class LocalExperiment:
+    """An experiment this process ingests from a logdir, with its progress."""
+
+    id: str
+    logdir: RunSource
+    progress: IngestProgress
+
+
+class Experiments:
+    """The experiments an app serves: every one of its store under /experiment/<id>/, and `default` at /."""
+
+    def __init__(
+        self,
+        provider: DataProvider,
+        *,
+        default: str | None = None,
+        local: tuple[LocalExperiment, ...] = (),
+        sampling: dict[str, int | None] | None = None,
+        max_projection_points: int = MAX_POINTS,
+    ) -> None:
+        self.provider = provider
+        self.default = default
+        self._local = {experiment.id: experiment for experiment in local}
+        self._sampling = sampling or {}
+        self._max_projection_points = max_projection_points
+        self._served: dict[str, Experiment] = {}
+        self._lock = threading.Lock()
+
+    def get(self, experiment_id: str) -> Experiment:
+        if experiment_id in DEFAULT_EXPERIMENT_IDS:
+            if self.default is None:
+                raise NotFoundError("this server has no default experiment: /data/experiments lists its experiments")
+            experiment_id = self.default
+        with self._lock:
+            found = self._served.get(experiment_id)
+        if found is not None:
+            return found
+        if experiment_id not in self._local and not any(
+            e.experiment_id == experiment_id for e in self.provider.list_experiments()
+        ):
+            raise NotFoundError(f"no experiment with id {experiment_id!r}")
+        local = self._local.get(experiment_id)
+        found = Experiment(
+            id=experiment_id,
+            provider=self.provider,
+            progress=local.progress if local is not None else IngestProgress.finished(),
+            logdir=local.logdir if local is not None else None,
+            sampling=self._sampling,
+            max_projection_points=self._max_projection_points,
+        )
+        with self._lock:
+            return self._served.setdefault(experiment_id, found)
+
+
 def experiment(request: Request) -> Experiment:
-    experiments: dict[str, Experiment] = request.app.state.experiments
-    experiment_id = request.path_params.get("experiment_id", "")
-    if experiment_id in DEFAULT_EXPERIMENT_IDS:
-        return next(iter(experiments.values()))
-    try:
-        return experiments[experiment_id]
-    except KeyError:
-        raise NotFoundError(f"no experiment with id {experiment_id!r}") from None
+    experiments: Experiments = request.app.state.experiments
+    return experiments.get(request.path_params.get("experiment_id", ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +103,7 @@ class SeriesRequest:
     """The series a request names by its `run` and `tag` parameters, and how many of its points to return."""
 
     provider: DataProvider
+    id: str
     run: str
     tag: str
     samples: int | None
@@ -61,4 +113,4 @@ def series_request(request: Request, plugin_name: str, default_samples: int) -> 
     query = request.query_params
     run, tag = params.required(query, "run"), params.required(query, "tag")
     found = experiment(request)
-    return SeriesRequest(found.provider, run, tag, found.samples(plugin_name, default_samples))
+    return SeriesRequest(found.provider, found.id, run, tag, found.samples(plugin_name, default_samples))

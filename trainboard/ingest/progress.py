@@ -19,6 +19,13 @@ class IngestProgress:
     finished_at: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    @classmethod
+    def finished(cls) -> IngestProgress:
+        """The progress of an experiment this process does not ingest: what the store holds is all there is."""
+        progress = cls()
+        progress.end_pass()
+        return progress
+
     def begin_pass(self, files_total: int, files_done: int, bytes_total: int, bytes_done: int) -> None:
         with self._lock:
             self.files_total = files_total

@@ -18,7 +18,7 @@ DEFAULT_MEDIA_TYPE = "application/octet-stream"
 ALLOWED_MEDIA_TYPES = frozenset([*MEDIA_TYPES.values(), DEFAULT_MEDIA_TYPE])
 
 
-def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, Any]]]:
+def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict[str, Any]]]:
     return {
         run: {
             tag: {
@@ -28,14 +28,22 @@ def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, Any]]]:
             }
             for tag, series in by_tag.items()
         }
-        for run, by_tag in provider.list_blob_sequences(plugin_name=PLUGIN_NAME).items()
+        for run, by_tag in provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=PLUGIN_NAME).items()
     }
 
 
-def audio(provider: DataProvider, *, run: str, tag: str, sample: int, samples: int | None) -> list[dict[str, Any]]:
+def audio(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, sample: int, samples: int | None
+) -> list[dict[str, Any]]:
     filter_ = RunTagFilter.of([run], [tag])
-    listing = provider.list_blob_sequences(plugin_name=PLUGIN_NAME, run_tag_filter=filter_).get(run, {}).get(tag)
-    found = provider.read_blob_sequences(plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=filter_)
+    listing = (
+        provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=PLUGIN_NAME, run_tag_filter=filter_)
+        .get(run, {})
+        .get(tag)
+    )
+    found = provider.read_blob_sequences(
+        experiment_id=experiment_id, plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=filter_
+    )
     series = found.get(run, {}).get(tag)
     if series is None or listing is None:
         raise NotFoundError(f"No audio data for run={run!r}, tag={tag!r}")

@@ -20,21 +20,27 @@ from trainboard.provider.values import RunTagFilter
 DEFAULT_SAMPLE_COUNT = 10
 
 
-def all_scalars(provider: DataProvider, sample_count: int) -> dict[str, dict[str, list[scalars.Row]]]:
+def all_scalars(
+    provider: DataProvider, experiment_id: str, sample_count: int
+) -> dict[str, dict[str, list[scalars.Row]]]:
     """Every scalar series, each sampled evenly to `sample_count` points keeping the first and last."""
     if sample_count < 2:
         raise InvalidArgumentError(f"sample_count must be at least 2, not {sample_count}")
-    found = provider.read_scalars(plugin_name=scalars.PLUGIN_NAME, downsample=sample_count)
+    found = provider.read_scalars(experiment_id=experiment_id, plugin_name=scalars.PLUGIN_NAME, downsample=sample_count)
     return {
         run: {tag: [(d.wall_time, d.step, d.value) for d in series] for tag, series in by_tag.items()}
         for run, by_tag in found.items()
     }
 
 
-def histogram_protos(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[list[Any]]:
+def histogram_protos(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None
+) -> list[list[Any]]:
     return [
         [wall_time, step, _histogram_proto(buckets)]
-        for wall_time, step, buckets in histograms.histograms(provider, run=run, tag=tag, samples=samples)
+        for wall_time, step, buckets in histograms.histograms(
+            provider, experiment_id, run=run, tag=tag, samples=samples
+        )
     ]
 
 
@@ -55,14 +61,21 @@ def _histogram_proto(buckets: list[list[float]]) -> list[Any]:
     ]
 
 
-def compressed_histograms(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[list[Any]]:
-    return distributions.distributions(provider, run=run, tag=tag, samples=samples)
+def compressed_histograms(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None
+) -> list[list[Any]]:
+    return distributions.distributions(provider, experiment_id, run=run, tag=tag, samples=samples)
 
 
-def image_metadata(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[dict[str, Any]]:
+def image_metadata(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None
+) -> list[dict[str, Any]]:
     """The first image of each step, with its size and the query that fetches it from /data/individualImage."""
     found = provider.read_blob_sequences(
-        plugin_name=images.PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of([run], [tag])
+        experiment_id=experiment_id,
+        plugin_name=images.PLUGIN_NAME,
+        downsample=samples,
+        run_tag_filter=RunTagFilter.of([run], [tag]),
     )
     series = found.get(run, {}).get(tag)
     if series is None:
@@ -71,7 +84,10 @@ def image_metadata(provider: DataProvider, *, run: str, tag: str, samples: int |
     for datum in series:
         if len(datum.values) < 3:
             continue
-        width, height = (_integer(provider.read_blob(blob_key=value.blob_key)) for value in datum.values[:2])
+        width, height = (
+            _integer(provider.read_blob(experiment_id=experiment_id, blob_key=value.blob_key))
+            for value in datum.values[:2]
+        )
         result.append(
             {
                 "width": width,
@@ -91,9 +107,11 @@ def _integer(data: bytes) -> int:
         return 0
 
 
-def audio_metadata(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[dict[str, Any]]:
+def audio_metadata(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None
+) -> list[dict[str, Any]]:
     """The first clip of each step, with the query that fetches it from /data/individualAudio."""
     return [
         {key: entry[key] for key in ("wall_time", "step", "query")} | {"content_type": entry["contentType"]}
-        for entry in audio.audio(provider, run=run, tag=tag, sample=0, samples=samples)
+        for entry in audio.audio(provider, experiment_id, run=run, tag=tag, sample=0, samples=samples)
     ]

@@ -12,8 +12,8 @@ from trainboard.provider.provider import DataProvider
 VERSION = "2.21.0"  # the TensorBoard API version trainboard serves
 
 
-def environment(provider: DataProvider, *, window_title: str) -> dict[str, Any]:
-    metadata = provider.experiment_metadata()
+def environment(provider: DataProvider, experiment_id: str, *, window_title: str) -> dict[str, Any]:
+    metadata = provider.experiment_metadata(experiment_id=experiment_id)
     return {
         "version": VERSION,
         "data_location": metadata.data_location,
@@ -24,19 +24,19 @@ def environment(provider: DataProvider, *, window_title: str) -> dict[str, Any]:
     }
 
 
-def runs(provider: DataProvider) -> list[str]:
+def runs(provider: DataProvider, experiment_id: str) -> list[str]:
     """Run names by first-event wall time (runs without events last), then name."""
-    listed = provider.list_runs()
+    listed = provider.list_runs(experiment_id=experiment_id)
     ordered = sorted(listed, key=lambda run: (run.start_time if run.start_time is not None else math.inf, run.run_name))
     return [run.run_name for run in ordered]
 
 
 def plugins_listing(
-    provider: DataProvider, *, url_prefix: str, active: Collection[str] = ()
+    provider: DataProvider, experiment_id: str, *, url_prefix: str, active: Collection[str] = ()
 ) -> dict[str, dict[str, Any]]:
     """Every dashboard; `url_prefix` (path prefix and experiment) goes before module paths, as TensorBoard does.
     `active` names plugins whose data is not in the store (the projector's files)."""
-    with_data = {*provider.list_plugins(), *active}
+    with_data = {*provider.list_plugins(experiment_id=experiment_id), *active}
     return {
         dashboard.name: {
             "disable_reload": dashboard.disable_reload,
@@ -49,7 +49,7 @@ def plugins_listing(
     }
 
 
-def runs_by_type(provider: DataProvider) -> dict[str, dict[str, Any]]:
+def runs_by_type(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, Any]]:
     """Seed 000's `/data/runs`: every run with its tags by type."""
     result: dict[str, dict[str, Any]] = {
         name: {
@@ -61,16 +61,16 @@ def runs_by_type(provider: DataProvider) -> dict[str, dict[str, Any]]:
             "graph": False,
             "run_metadata": [],
         }
-        for name in runs(provider)
+        for name in runs(provider, experiment_id)
     }
-    for run, scalar_tags in provider.list_scalars(plugin_name="scalars").items():
+    for run, scalar_tags in provider.list_scalars(experiment_id=experiment_id, plugin_name="scalars").items():
         result[run]["scalars"] = list(scalar_tags)
-    for run, histogram_tags in provider.list_tensors(plugin_name="histograms").items():
+    for run, histogram_tags in provider.list_tensors(experiment_id=experiment_id, plugin_name="histograms").items():
         result[run]["histograms"] = list(histogram_tags)
         result[run]["compressedHistograms"] = list(histogram_tags)
     for plugin, key in (("images", "images"), ("audio", "audio"), ("graph_tagged_run_metadata", "run_metadata")):
-        for run, blob_tags in provider.list_blob_sequences(plugin_name=plugin).items():
+        for run, blob_tags in provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=plugin).items():
             result[run][key] = list(blob_tags)
-    for run, graph_tags in provider.list_blob_sequences(plugin_name="graphs").items():
+    for run, graph_tags in provider.list_blob_sequences(experiment_id=experiment_id, plugin_name="graphs").items():
         result[run]["graph"] = "__run_graph__" in graph_tags
     return result

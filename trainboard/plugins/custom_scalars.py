@@ -19,10 +19,13 @@ PLUGIN_NAME = "custom_scalars"
 CONFIG_TAG = "custom_scalars__config__"
 
 
-def layout(provider: DataProvider) -> dict[str, Any]:
+def layout(provider: DataProvider, experiment_id: str) -> dict[str, Any]:
     """Every run's layout merged in run order: categories of the same title pool their charts, without repeats."""
     found = provider.read_tensors(
-        plugin_name=PLUGIN_NAME, downsample=1, run_tag_filter=RunTagFilter.of(tags=[CONFIG_TAG])
+        experiment_id=experiment_id,
+        plugin_name=PLUGIN_NAME,
+        downsample=1,
+        run_tag_filter=RunTagFilter.of(tags=[CONFIG_TAG]),
     )
     merged: Layout | None = None
     by_title: dict[str, Category] = {}
@@ -48,7 +51,9 @@ def layout(provider: DataProvider) -> dict[str, Any]:
     return json_format.MessageToDict(merged, always_print_fields_with_no_presence=True)
 
 
-def scalars_by_regex(provider: DataProvider, *, run: str, tag_regex: str, samples: int | None) -> dict[str, Any]:
+def scalars_by_regex(
+    provider: DataProvider, experiment_id: str, *, run: str, tag_regex: str, samples: int | None
+) -> dict[str, Any]:
     """Each scalar tag of `run` that `tag_regex` matches at its start, with its points; an invalid regex says so."""
     if not tag_regex:
         return {"regex_valid": False, "tag_to_events": {}}
@@ -56,9 +61,11 @@ def scalars_by_regex(provider: DataProvider, *, run: str, tag_regex: str, sample
         pattern = re2.compile(tag_regex)
     except re2.error:
         return {"regex_valid": False, "tag_to_events": {}}
-    listed = provider.list_scalars(plugin_name=scalars.PLUGIN_NAME, run_tag_filter=RunTagFilter.of(runs=[run]))
+    listed = provider.list_scalars(
+        experiment_id=experiment_id, plugin_name=scalars.PLUGIN_NAME, run_tag_filter=RunTagFilter.of(runs=[run])
+    )
     payload = {
-        tag: scalars.scalars(provider, run=run, tag=tag, samples=samples)
+        tag: scalars.scalars(provider, experiment_id, run=run, tag=tag, samples=samples)
         for tag in listed.get(run, {})
         if pattern.match(tag)
     }

@@ -16,10 +16,14 @@ NORMAL_BASIS_POINTS = (0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000)
 DEFAULT_SAMPLES = 501
 
 
-def distributions(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[list[Any]]:
+def distributions(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None
+) -> list[list[Any]]:
     return [
         [wall_time, step, compress(buckets)]
-        for wall_time, step, buckets in histograms.histograms(provider, run=run, tag=tag, samples=samples)
+        for wall_time, step, buckets in histograms.histograms(
+            provider, experiment_id, run=run, tag=tag, samples=samples
+        )
     ]
 
 

@@ -18,7 +18,7 @@ KERAS_MODEL_PLUGIN = "graph_keras_model"
 SUPPORTED_CONTENT = b"1"
 
 
-def info(provider: DataProvider) -> dict[str, dict[str, Any]]:
+def info(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, Any]]:
     result: dict[str, dict[str, Any]] = {}
 
     def tag_item(run: str, tag: str) -> dict[str, Any]:
@@ -33,27 +33,35 @@ def info(provider: DataProvider) -> dict[str, dict[str, Any]]:
         (RUN_METADATA_PLUGIN, ("profile", "op_graph")),
         (KERAS_MODEL_PLUGIN, ("conceptual_graph",)),
     ):
-        for run, by_tag in provider.list_blob_sequences(plugin_name=plugin).items():
+        for run, by_tag in provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=plugin).items():
             for tag, series in by_tag.items():
                 if series.plugin_content == SUPPORTED_CONTENT:
                     tag_item(run, tag).update(dict.fromkeys(flags, True))
-    for run, by_tag in provider.list_blob_sequences(plugin_name=GRAPHS_PLUGIN).items():
+    for run, by_tag in provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=GRAPHS_PLUGIN).items():
         if RUN_GRAPH_TAG in by_tag:
             run_item(run)["run_graph"] = True
-    for run, by_tag in provider.list_blob_sequences(plugin_name=TAGGED_RUN_METADATA_PLUGIN).items():
+    for run, by_tag in provider.list_blob_sequences(
+        experiment_id=experiment_id, plugin_name=TAGGED_RUN_METADATA_PLUGIN
+    ).items():
         for tag in by_tag:
             tag_item(run, tag)["profile"] = True
     return result
 
 
 def graph(
-    provider: DataProvider, *, run: str, tag: str | None, limit_attr_size: int | None, large_attrs_key: str | None
+    provider: DataProvider,
+    experiment_id: str,
+    *,
+    run: str,
+    tag: str | None,
+    limit_attr_size: int | None,
+    large_attrs_key: str | None,
 ) -> str:
     """The run's graph (or the graph in a tag's run metadata) as pbtxt, with large attributes left out."""
     if tag is None:
-        graph_def = run_graph(provider, run)
+        graph_def = run_graph(provider, experiment_id, run)
     else:
-        raw = _first_blob(provider, [RUN_METADATA_PLUGIN, RUN_METADATA_WITH_GRAPH_PLUGIN], run, tag)
+        raw = _first_blob(provider, experiment_id, [RUN_METADATA_PLUGIN, RUN_METADATA_WITH_GRAPH_PLUGIN], run, tag)
         function_graphs = RunMetadata.FromString(raw).function_graphs
         graph_def = GraphDef()
         for function_graph in function_graphs:
@@ -62,25 +70,25 @@ def graph(
     return str(graph_def)
 
 
-def run_graph(provider: DataProvider, run: str) -> GraphDef:
+def run_graph(provider: DataProvider, experiment_id: str, run: str) -> GraphDef:
     """The run's graph (the last one logged); NotFoundError when it has none."""
-    return GraphDef.FromString(_first_blob(provider, [GRAPHS_PLUGIN], run, RUN_GRAPH_TAG))
+    return GraphDef.FromString(_first_blob(provider, experiment_id, [GRAPHS_PLUGIN], run, RUN_GRAPH_TAG))
 
 
-def run_metadata(provider: DataProvider, *, run: str, tag: str) -> str:
-    raw = _first_blob(provider, [TAGGED_RUN_METADATA_PLUGIN, RUN_METADATA_PLUGIN], run, tag)
+def run_metadata(provider: DataProvider, experiment_id: str, *, run: str, tag: str) -> str:
+    raw = _first_blob(provider, experiment_id, [TAGGED_RUN_METADATA_PLUGIN, RUN_METADATA_PLUGIN], run, tag)
     return str(RunMetadata.FromString(raw))
 
 
-def _first_blob(provider: DataProvider, plugins: list[str], run: str, tag: str) -> bytes:
+def _first_blob(provider: DataProvider, experiment_id: str, plugins: list[str], run: str, tag: str) -> bytes:
     """The first blob of the last step of (run, tag) under the first of `plugins` that has it."""
     for plugin in plugins:
         found = provider.read_blob_sequences(
-            plugin_name=plugin, downsample=1, run_tag_filter=RunTagFilter.of([run], [tag])
+            experiment_id=experiment_id, plugin_name=plugin, downsample=1, run_tag_filter=RunTagFilter.of([run], [tag])
         )
         points = found.get(run, {}).get(tag, [])
         if points and points[0].values:
-            return provider.read_blob(blob_key=points[0].values[0].blob_key)
+            return provider.read_blob(experiment_id=experiment_id, blob_key=points[0].values[0].blob_key)
     # TensorBoard answers a bare "Not found" here, naming nothing.
     raise NotFoundError("")
 

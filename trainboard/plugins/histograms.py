@@ -14,19 +14,24 @@ PLUGIN_NAME = "histograms"
 DEFAULT_SAMPLES = 51
 
 
-def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, str]]]:
+def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict[str, str]]]:
     return {
         run: {
             tag: {"displayName": series.display_name, "description": markdown_to_safe_html(series.description)}
             for tag, series in by_tag.items()
         }
-        for run, by_tag in provider.list_tensors(plugin_name=PLUGIN_NAME).items()
+        for run, by_tag in provider.list_tensors(experiment_id=experiment_id, plugin_name=PLUGIN_NAME).items()
     }
 
 
-def histograms(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[list[Any]]:
+def histograms(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None
+) -> list[list[Any]]:
     found = provider.read_tensors(
-        plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of([run], [tag])
+        experiment_id=experiment_id,
+        plugin_name=PLUGIN_NAME,
+        downsample=samples,
+        run_tag_filter=RunTagFilter.of([run], [tag]),
     )
     series = found.get(run, {}).get(tag)
     if series is None:

@@ -22,7 +22,7 @@ IMAGE_SIGNATURES = (
 )
 
 
-def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, Any]]]:
+def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict[str, Any]]]:
     return {
         run: {
             tag: {
@@ -32,13 +32,18 @@ def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, Any]]]:
             }
             for tag, series in by_tag.items()
         }
-        for run, by_tag in provider.list_blob_sequences(plugin_name=PLUGIN_NAME).items()
+        for run, by_tag in provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=PLUGIN_NAME).items()
     }
 
 
-def images(provider: DataProvider, *, run: str, tag: str, sample: int, samples: int | None) -> list[dict[str, Any]]:
+def images(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, sample: int, samples: int | None
+) -> list[dict[str, Any]]:
     found = provider.read_blob_sequences(
-        plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of([run], [tag])
+        experiment_id=experiment_id,
+        plugin_name=PLUGIN_NAME,
+        downsample=samples,
+        run_tag_filter=RunTagFilter.of([run], [tag]),
     )
     series = found.get(run, {}).get(tag)
     if series is None:

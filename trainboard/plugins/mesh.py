@@ -27,9 +27,9 @@ def parse_metadata(content: bytes) -> MeshPluginData:
     return metadata
 
 
-def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, int]]]:
+def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict[str, int]]]:
     result: dict[str, dict[str, dict[str, int]]] = {}
-    for run, by_tag in provider.list_tensors(plugin_name=PLUGIN_NAME).items():
+    for run, by_tag in provider.list_tensors(experiment_id=experiment_id, plugin_name=PLUGIN_NAME).items():
         result[run] = {}
         for series in by_tag.values():
             metadata = parse_metadata(series.plugin_content)
@@ -38,7 +38,9 @@ def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, int]]]:
     return result
 
 
-def meshes(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[dict[str, Any]]:
+def meshes(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None
+) -> list[dict[str, Any]]:
     """Every part of every step of `tag`, by step, as metadata."""
     return [
         {
@@ -49,12 +51,20 @@ def meshes(provider: DataProvider, *, run: str, tag: str, samples: int | None) -
             "config": metadata.json_config,
             "data_shape": list(metadata.shape),
         }
-        for metadata, datum in sorted(_parts(provider, run, tag, samples), key=lambda part: part[1].step)
+        for metadata, datum in sorted(_parts(provider, experiment_id, run, tag, samples), key=lambda part: part[1].step)
     ]
 
 
 def mesh_data(
-    provider: DataProvider, *, run: str, tag: str, part: str, step: float, sample: int, samples: int | None
+    provider: DataProvider,
+    experiment_id: str,
+    *,
+    run: str,
+    tag: str,
+    part: str,
+    step: float,
+    sample: int,
+    samples: int | None,
 ) -> bytes:
     """One part (VERTEX, FACE or COLOR) of one sample at `step`, as the dashboard's typed array."""
     try:
@@ -65,7 +75,7 @@ def mesh_data(
         raise BadRequestError("Bad content_type")
     chosen = [
         datum.numpy
-        for metadata, datum in _parts(provider, run, tag, samples)
+        for metadata, datum in _parts(provider, experiment_id, run, tag, samples)
         if datum.step == step and metadata.content_type == content_type
     ]
     if any(sample >= len(batch) for batch in chosen):
@@ -73,16 +83,23 @@ def mesh_data(
     return np.array([batch[sample] for batch in chosen], dtype=PART_TYPES[content_type]).reshape(-1).tobytes()
 
 
-def _parts(provider: DataProvider, run: str, tag: str, samples: int | None) -> list[tuple[MeshPluginData, TensorDatum]]:
+def _parts(
+    provider: DataProvider, experiment_id: str, run: str, tag: str, samples: int | None
+) -> list[tuple[MeshPluginData, TensorDatum]]:
     """(metadata, point) of every instance tag whose user tag is `tag`, instance tags in listing order."""
-    listed = provider.list_tensors(plugin_name=PLUGIN_NAME, run_tag_filter=RunTagFilter.of(runs=[run])).get(run, {})
+    listed = provider.list_tensors(
+        experiment_id=experiment_id, plugin_name=PLUGIN_NAME, run_tag_filter=RunTagFilter.of(runs=[run])
+    ).get(run, {})
     parts = []
     for instance_tag, series in listed.items():
         metadata = parse_metadata(series.plugin_content)
         if metadata.name != tag:
             continue
         found = provider.read_tensors(
-            plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of([run], [instance_tag])
+            experiment_id=experiment_id,
+            plugin_name=PLUGIN_NAME,
+            downsample=samples,
+            run_tag_filter=RunTagFilter.of([run], [instance_tag]),
         )
         parts += [(metadata, datum) for datum in found[run][instance_tag]]
     return parts

@@ -20,9 +20,9 @@ MAX_VERSION = 0
 TRUE_POSITIVES, FALSE_POSITIVES, TRUE_NEGATIVES, FALSE_NEGATIVES, PRECISION, RECALL = range(6)
 
 
-def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, str]]]:
+def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict[str, str]]]:
     result: dict[str, dict[str, dict[str, str]]] = {}
-    for run, by_tag in provider.list_tensors(plugin_name=PLUGIN_NAME).items():
+    for run, by_tag in provider.list_tensors(experiment_id=experiment_id, plugin_name=PLUGIN_NAME).items():
         result[run] = {
             tag: {"displayName": series.display_name, "description": markdown_to_safe_html(series.description)}
             for tag, series in by_tag.items()
@@ -32,11 +32,14 @@ def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, str]]]:
 
 
 def pr_curves(
-    provider: DataProvider, *, runs: list[str], tag: str, samples: int | None
+    provider: DataProvider, experiment_id: str, *, runs: list[str], tag: str, samples: int | None
 ) -> dict[str, list[dict[str, Any]]]:
     """Curves of `tag` for each run; a run without that tag is an error naming it (TensorBoard answers 400)."""
     found = provider.read_tensors(
-        plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of(runs, [tag])
+        experiment_id=experiment_id,
+        plugin_name=PLUGIN_NAME,
+        downsample=samples,
+        run_tag_filter=RunTagFilter.of(runs, [tag]),
     )
     result = {}
     for run in runs:

@@ -8,8 +8,7 @@ import io
 from trainboard.errors import NotFoundError
 from trainboard.plugins.markdown import markdown_to_safe_html
 from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import RunTagFilter
-from trainboard.store.protocol import ScalarColumns
+from trainboard.provider.values import RunTagFilter, ScalarColumns
 
 PLUGIN_NAME = "scalars"
 DEFAULT_SAMPLES = 1000
@@ -17,19 +16,22 @@ DEFAULT_SAMPLES = 1000
 Row = tuple[float, int, float]
 
 
-def tags(provider: DataProvider) -> dict[str, dict[str, dict[str, str]]]:
+def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict[str, str]]]:
     return {
         run: {
             tag: {"displayName": series.display_name, "description": markdown_to_safe_html(series.description)}
             for tag, series in by_tag.items()
         }
-        for run, by_tag in provider.list_scalars(plugin_name=PLUGIN_NAME).items()
+        for run, by_tag in provider.list_scalars(experiment_id=experiment_id, plugin_name=PLUGIN_NAME).items()
     }
 
 
-def scalars(provider: DataProvider, *, run: str, tag: str, samples: int | None) -> list[Row]:
+def scalars(provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None) -> list[Row]:
     found = provider.read_scalar_columns(
-        plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of([run], [tag])
+        experiment_id=experiment_id,
+        plugin_name=PLUGIN_NAME,
+        downsample=samples,
+        run_tag_filter=RunTagFilter.of([run], [tag]),
     )
     series = found.get(run, {}).get(tag)
     if series is None:
@@ -37,9 +39,14 @@ def scalars(provider: DataProvider, *, run: str, tag: str, samples: int | None) 
     return _rows(series)
 
 
-def scalars_multirun(provider: DataProvider, *, runs: list[str], tag: str, samples: int | None) -> dict[str, list[Row]]:
+def scalars_multirun(
+    provider: DataProvider, experiment_id: str, *, runs: list[str], tag: str, samples: int | None
+) -> dict[str, list[Row]]:
     found = provider.read_scalar_columns(
-        plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of(runs, [tag])
+        experiment_id=experiment_id,
+        plugin_name=PLUGIN_NAME,
+        downsample=samples,
+        run_tag_filter=RunTagFilter.of(runs, [tag]),
     )
     return {run: _rows(by_tag[tag]) for run, by_tag in found.items()}
 

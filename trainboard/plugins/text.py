@@ -19,13 +19,21 @@ HIGH_RANK_WARNING = (
 )
 
 
-def tags(provider: DataProvider) -> dict[str, list[str]]:
-    return {run: list(by_tag) for run, by_tag in provider.list_tensors(plugin_name=PLUGIN_NAME).items()}
+def tags(provider: DataProvider, experiment_id: str) -> dict[str, list[str]]:
+    return {
+        run: list(by_tag)
+        for run, by_tag in provider.list_tensors(experiment_id=experiment_id, plugin_name=PLUGIN_NAME).items()
+    }
 
 
-def text(provider: DataProvider, *, run: str, tag: str, markdown: bool, samples: int | None) -> list[dict[str, Any]]:
+def text(
+    provider: DataProvider, experiment_id: str, *, run: str, tag: str, markdown: bool, samples: int | None
+) -> list[dict[str, Any]]:
     found = provider.read_tensors(
-        plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=RunTagFilter.of([run], [tag])
+        experiment_id=experiment_id,
+        plugin_name=PLUGIN_NAME,
+        downsample=samples,
+        run_tag_filter=RunTagFilter.of([run], [tag]),
     )
     return [
         {"wall_time": datum.wall_time, "step": datum.step, "text": to_html(datum.numpy, markdown=markdown)}

@@ -20,10 +20,10 @@ DEFAULT_SAMPLES = {scalars.PLUGIN_NAME: 1000, histograms.PLUGIN_NAME: 51, images
 Listing = Mapping[str, Mapping[str, TimeSeries | BlobSequenceTimeSeries]]
 
 
-def tags(provider: DataProvider) -> dict[str, Any]:
-    scalar_listing = provider.list_scalars(plugin_name=scalars.PLUGIN_NAME)
-    histogram_listing = provider.list_tensors(plugin_name=histograms.PLUGIN_NAME)
-    image_listing = provider.list_blob_sequences(plugin_name=images.PLUGIN_NAME)
+def tags(provider: DataProvider, experiment_id: str) -> dict[str, Any]:
+    scalar_listing = provider.list_scalars(experiment_id=experiment_id, plugin_name=scalars.PLUGIN_NAME)
+    histogram_listing = provider.list_tensors(experiment_id=experiment_id, plugin_name=histograms.PLUGIN_NAME)
+    image_listing = provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=images.PLUGIN_NAME)
     image_info: dict[str, dict[str, dict[str, int]]] = defaultdict(dict)
     for run, by_tag in image_listing.items():
         for tag, series in by_tag.items():
@@ -66,7 +66,9 @@ def _tag_descriptions(listing: Listing) -> dict[str, str]:
     return result
 
 
-def time_series(provider: DataProvider, request: Any, samples: Mapping[str, int | None]) -> dict[str, Any]:
+def time_series(
+    provider: DataProvider, experiment_id: str, request: Any, samples: Mapping[str, int | None]
+) -> dict[str, Any]:
     """The answer to one request of the dashboard; a malformed request gets an `error` in its answer."""
     if not isinstance(request, dict):
         return {"plugin": None, "tag": None, "error": "Missing tag"}
@@ -83,14 +85,18 @@ def time_series(provider: DataProvider, request: Any, samples: Mapping[str, int 
     selection = RunTagFilter.of([run] if isinstance(run, str) and run else None, [tag])
     downsample = samples[plugin]
     if plugin == scalars.PLUGIN_NAME:
-        found_scalars = provider.read_scalars(plugin_name=plugin, downsample=downsample, run_tag_filter=selection)
+        found_scalars = provider.read_scalars(
+            experiment_id=experiment_id, plugin_name=plugin, downsample=downsample, run_tag_filter=selection
+        )
         response["runToSeries"] = {
             run: [{"wallTime": d.wall_time, "step": d.step, "value": d.value} for d in by_tag[tag]]
             for run, by_tag in found_scalars.items()
             if tag in by_tag
         }
     elif plugin == histograms.PLUGIN_NAME:
-        found_tensors = provider.read_tensors(plugin_name=plugin, downsample=downsample, run_tag_filter=selection)
+        found_tensors = provider.read_tensors(
+            experiment_id=experiment_id, plugin_name=plugin, downsample=downsample, run_tag_filter=selection
+        )
         response["runToSeries"] = {
             run: [
                 {
@@ -105,7 +111,9 @@ def time_series(provider: DataProvider, request: Any, samples: Mapping[str, int 
         }
     else:
         assert isinstance(sample, int)
-        found_blobs = provider.read_blob_sequences(plugin_name=plugin, downsample=downsample, run_tag_filter=selection)
+        found_blobs = provider.read_blob_sequences(
+            experiment_id=experiment_id, plugin_name=plugin, downsample=downsample, run_tag_filter=selection
+        )
         image_series = {
             run: [
                 {"step": d.step, "wallTime": d.wall_time, "imageId": d.values[sample + 2].blob_key}

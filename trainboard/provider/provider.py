@@ -1,26 +1,34 @@
 """The data provider: seed 003's read API over any store.
 
-Data model. An experiment (one logdir) has runs; a run has tags; each (run, tag) is one time series owned by one
-plugin and of one data class: scalar (a float per step), tensor (an n-d array per step) or blob sequence (a list of
-byte strings per step, such as the images of one summary). Points are keyed by step and come back in the order they
-were logged, after the restart purges TensorBoard applies.
+Data model. A store holds experiments; an experiment (one logdir) has runs; a run has tags; each (run, tag) is one
+time series owned by one plugin and of one data class: scalar (a float per step), tensor (an n-d array per step) or
+blob sequence (a list of byte strings per step, such as the images of one summary). Points are keyed by step and come
+back in the order they were logged, after the restart purges TensorBoard applies. Every call names its experiment.
 
 Every `list_*` call returns `{run: {tag: metadata}}` and every `read_*` call `{run: {tag: [datum, ...]}}` for the
 series of the given plugin and data class that pass the run/tag filter; runs without such series are left out.
+`list_series` is the top-level call: every series of a plugin, of any kind.
 
-Downsampling. `downsample=k` returns at most k points per series, evenly spaced by position, always including the
-first and the last point. The choice depends only on the series' length and k, so the tags of a run that were logged
-at the same steps come back at the same steps. `downsample=None` returns every point: the store is lossless.
+Filters. `steps` keeps points with a step in its bounds, or only the latest k points; on blob sequences `indices`
+keeps blobs of each datum by index range, or the last one.
 
-Blob keys are opaque strings; `read_blob` takes one back. Errors are `trainboard.errors.PublicError`s.
+Downsampling. `downsample=k` returns at most k points per series (after `steps`), evenly spaced by position, always
+including the first and the last point. The choice depends only on the series' length and k, so the tags of a run
+that were logged at the same steps come back at the same steps. `downsample=None` returns every point: the store is
+lossless. Only the chosen points are read.
+
+Bounds. A read whose answer would hold more than `max_points` points (runs x tags x points) is refused with an
+`InvalidArgumentError` naming the bound, before anything is read.
+
+Blob keys are opaque strings, valid within their experiment; `read_blob` takes one back, and `BlobReference.url` is a
+short-lived URL when the blob store can sign one. Errors are `trainboard.errors.PublicError`s.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
-
-import numpy as np
 
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.normaliser.points import DataClass
@@ -28,51 +36,95 @@ from trainboard.provider.values import (
     BlobReference,
     BlobSequenceDatum,
     BlobSequenceTimeSeries,
+    Experiment,
     ExperimentMetadata,
+    IndexRange,
+    Listed,
     Run,
     RunTagFilter,
+    ScalarColumns,
     ScalarDatum,
+    StepRange,
     TensorDatum,
     TimeSeries,
 )
 from trainboard.reader.tensors import to_ndarray
-from trainboard.store.downsample import sample_indices
-from trainboard.store.protocol import ScalarColumns, SeriesRow, Store
+from trainboard.store.reader import StoreReader
+from trainboard.store.store import EMPTY_SCALARS
+from trainboard.store.values import SeriesRow
 
 T = TypeVar("T")
-EMPTY_SCALARS = ScalarColumns(
-    steps=np.zeros(0, dtype=np.int64), wall_times=np.zeros(0, dtype=np.float64), values=np.zeros(0, dtype=np.float64)
-)
 Nested = dict[str, dict[str, T]]
+
+# The most points one read may answer with (runs x tags x points), by data class.
+MAX_POINTS = {DataClass.SCALAR: 50_000_000, DataClass.TENSOR: 1_000_000, DataClass.BLOB_SEQUENCE: 1_000_000}
+_BLOB_KEY = re.compile(r"[0-9a-f]{64}")
 
 
 class DataProvider:
-    def __init__(self, store: Store, *, data_location: str, experiment_name: str = "") -> None:
+    def __init__(self, store: StoreReader, *, max_points: dict[DataClass, int] | None = None) -> None:
         self._store = store
-        self._data_location = data_location
-        self._experiment_name = experiment_name
-        # Unfiltered listings by plugin and kind, with the store generation they were made at.
+        self._max_points = max_points or MAX_POINTS
+        # Unfiltered listings by experiment, plugin and kind, with the generation they were made at.
         self._listings: dict[tuple[object, ...], tuple[int, Any]] = {}
 
-    def experiment_metadata(self) -> ExperimentMetadata:
-        return ExperimentMetadata(data_location=self._data_location, experiment_name=self._experiment_name)
+    def list_experiments(self) -> list[Experiment]:
+        return [
+            Experiment(
+                experiment_id=row.id,
+                name=row.name,
+                description=row.description,
+                creation_time=row.created,
+                last_update=row.updated,
+                run_count=row.run_count,
+            )
+            for row in self._store.experiments()
+        ]
 
-    def generation(self) -> int:
+    def experiment_metadata(self, *, experiment_id: str) -> ExperimentMetadata:
+        for row in self._store.experiments():
+            if row.id == experiment_id:
+                return ExperimentMetadata(
+                    data_location=row.name,
+                    experiment_name=row.name,
+                    experiment_description=row.description,
+                    creation_time=row.created,
+                )
+        raise NotFoundError(f"no experiment with id {experiment_id!r}")
+
+    def generation(self, *, experiment_id: str) -> int:
         """A number that changes whenever the data changes: a caller may keep what it derived until then."""
-        return self._store.generation()
+        return self._store.generation(experiment_id)
 
-    def list_plugins(self) -> list[str]:
+    def list_plugins(self, *, experiment_id: str) -> list[str]:
         """Plugins that own at least one time series."""
-        return self._store.plugin_names()
+        return self._store.plugin_names(experiment_id)
 
-    def list_runs(self) -> list[Run]:
-        return [Run(run_id=row.name, run_name=row.name, start_time=row.start_time) for row in self._store.runs()]
+    def list_runs(self, *, experiment_id: str) -> list[Run]:
+        return [
+            Run(run_id=row.name, run_name=row.name, start_time=row.start_time)
+            for row in self._store.runs(experiment_id)
+        ]
 
-    def list_scalars(self, *, plugin_name: str, run_tag_filter: RunTagFilter | None = None) -> Nested[TimeSeries]:
-        return self._list(plugin_name, DataClass.SCALAR, run_tag_filter, _time_series)
+    def list_series(
+        self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None
+    ) -> Nested[Listed]:
+        """Seed 003's top-level call: every series of the plugin, of any data class."""
+        return self._list(experiment_id, plugin_name, None, run_tag_filter, _listed)
+
+    def list_scalars(
+        self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None
+    ) -> Nested[TimeSeries]:
+        return self._list(experiment_id, plugin_name, DataClass.SCALAR, run_tag_filter, _time_series)
 
     def read_scalars(
-        self, *, plugin_name: str, downsample: int | None, run_tag_filter: RunTagFilter | None = None
+        self,
+        *,
+        experiment_id: str,
+        plugin_name: str,
+        downsample: int | None,
+        run_tag_filter: RunTagFilter | None = None,
+        steps: StepRange | None = None,
     ) -> Nested[list[ScalarDatum]]:
         return {
             run: {
@@ -85,116 +137,180 @@ class DataProvider:
                 for tag, columns in by_tag.items()
             }
             for run, by_tag in self.read_scalar_columns(
-                plugin_name=plugin_name, downsample=downsample, run_tag_filter=run_tag_filter
+                experiment_id=experiment_id,
+                plugin_name=plugin_name,
+                downsample=downsample,
+                run_tag_filter=run_tag_filter,
+                steps=steps,
             ).items()
         }
 
     def read_scalar_columns(
-        self, *, plugin_name: str, downsample: int | None, run_tag_filter: RunTagFilter | None = None
+        self,
+        *,
+        experiment_id: str,
+        plugin_name: str,
+        downsample: int | None,
+        run_tag_filter: RunTagFilter | None = None,
+        steps: StepRange | None = None,
     ) -> Nested[ScalarColumns]:
         """`read_scalars` as numpy columns, for callers that serve many points."""
-        _check_downsample(downsample)
+        rows = self._read_series(experiment_id, plugin_name, DataClass.SCALAR, run_tag_filter, downsample, steps)
         result: Nested[ScalarColumns] = {}
-        rows = self._series(plugin_name, DataClass.SCALAR, run_tag_filter)
-        if downsample == 1:  # the last point of each series, which many callers (hparams metrics) want, in one read
-            lasts = self._store.last_scalars([row.id for row in rows])
+        if downsample == 1 and steps is None:  # the last point of each series (hparams metrics want it) in one read
+            lasts = self._store.last_scalars(experiment_id, [row.id for row in rows])
             for row in rows:
                 result.setdefault(row.run, {})[row.tag] = lasts.get(row.id, EMPTY_SCALARS)
             return result
         for row in rows:
-            result.setdefault(row.run, {})[row.tag] = self._store.scalars(row.id, downsample)
+            result.setdefault(row.run, {})[row.tag] = self._store.scalars(
+                experiment_id, row.id, downsample=downsample, steps=steps
+            )
         return result
 
-    def list_tensors(self, *, plugin_name: str, run_tag_filter: RunTagFilter | None = None) -> Nested[TimeSeries]:
-        return self._list(plugin_name, DataClass.TENSOR, run_tag_filter, _time_series)
+    def list_tensors(
+        self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None
+    ) -> Nested[TimeSeries]:
+        return self._list(experiment_id, plugin_name, DataClass.TENSOR, run_tag_filter, _time_series)
 
     def read_tensors(
-        self, *, plugin_name: str, downsample: int | None, run_tag_filter: RunTagFilter | None = None
+        self,
+        *,
+        experiment_id: str,
+        plugin_name: str,
+        downsample: int | None,
+        run_tag_filter: RunTagFilter | None = None,
+        steps: StepRange | None = None,
     ) -> Nested[list[TensorDatum]]:
-        _check_downsample(downsample)
         result: Nested[list[TensorDatum]] = {}
-        for row in self._series(plugin_name, DataClass.TENSOR, run_tag_filter):
-            points = self._store.tensors(row.id)
+        for row in self._read_series(experiment_id, plugin_name, DataClass.TENSOR, run_tag_filter, downsample, steps):
             result.setdefault(row.run, {})[row.tag] = [
-                TensorDatum(step=points[i].step, wall_time=points[i].wall_time, numpy=to_ndarray(points[i].tensor))
-                for i in sample_indices(len(points), downsample).tolist()
+                TensorDatum(step=point.step, wall_time=point.wall_time, numpy=to_ndarray(point.tensor))
+                for point in self._store.tensors(experiment_id, row.id, downsample=downsample, steps=steps)
             ]
         return result
 
     def list_blob_sequences(
-        self, *, plugin_name: str, run_tag_filter: RunTagFilter | None = None
+        self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None
     ) -> Nested[BlobSequenceTimeSeries]:
-        return self._list(plugin_name, DataClass.BLOB_SEQUENCE, run_tag_filter, _blob_sequence_time_series)
+        return self._list(
+            experiment_id, plugin_name, DataClass.BLOB_SEQUENCE, run_tag_filter, _blob_sequence_time_series
+        )
 
     def read_blob_sequences(
-        self, *, plugin_name: str, downsample: int | None, run_tag_filter: RunTagFilter | None = None
+        self,
+        *,
+        experiment_id: str,
+        plugin_name: str,
+        downsample: int | None,
+        run_tag_filter: RunTagFilter | None = None,
+        steps: StepRange | None = None,
+        indices: IndexRange | None = None,
     ) -> Nested[list[BlobSequenceDatum]]:
-        _check_downsample(downsample)
+        indices = indices or IndexRange()
         result: Nested[list[BlobSequenceDatum]] = {}
-        for row in self._series(plugin_name, DataClass.BLOB_SEQUENCE, run_tag_filter):
-            points = self._store.blob_sequences(row.id)
+        kind = DataClass.BLOB_SEQUENCE
+        for row in self._read_series(experiment_id, plugin_name, kind, run_tag_filter, downsample, steps):
             result.setdefault(row.run, {})[row.tag] = [
                 BlobSequenceDatum(
-                    step=points[i].step,
-                    wall_time=points[i].wall_time,
-                    values=tuple(
-                        BlobReference(blob_key=f"{points[i].point_id}.{position}")
-                        for position in range(points[i].length)
-                    ),
+                    step=point.step,
+                    wall_time=point.wall_time,
+                    values=tuple(self._reference(point.blob_keys[i]) for i in indices.pick(len(point.blob_keys))),
                 )
-                for i in sample_indices(len(points), downsample).tolist()
+                for point in self._store.blob_sequences(experiment_id, row.id, downsample=downsample, steps=steps)
             ]
         return result
 
-    def read_blob(self, *, blob_key: str) -> bytes:
-        point_id, dot, position = blob_key.partition(".")
-        if not (dot and point_id.isdigit() and position.isdigit()):
-            raise InvalidArgumentError(f"malformed blob key: {blob_key!r}")
-        blob = self._store.blob(int(point_id), int(position))
+    def read_blob(self, *, experiment_id: str, blob_key: str) -> bytes:
+        if not _BLOB_KEY.fullmatch(blob_key):
+            raise InvalidArgumentError(f"malformed blob key: {blob_key[:100]!r}")
+        blob = self._store.blob(f"{experiment_id}/{blob_key}")
         if blob is None:
             raise NotFoundError(f"no blob with key {blob_key!r}")
         return blob
 
-    def _series(self, plugin_name: str, data_class: DataClass, run_tag_filter: RunTagFilter | None) -> list[SeriesRow]:
+    def _reference(self, store_key: str) -> BlobReference:
+        return BlobReference(blob_key=store_key.rpartition("/")[2], url=self._store.blob_url(store_key))
+
+    def _series(
+        self,
+        experiment_id: str,
+        plugin_name: str,
+        data_class: DataClass | None,
+        run_tag_filter: RunTagFilter | None,
+    ) -> list[SeriesRow]:
         run_tag_filter = run_tag_filter or RunTagFilter()
         return self._store.series(
-            plugin_name=plugin_name, data_class=data_class, runs=run_tag_filter.runs, tags=run_tag_filter.tags
+            experiment_id,
+            plugin_name=plugin_name,
+            data_class=data_class,
+            runs=run_tag_filter.runs,
+            tags=run_tag_filter.tags,
         )
+
+    def _read_series(
+        self,
+        experiment_id: str,
+        plugin_name: str,
+        data_class: DataClass,
+        run_tag_filter: RunTagFilter | None,
+        downsample: int | None,
+        steps: StepRange | None,
+    ) -> list[SeriesRow]:
+        """The series a read names, after checking its arguments and its answer's bound."""
+        if downsample is not None and downsample < 0:
+            raise InvalidArgumentError(f"downsample must be non-negative, not {downsample}")
+        rows = self._series(experiment_id, plugin_name, data_class, run_tag_filter)
+        limits = [k for k in (downsample, None if steps is None else steps.latest) if k is not None]
+        total = sum(min([row.point_count, *limits]) for row in rows)
+        bound = self._max_points[data_class]
+        if total > bound:
+            raise InvalidArgumentError(
+                f"the answer would hold {total:,} points (runs x tags x points), more than the bound of {bound:,}"
+                " for one read: ask for fewer runs or tags, a step range, or downsample"
+            )
+        return rows
 
     def _list(
         self,
+        experiment_id: str,
         plugin_name: str,
-        data_class: DataClass,
+        data_class: DataClass | None,
         run_tag_filter: RunTagFilter | None,
         describe: Callable[[SeriesRow], T],
     ) -> Nested[T]:
         if run_tag_filter is not None:
-            return self._listing(plugin_name, data_class, run_tag_filter, describe)
-        # Whole listings are what dashboards ask for most: kept until the store changes.
-        key = (plugin_name, data_class, describe)
-        generation = self._store.generation()
+            return self._listing(experiment_id, plugin_name, data_class, run_tag_filter, describe)
+        # Whole listings are what dashboards ask for most: kept until the experiment changes.
+        key = (experiment_id, plugin_name, data_class, describe)
+        generation = self._store.generation(experiment_id)
         cached = self._listings.get(key)
         if cached is None or cached[0] != generation:
-            cached = (generation, self._listing(plugin_name, data_class, None, describe))
+            cached = (generation, self._listing(experiment_id, plugin_name, data_class, None, describe))
             self._listings[key] = cached
         return {run: dict(by_tag) for run, by_tag in cached[1].items()}
 
     def _listing(
         self,
+        experiment_id: str,
         plugin_name: str,
-        data_class: DataClass,
+        data_class: DataClass | None,
         run_tag_filter: RunTagFilter | None,
         describe: Callable[[SeriesRow], T],
     ) -> Nested[T]:
         listing: Nested[T] = {}
-        for row in self._series(plugin_name, data_class, run_tag_filter):
+        for row in self._series(experiment_id, plugin_name, data_class, run_tag_filter):
             listing.setdefault(row.run, {})[row.tag] = describe(row)
         return listing
 
 
-def _check_downsample(downsample: int | None) -> None:
-    if downsample is not None and downsample < 0:
-        raise InvalidArgumentError(f"downsample must be non-negative, not {downsample}")
+def _listed(row: SeriesRow) -> Listed:
+    return Listed(
+        data_class=row.metadata.data_class,
+        plugin_content=row.metadata.plugin_content,
+        description=row.metadata.description,
+        display_name=row.metadata.display_name,
+    )
 
 
 def _time_series(row: SeriesRow) -> TimeSeries:

@@ -6,6 +6,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from trainboard.normaliser.points import DataClass
+from trainboard.store.values import ScalarColumns as ScalarColumns
+from trainboard.store.values import StepRange as StepRange
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -93,3 +97,45 @@ class ExperimentMetadata:
     experiment_name: str = ""
     experiment_description: str = ""
     creation_time: float = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    """One experiment of a store, as `/data/experiments` lists it."""
+
+    experiment_id: str
+    name: str
+    description: str
+    creation_time: float
+    last_update: float
+    run_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRange:
+    """Blobs of a sequence with `first <= index <= last` (None: unbounded), or only the last one (`latest`)."""
+
+    first: int | None = None
+    last: int | None = None
+    latest: bool = False
+
+    def __post_init__(self) -> None:
+        if self.latest and (self.first is not None or self.last is not None):
+            raise ValueError("an index range is either bounds or the latest index, not both")
+
+    def pick(self, length: int) -> range:
+        if self.latest:
+            return range(max(0, length - 1), length)
+        first = 0 if self.first is None else max(0, self.first)
+        last = length - 1 if self.last is None else min(length - 1, self.last)
+        return range(first, last + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """What the top-level listing says of one series: its kind and its metadata."""
+
+    data_class: DataClass
+    plugin_content: bytes
+    description: str
+    display_name: str

@@ -6,9 +6,17 @@ import errno
 import os
 import posixpath
 import stat
+from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
 from trainboard.reader.dialect import file_dialect, is_structure_graph_file
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    size: int
+    # Seconds since the epoch; a file replaced by another of the same size has another.
+    mtime: float
 
 
 class RunSource(Protocol):
@@ -20,7 +28,7 @@ class RunSource(Protocol):
 
     def open(self, path: str) -> BinaryIO: ...
 
-    def size(self, path: str) -> int: ...
+    def stat(self, path: str) -> FileStat: ...
 
 
 class LogDir:
@@ -66,12 +74,16 @@ class LogDir:
             raise OSError(errno.EINVAL, "not a regular file", path)
         return os.fdopen(descriptor, "rb")
 
-    def size(self, path: str) -> int:
+    def stat(self, path: str) -> FileStat:
         self._check_inside(path)
         if self._local:
-            return os.stat(path).st_size
+            found = os.stat(path)
+            return FileStat(size=found.st_size, mtime=found.st_mtime)
         self._fs.invalidate_cache(path)
-        return int(self._fs.size(path))
+        info = self._fs.info(path)
+        modified = info.get("mtime", info.get("LastModified", info.get("last_modified", 0)))
+        mtime = modified.timestamp() if hasattr(modified, "timestamp") else float(modified or 0)
+        return FileStat(size=int(info["size"]), mtime=mtime)
 
     def _directories(self) -> list[tuple[str, list[str]]]:
         if self._local:

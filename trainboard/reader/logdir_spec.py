@@ -13,7 +13,7 @@ import posixpath
 import re
 from typing import BinaryIO
 
-from trainboard.reader.logdir import LogDir
+from trainboard.reader.logdir import FileStat, LogDir
 
 URL = re.compile(r"[a-zA-Z][0-9a-zA-Z.]*://.*")
 
@@ -57,8 +57,8 @@ class LogDirSpec:
     def open(self, path: str) -> BinaryIO:
         return self._owner(path).open(path)
 
-    def size(self, path: str) -> int:
-        return self._owner(path).size(path)
+    def stat(self, path: str) -> FileStat:
+        return self._owner(path).stat(path)
 
     def _owner(self, path: str) -> LogDir:
         try:

@@ -1,6 +1,6 @@
 """TS-VIS's structure graph files: JSON beside the event files (`<name>.json`, written by TS-VIS's add_json_graph),
 each a list of models in the Keras style (`[{"class_name", "backend", "config": {"layers": [...]}}]`). A file is
-read whole, again whenever its size or first bytes change."""
+read whole, again whenever its size, modification time or first bytes change."""
 
 from __future__ import annotations
 
@@ -24,12 +24,13 @@ def read_structure_graph(
     A structure graph begins with a list of models naming their class; other JSON is left alone, and a malformed
     structure graph is logged."""
     try:
-        size = logdir.size(path)
+        found = logdir.stat(path)
+        size = found.size
         with logdir.open(path) as stream:
             head = stream.read(HEAD_SIZE)
-            if cursor is not None and cursor.size == size and cursor.head == head:
+            if cursor is not None and cursor.size == size and cursor.mtime == found.mtime and cursor.head == head:
                 return None, cursor
-            done = FileCursor(path=path, offset=size, size=size, head=head)
+            done = FileCursor(path=path, offset=size, size=size, mtime=found.mtime, head=head)
             if not (head.lstrip().startswith(b"[") and b"class_name" in head):
                 return None, done  # other JSON (configs, metrics...): not a list of models
             if size > MAX_SIZE:
@@ -38,7 +39,7 @@ def read_structure_graph(
             text = head + stream.read()
     except FileNotFoundError:
         # A file that vanished keeps what was read from it.
-        return None, cursor or FileCursor(path=path, offset=0, size=0, head=b"")
+        return None, cursor or FileCursor(path=path, offset=0, size=0, mtime=0.0, head=b"")
     try:
         models = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:

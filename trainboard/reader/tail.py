@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trainboard.reader.logdir import RunSource
+from trainboard.reader.logdir import FileStat, RunSource
 from trainboard.reader.records import READ_LIMIT, Frames, read_frames
 
 # The first bytes of a file identify it: a file whose head changed was replaced.
@@ -18,6 +18,7 @@ class FileCursor:
     path: str
     offset: int
     size: int
+    mtime: float
     head: bytes
 
 
@@ -35,24 +36,32 @@ def read_new(logdir: RunSource, cursor: FileCursor | None, path: str, *, limit: 
     """The records added to `path` since `cursor`, at most about `limit` bytes of them; all of them again when the file
     was truncated or replaced."""
     try:
-        size = logdir.size(path)
+        stat = logdir.stat(path)
+        size = stat.size
         with logdir.open(path) as stream:
             head = stream.read(HEAD_SIZE)
-            restarted = cursor is not None and (size < cursor.offset or not _same_head(cursor.head, head))
+            restarted = cursor is not None and (
+                size < cursor.offset or not _same_head(cursor.head, head) or _replaced_in_place(cursor, stat)
+            )
             offset = 0 if cursor is None or restarted else cursor.offset
             if cursor is not None and not restarted and size == cursor.size and cursor.offset == size:
                 return Tail(cursor=cursor)
             found = read_frames(stream, offset, path=path, limit=limit)
     except FileNotFoundError:
         # A file that vanished keeps what was read from it.
-        return Tail(cursor=cursor or FileCursor(path=path, offset=0, size=0, head=b""))
+        return Tail(cursor=cursor or FileCursor(path=path, offset=0, size=0, mtime=0.0, head=b""))
     end = found.end
     return Tail(
-        cursor=FileCursor(path=path, offset=end, size=size, head=head),
+        cursor=FileCursor(path=path, offset=end, size=size, mtime=stat.mtime, head=head),
         frames=found,
         restarted=restarted,
         more=end > offset and size - offset > limit,
     )
+
+
+def _replaced_in_place(cursor: FileCursor, found: FileStat) -> bool:
+    """Written again without growing: a file of the same size but another modification time (appends grow a file)."""
+    return found.size == cursor.size and found.mtime != cursor.mtime
 
 
 def _same_head(seen: bytes, now: bytes) -> bool:

@@ -1,12 +1,7 @@
-"""Errors of the store layer that a command reports to its user as one line, without a traceback."""
+"""Why a store cannot be used, worded for the user."""
 
 from __future__ import annotations
 
 
 class StoreUnavailable(Exception):
-    """A database or blob store that cannot be reached or used: the message names its URL and the reason."""
-
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(f"cannot reach {url}: {reason}")
-        self.url = url
-        self.reason = reason
+    """The database or blob store cannot be opened or reached; the message names it and, where known, the fix."""

@@ -19,10 +19,10 @@ def scalar_series(request: Request) -> JSONResponse | TextResponse:
     found = experiment(request)
     if "run" not in query and "tag" not in query:
         sample_count = params.integer(query, "sample_count", classic.DEFAULT_SAMPLE_COUNT)
-        return JSONResponse(classic.all_scalars(found.provider, sample_count or classic.DEFAULT_SAMPLE_COUNT))
+        return JSONResponse(classic.all_scalars(found.provider, found.id, sample_count or classic.DEFAULT_SAMPLE_COUNT))
     run, tag = params.required(query, "run"), params.required(query, "tag")
     samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
-    rows = scalars.scalars(found.provider, run=run, tag=tag, samples=samples)
+    rows = scalars.scalars(found.provider, found.id, run=run, tag=tag, samples=samples)
     if params.optional(query, "format") == "csv":
         return TextResponse(scalars.as_csv(rows), media_type="text/csv")
     return JSONResponse(rows)
@@ -31,25 +31,31 @@ def scalar_series(request: Request) -> JSONResponse | TextResponse:
 def histogram_series(request: Request) -> JSONResponse:
     series = series_request(request, histograms.PLUGIN_NAME, histograms.DEFAULT_SAMPLES)
     return JSONResponse(
-        classic.histogram_protos(series.provider, run=series.run, tag=series.tag, samples=series.samples)
+        classic.histogram_protos(series.provider, series.id, run=series.run, tag=series.tag, samples=series.samples)
     )
 
 
 def compressed_histogram_series(request: Request) -> JSONResponse:
     series = series_request(request, distributions.PLUGIN_NAME, distributions.DEFAULT_SAMPLES)
     return JSONResponse(
-        classic.compressed_histograms(series.provider, run=series.run, tag=series.tag, samples=series.samples)
+        classic.compressed_histograms(
+            series.provider, series.id, run=series.run, tag=series.tag, samples=series.samples
+        )
     )
 
 
 def image_series(request: Request) -> JSONResponse:
     series = series_request(request, images.PLUGIN_NAME, images.DEFAULT_SAMPLES)
-    return JSONResponse(classic.image_metadata(series.provider, run=series.run, tag=series.tag, samples=series.samples))
+    return JSONResponse(
+        classic.image_metadata(series.provider, series.id, run=series.run, tag=series.tag, samples=series.samples)
+    )
 
 
 def audio_series(request: Request) -> JSONResponse:
     series = series_request(request, audio.PLUGIN_NAME, audio.DEFAULT_SAMPLES)
-    return JSONResponse(classic.audio_metadata(series.provider, run=series.run, tag=series.tag, samples=series.samples))
+    return JSONResponse(
+        classic.audio_metadata(series.provider, series.id, run=series.run, tag=series.tag, samples=series.samples)
+    )
 
 
 def routes() -> list[BaseRoute]:

@@ -1,4 +1,4 @@
-"""TensorBoard's core routes: logdir, environment, experiments, runs, plugins listing; plus ingest progress."""
+"""TensorBoard's core routes: logdir, environment, runs, plugins listing; plus ingest progress."""
 
 from __future__ import annotations
 
@@ -12,31 +12,31 @@ from trainboard.plugins import core
 
 
 def logdir(request: Request) -> JSONResponse:
-    return JSONResponse({"logdir": experiment(request).provider.experiment_metadata().data_location})
+    found = experiment(request)
+    return JSONResponse({"logdir": found.provider.experiment_metadata(experiment_id=found.id).data_location})
 
 
 def environment(request: Request) -> JSONResponse:
     window_title = request.app.state.settings.window_title
-    return JSONResponse(core.environment(experiment(request).provider, window_title=window_title))
-
-
-def experiments(request: Request) -> JSONResponse:
-    return JSONResponse([])
+    found = experiment(request)
+    return JSONResponse(core.environment(found.provider, found.id, window_title=window_title))
 
 
 def runs(request: Request) -> JSONResponse:
-    return JSONResponse(core.runs(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(core.runs(found.provider, found.id))
 
 
 def runs_by_type(request: Request) -> JSONResponse:
-    return JSONResponse(core.runs_by_type(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(core.runs_by_type(found.provider, found.id))
 
 
 def plugins_listing(request: Request) -> JSONResponse:
     url_prefix = request.scope.get("root_path", "")
     found = experiment(request)
     active = ["projector"] if projector.is_active(found) else []
-    return JSONResponse(core.plugins_listing(found.provider, url_prefix=url_prefix, active=active))
+    return JSONResponse(core.plugins_listing(found.provider, found.id, url_prefix=url_prefix, active=active))
 
 
 def ingest_progress(request: Request) -> JSONResponse:
@@ -47,7 +47,6 @@ def routes() -> list[BaseRoute]:
     return [
         Route("/data/logdir", logdir),
         Route("/data/environment", environment),
-        Route("/data/experiments", experiments),
         Route("/data/runs", runs),
         Route("/data/runs_by_type", runs_by_type),
         Route("/data/plugins_listing", plugins_listing),

@@ -15,7 +15,8 @@ PREFIX = "/data/plugin/custom_scalars"
 
 
 def layout(request: Request) -> JSONResponse:
-    return JSONResponse(custom_scalars.layout(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(custom_scalars.layout(found.provider, found.id))
 
 
 def scalars_by_regex(request: Request) -> JSONResponse:
@@ -24,7 +25,9 @@ def scalars_by_regex(request: Request) -> JSONResponse:
     found = experiment(request)
     samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
     return JSONResponse(
-        custom_scalars.scalars_by_regex(found.provider, run=run or "", tag_regex=tag_regex or "", samples=samples)
+        custom_scalars.scalars_by_regex(
+            found.provider, found.id, run=run or "", tag_regex=tag_regex or "", samples=samples
+        )
     )
 
 

@@ -15,7 +15,8 @@ PBTXT = "text/x-protobuf"
 
 
 def info(request: Request) -> JSONResponse:
-    return JSONResponse(graphs.info(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(graphs.info(found.provider, found.id))
 
 
 def graph(request: Request) -> TextResponse:
@@ -28,8 +29,10 @@ def graph(request: Request) -> TextResponse:
         limit = params.integer(query, "limit_attr_size")
     except InvalidArgumentError:
         raise BadRequestError("query parameter `limit_attr_size` must be an integer") from None
+    found = experiment(request)
     body = graphs.graph(
-        experiment(request).provider,
+        found.provider,
+        found.id,
         run=params.required(query, "run"),
         tag=params.optional(query, "tag"),
         limit_attr_size=limit,
@@ -41,7 +44,8 @@ def graph(request: Request) -> TextResponse:
 def run_metadata(request: Request) -> TextResponse:
     query = request.query_params
     run, tag = params.required(query, "run"), params.required(query, "tag")
-    return TextResponse(graphs.run_metadata(experiment(request).provider, run=run, tag=tag), media_type=PBTXT)
+    found = experiment(request)
+    return TextResponse(graphs.run_metadata(found.provider, found.id, run=run, tag=tag), media_type=PBTXT)
 
 
 def routes() -> list[BaseRoute]:

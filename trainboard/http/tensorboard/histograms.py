@@ -11,18 +11,21 @@ from trainboard.plugins import distributions, histograms
 
 
 def tags(request: Request) -> JSONResponse:
-    return JSONResponse(histograms.tags(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(histograms.tags(found.provider, found.id))
 
 
 def histogram_series(request: Request) -> JSONResponse:
     series = series_request(request, histograms.PLUGIN_NAME, histograms.DEFAULT_SAMPLES)
-    return JSONResponse(histograms.histograms(series.provider, run=series.run, tag=series.tag, samples=series.samples))
+    return JSONResponse(
+        histograms.histograms(series.provider, series.id, run=series.run, tag=series.tag, samples=series.samples)
+    )
 
 
 def distribution_series(request: Request) -> JSONResponse:
     series = series_request(request, distributions.PLUGIN_NAME, distributions.DEFAULT_SAMPLES)
     return JSONResponse(
-        distributions.distributions(series.provider, run=series.run, tag=series.tag, samples=series.samples)
+        distributions.distributions(series.provider, series.id, run=series.run, tag=series.tag, samples=series.samples)
     )
 
 

@@ -22,13 +22,12 @@ from trainboard.plugins.hparams.memo import Memo, Remember
 from trainboard.plugins.hparams.metric_evals import list_metric_evals
 from trainboard.plugins.hparams.requests import parse_request
 from trainboard.plugins.hparams.session_groups import list_session_groups
-from trainboard.provider.provider import DataProvider
 from trainboard.reader.protos.hparams_pb2 import GetExperimentRequest, ListMetricEvalsRequest, ListSessionGroupsRequest
 
 PREFIX = "/data/plugin/hparams"
 METHODS = ["GET", "POST"]
-# Per data provider (one per experiment), what the plugin computed from its data; gone with the provider.
-_MEMOS: weakref.WeakKeyDictionary[DataProvider, Memo] = weakref.WeakKeyDictionary()
+# Per experiment, what the plugin computed from its data.
+_MEMOS: weakref.WeakKeyDictionary[Experiment, Memo] = weakref.WeakKeyDictionary()
 _MEMOS_LOCK = threading.Lock()
 
 
@@ -40,27 +39,29 @@ async def _message(request: Request, message_class: Any) -> Any:
 def _remember(found: Experiment) -> Remember:
     """Remembering for the experiment's data as it is now, until the store's generation moves on."""
     with _MEMOS_LOCK:
-        memo = _MEMOS.setdefault(found.provider, Memo())
-    return memo.at(found.provider.generation())
+        memo = _MEMOS.setdefault(found, Memo())
+    return memo.at(found.provider.generation(experiment_id=found.id))
 
 
 async def experiment_route(request: Request) -> JSONResponse:
     message = await _message(request, GetExperimentRequest)
     found = experiment(request)
-    return JSONResponse(await run_in_threadpool(get_experiment, found.provider, message, _remember(found)))
+    return JSONResponse(await run_in_threadpool(get_experiment, found.provider, found.id, message, _remember(found)))
 
 
 async def session_groups(request: Request) -> JSONResponse:
     message = await _message(request, ListSessionGroupsRequest)
     found = experiment(request)
-    return JSONResponse(await run_in_threadpool(list_session_groups, found.provider, message, _remember(found)))
+    return JSONResponse(
+        await run_in_threadpool(list_session_groups, found.provider, found.id, message, _remember(found))
+    )
 
 
 async def metric_evals(request: Request) -> JSONResponse:
     message = await _message(request, ListMetricEvalsRequest)
     found = experiment(request)
     samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
-    return JSONResponse(await run_in_threadpool(list_metric_evals, found.provider, message, samples=samples))
+    return JSONResponse(await run_in_threadpool(list_metric_evals, found.provider, found.id, message, samples=samples))
 
 
 async def download(request: Request) -> JSONResponse | TextResponse | BytesResponse:
@@ -71,7 +72,7 @@ async def download(request: Request) -> JSONResponse | TextResponse | BytesRespo
     remember = _remember(found)
     body = await run_in_threadpool(
         lambda: download_data(
-            found.provider, message, response_format=response_format, visible=visible, remember=remember
+            found.provider, found.id, message, response_format=response_format, visible=visible, remember=remember
         )
     )
     if isinstance(body, dict):

@@ -15,14 +15,15 @@ from trainboard.plugins import audio, images
 
 
 def image_tags(request: Request) -> JSONResponse:
-    return JSONResponse(images.tags(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(images.tags(found.provider, found.id))
 
 
 def image_series(request: Request) -> JSONResponse:
     series = series_request(request, images.PLUGIN_NAME, images.DEFAULT_SAMPLES)
     sample = params.integer(request.query_params, "sample", 0, minimum=0) or 0
     return JSONResponse(
-        images.images(series.provider, run=series.run, tag=series.tag, sample=sample, samples=series.samples)
+        images.images(series.provider, series.id, run=series.run, tag=series.tag, sample=sample, samples=series.samples)
     )
 
 
@@ -30,30 +31,34 @@ def individual_image(request: Request) -> BytesResponse:
     blob_key = request.query_params.get("blob_key")
     if blob_key is None:
         raise BadRequestError("Invalid run, tag, index, or sample")
-    data = experiment(request).provider.read_blob(blob_key=blob_key)
+    found = experiment(request)
+    data = found.provider.read_blob(experiment_id=found.id, blob_key=blob_key)
     return BytesResponse(data, images.media_type(data))
 
 
 def audio_tags(request: Request) -> JSONResponse:
-    return JSONResponse(audio.tags(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(audio.tags(found.provider, found.id))
 
 
 def audio_series(request: Request) -> JSONResponse:
     series = series_request(request, audio.PLUGIN_NAME, audio.DEFAULT_SAMPLES)
     sample = params.integer(request.query_params, "sample", 0, minimum=0) or 0
     return JSONResponse(
-        audio.audio(series.provider, run=series.run, tag=series.tag, sample=sample, samples=series.samples)
+        audio.audio(series.provider, series.id, run=series.run, tag=series.tag, sample=sample, samples=series.samples)
     )
 
 
 def individual_audio(request: Request) -> BytesResponse:
     media_type = audio.checked_media_type(params.required(request.query_params, "content_type"))
-    data = experiment(request).provider.read_blob(blob_key=params.required(request.query_params, "blob_key"))
+    found = experiment(request)
+    data = found.provider.read_blob(experiment_id=found.id, blob_key=params.required(request.query_params, "blob_key"))
     return BytesResponse(data, media_type)
 
 
 def blob(request: Request) -> BytesResponse:
-    data = experiment(request).provider.read_blob(blob_key=unquote(request.path_params["blob_key"]))
+    found = experiment(request)
+    data = found.provider.read_blob(experiment_id=found.id, blob_key=unquote(request.path_params["blob_key"]))
     return BytesResponse(data, "application/octet-stream")
 
 

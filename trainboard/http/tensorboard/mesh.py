@@ -15,7 +15,8 @@ PREFIX = "/data/plugin/mesh"
 
 
 def tags(request: Request) -> JSONResponse:
-    return JSONResponse(mesh.tags(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(mesh.tags(found.provider, found.id))
 
 
 def meshes(request: Request) -> JSONResponse:
@@ -25,6 +26,7 @@ def meshes(request: Request) -> JSONResponse:
     return JSONResponse(
         mesh.meshes(
             found.provider,
+            found.id,
             run=params.optional(query, "run", "") or "",
             tag=params.optional(query, "tag", "") or "",
             samples=samples,
@@ -41,6 +43,7 @@ def data(request: Request) -> BytesResponse:
     found = experiment(request)
     body = mesh.mesh_data(
         found.provider,
+        found.id,
         run=params.optional(query, "run", "") or "",
         tag=params.optional(query, "tag", "") or "",
         part=params.optional(query, "content_type", "") or "",

@@ -13,7 +13,8 @@ from trainboard.plugins import pr_curves
 
 
 def tags(request: Request) -> JSONResponse:
-    return JSONResponse(pr_curves.tags(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(pr_curves.tags(found.provider, found.id))
 
 
 def curves(request: Request) -> JSONResponse:
@@ -25,7 +26,7 @@ def curves(request: Request) -> JSONResponse:
         raise InvalidArgumentError("No tag provided when fetching PR curve data")
     found = experiment(request)
     samples = found.samples(pr_curves.PLUGIN_NAME, pr_curves.DEFAULT_SAMPLES)
-    return JSONResponse(pr_curves.pr_curves(found.provider, runs=runs, tag=tag, samples=samples))
+    return JSONResponse(pr_curves.pr_curves(found.provider, found.id, runs=runs, tag=tag, samples=samples))
 
 
 def routes() -> list[BaseRoute]:

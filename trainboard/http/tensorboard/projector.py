@@ -24,7 +24,7 @@ PREFIX = "/data/plugin/projector"
 def run_configs(found: Experiment) -> dict[str, projector.RunConfig]:
     """The runs' projector configs; none unless the logdir is one local directory, as in TensorBoard."""
     root = _local_root(found)
-    if root is None:
+    if root is None or found.logdir is None:
         return {}
     # In the order of the logdir's walk, as TensorBoard lists them (the store's order is that of ingest).
     stored = _stored_runs(found)
@@ -42,7 +42,7 @@ def _local_root(found: Experiment) -> str | None:
 
 
 def _stored_runs(found: Experiment) -> set[str]:
-    return {run.run_name for run in found.provider.list_runs()}
+    return {run.run_name for run in found.provider.list_runs(experiment_id=found.id)}
 
 
 def _config(request: Request) -> tuple[projector.RunConfig, str]:
@@ -146,6 +146,7 @@ async def projection(request: Request) -> JSONResponse:
     points, labels = await run_in_threadpool(
         tsvis_projector.projection,
         found.provider,
+        found.id,
         configs,
         where,
         method,

@@ -16,7 +16,8 @@ PREFIX = "/data/plugin/scalars"
 
 
 def tags(request: Request) -> JSONResponse:
-    return JSONResponse(scalars.tags(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(scalars.tags(found.provider, found.id))
 
 
 def series(request: Request) -> JSONResponse | TextResponse:
@@ -25,7 +26,7 @@ def series(request: Request) -> JSONResponse | TextResponse:
         raise InvalidArgumentError(f"Both run and tag must be specified: tag={tag!r}, run={run!r}")
     found = experiment(request)
     rows = scalars.scalars(
-        found.provider, run=run, tag=tag, samples=found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
+        found.provider, found.id, run=run, tag=tag, samples=found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
     )
     if params.optional(request.query_params, "format") == "csv":
         return TextResponse(scalars.as_csv(rows), media_type="text/csv")
@@ -41,7 +42,7 @@ async def series_multirun(request: Request) -> JSONResponse:
     found = experiment(request)
     samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
     body = await run_in_threadpool(
-        scalars.scalars_multirun, found.provider, runs=runs, tag=str(tag_values[0]), samples=samples
+        scalars.scalars_multirun, found.provider, found.id, runs=runs, tag=str(tag_values[0]), samples=samples
     )
     return JSONResponse(body)
 

@@ -12,7 +12,8 @@ from trainboard.plugins import text
 
 
 def tags(request: Request) -> JSONResponse:
-    return JSONResponse(text.tags(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(text.tags(found.provider, found.id))
 
 
 def series(request: Request) -> JSONResponse:
@@ -21,7 +22,7 @@ def series(request: Request) -> JSONResponse:
     found = experiment(request)
     markdown = query.get("markdown") != "false"
     samples = found.samples(text.PLUGIN_NAME, text.DEFAULT_SAMPLES)
-    return JSONResponse(text.text(found.provider, run=run, tag=tag, markdown=markdown, samples=samples))
+    return JSONResponse(text.text(found.provider, found.id, run=run, tag=tag, markdown=markdown, samples=samples))
 
 
 def routes() -> list[BaseRoute]:

@@ -20,7 +20,8 @@ MAX_REQUESTS = 1000
 
 
 def tags(request: Request) -> JSONResponse:
-    return JSONResponse(timeseries.tags(experiment(request).provider))
+    found = experiment(request)
+    return JSONResponse(timeseries.tags(found.provider, found.id))
 
 
 async def time_series(request: Request) -> JSONResponse:
@@ -41,7 +42,7 @@ async def time_series(request: Request) -> JSONResponse:
     found = experiment(request)
     samples = {plugin: found.samples(plugin, default) for plugin, default in timeseries.DEFAULT_SAMPLES.items()}
     body = await run_in_threadpool(
-        lambda: [timeseries.time_series(found.provider, one, samples) for one in series_requests]
+        lambda: [timeseries.time_series(found.provider, found.id, one, samples) for one in series_requests]
     )
     return JSONResponse(body)
 
@@ -50,7 +51,8 @@ def image_data(request: Request) -> BytesResponse:
     blob_key = params.required(request.query_params, "imageId")
     if not blob_key:
         raise InvalidArgumentError("Missing 'imageId' field")
-    data = experiment(request).provider.read_blob(blob_key=blob_key)
+    found = experiment(request)
+    data = found.provider.read_blob(experiment_id=found.id, blob_key=blob_key)
     return BytesResponse(data, images.media_type(data))
 
 

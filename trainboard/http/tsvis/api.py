@@ -31,72 +31,88 @@ async def init(request: Request) -> JSONResponse:
 
 def get_category(request: Request) -> Any:
     found = experiment(request)
-    return category.category(found.provider, run_configs(found))
+    return category.category(found.provider, found.id, run_configs(found))
 
 
 def scalar(request: Request) -> Any:
     tag = text(request, "tag")
-    return {tag: media.scalar(experiment(request).provider, text(request, "run"), tag)}
+    found = experiment(request)
+    return {tag: media.scalar(found.provider, found.id, text(request, "run"), tag)}
 
 
 def image(request: Request) -> Any:
     tag = text(request, "tag")
-    return {tag: media.image_meta(experiment(request).provider, text(request, "run"), tag)}
+    found = experiment(request)
+    return {tag: media.image_meta(found.provider, found.id, text(request, "run"), tag)}
 
 
 def image_raw(request: Request) -> Any:
-    found = experiment(request).provider
-    return media.image_data_uri(found, text(request, "run"), text(request, "tag"), integer(request, "step"))
+    found = experiment(request)
+    return media.image_data_uri(
+        found.provider, found.id, text(request, "run"), text(request, "tag"), integer(request, "step")
+    )
 
 
 def audio(request: Request) -> Any:
     tag = text(request, "tag")
-    return {tag: media.audio_meta(experiment(request).provider, text(request, "run"), tag)}
+    found = experiment(request)
+    return {tag: media.audio_meta(found.provider, found.id, text(request, "run"), tag)}
 
 
 def audio_raw(request: Request) -> Any:
-    found = experiment(request).provider
-    return media.audio_data_uri(found, text(request, "run"), text(request, "tag"), integer(request, "step"))
+    found = experiment(request)
+    return media.audio_data_uri(
+        found.provider, found.id, text(request, "run"), text(request, "tag"), integer(request, "step")
+    )
 
 
 def text_series(request: Request) -> Any:
     tag = text(request, "tag")
-    return {tag: media.texts(experiment(request).provider, text(request, "run"), tag)}
+    found = experiment(request)
+    return {tag: media.texts(found.provider, found.id, text(request, "run"), tag)}
 
 
 def histogram(request: Request) -> Any:
     tag, samples = text(request, "tag"), optional_integer(request, "samples")
-    return {tag: statistics.histogram(experiment(request).provider, text(request, "run"), tag, samples)}
+    found = experiment(request)
+    return {tag: statistics.histogram(found.provider, found.id, text(request, "run"), tag, samples)}
 
 
 def distribution(request: Request) -> Any:
     tag, samples = text(request, "tag"), optional_integer(request, "samples")
-    return {tag: statistics.distribution(experiment(request).provider, text(request, "run"), tag, samples)}
+    found = experiment(request)
+    return {tag: statistics.distribution(found.provider, found.id, text(request, "run"), tag, samples)}
 
 
 def hyperparm(request: Request) -> Any:
-    return hyperparams.hyperparameters(experiment(request).provider, text(request, "run"))
+    found = experiment(request)
+    return hyperparams.hyperparameters(found.provider, found.id, text(request, "run"))
 
 
 def model_graph(request: Request) -> Any:
-    return graph.graph(experiment(request).provider, text(request, "run"), text(request, "tag"))
+    found = experiment(request)
+    return graph.graph(found.provider, found.id, text(request, "run"), text(request, "tag"))
 
 
 def projector_meta(request: Request) -> Any:
     found = experiment(request)
-    return projector.meta(found.provider, run_configs(found), text(request, "run"), text(request, "tag"))
+    return projector.meta(found.provider, found.id, run_configs(found), text(request, "run"), text(request, "tag"))
 
 
 def projector_raw(request: Request) -> Any:
     step, found = integer(request, "step"), experiment(request)
     return {
-        str(step): projector.raw(found.provider, run_configs(found), text(request, "run"), text(request, "tag"), step)
+        str(step): projector.raw(
+            found.provider, found.id, run_configs(found), text(request, "run"), text(request, "tag"), step
+        )
     }
 
 
 def projector_sample(request: Request) -> Any:
     found, index = experiment(request), integer(request, "index")
-    return projector.sample(found.provider, run_configs(found), text(request, "run"), text(request, "tag"), index)
+    return projector.sample(
+        found.provider, found.id, run_configs(found), text(request, "run"), text(request, "tag"), index
+    )
 
 
 def projector_data(request: Request) -> Any:
@@ -106,30 +122,38 @@ def projector_data(request: Request) -> Any:
     method = text(request, "method")
     configs = run_configs(found)
     answer = projector.projection(
-        found.provider, configs, where, method, dims, found.projections, found.max_projection_points
+        found.provider, found.id, configs, where, method, dims, found.projections, found.max_projection_points
     )
     return {str(step): answer}
 
 
 def exception_meta(request: Request) -> Any:
     tag = text(request, "tag")
-    return {tag: exception.boxes(experiment(request).provider, text(request, "run"), tag)}
+    found = experiment(request)
+    return {tag: exception.boxes(found.provider, found.id, text(request, "run"), tag)}
 
 
 def exception_data(request: Request) -> Any:
-    step, found = integer(request, "step"), experiment(request).provider
-    return {str(step): exception.heat_map(found, text(request, "run"), text(request, "tag"), step)}
+    found = experiment(request)
+    step = integer(request, "step")
+    return {str(step): exception.heat_map(found.provider, found.id, text(request, "run"), text(request, "tag"), step)}
 
 
 def exception_hist(request: Request) -> Any:
-    step, found = integer(request, "step"), experiment(request).provider
-    return {str(step): exception.histogram(found, text(request, "run"), text(request, "tag"), step)}
+    found = experiment(request)
+    step = integer(request, "step")
+    return {str(step): exception.histogram(found.provider, found.id, text(request, "run"), text(request, "tag"), step)}
 
 
 def exception_box(request: Request) -> Any:
-    step, found = integer(request, "step"), experiment(request).provider
+    found = experiment(request)
+    step = integer(request, "step")
     up, down = number(request, "up"), number(request, "down")
-    return {str(step): exception.outliers(found, text(request, "run"), text(request, "tag"), step, up, down)}
+    return {
+        str(step): exception.outliers(
+            found.provider, found.id, text(request, "run"), text(request, "tag"), step, up, down
+        )
+    }
 
 
 def routes() -> list[BaseRoute]:

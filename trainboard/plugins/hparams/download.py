@@ -91,6 +91,7 @@ def _visible(cells: list[Cell], visible: Sequence[Any]) -> list[Cell]:
 
 def download_data(
     provider: DataProvider,
+    experiment_id: str,
     request: Any,
     *,
     response_format: str,
@@ -98,6 +99,9 @@ def download_data(
     remember: Remember = compute_now,
 ) -> str | dict[str, Any]:
     """The session groups a ListSessionGroupsRequest selects, as a table in `response_format`."""
-    groups_json = list_session_groups(provider, request, remember)
+    groups_json = list_session_groups(provider, experiment_id, request, remember)
     include_metrics = not request.HasField("include_metrics") or request.include_metrics
-    return render(table(full_experiment(provider, include_metrics, remember), groups_json, visible), response_format)
+    return render(
+        table(full_experiment(provider, experiment_id, include_metrics, remember), groups_json, visible),
+        response_format,
+    )

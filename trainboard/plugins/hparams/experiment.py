@@ -33,14 +33,19 @@ KIND_TYPES = {"number_value": DATA_TYPE_FLOAT64, "string_value": DATA_TYPE_STRIN
 
 
 def experiment(
-    provider: DataProvider, contents: Contents, starts: Callable[[], list[SessionStart]], *, include_metrics: bool
+    provider: DataProvider,
+    experiment_id: str,
+    contents: Contents,
+    starts: Callable[[], list[SessionStart]],
+    *,
+    include_metrics: bool,
 ) -> dict[str, Any]:
     """The Experiment TensorBoard answers, as JSON: the first experiment summary in walk order, else one inferred from
     the session starts and the scalars of the sessions' runs (or the metrics TS-VIS sessions name), else an empty
     one. Hparam infos come differing first, then by name."""
     found = _from_summary(contents, include_metrics=include_metrics)
     if found is None:
-        found = _inferred(provider, starts(), include_metrics=include_metrics)
+        found = _inferred(provider, experiment_id, starts(), include_metrics=include_metrics)
     printed = json_format.MessageToDict(found, always_print_fields_with_no_presence=True)
     printed["hparamInfos"] = sorted(printed["hparamInfos"], key=lambda info: (not info["differs"], info["name"]))
     return printed
@@ -67,7 +72,7 @@ def _from_summary(contents: Contents, *, include_metrics: bool) -> Any | None:
     return None
 
 
-def _inferred(provider: DataProvider, starts: list[SessionStart], *, include_metrics: bool) -> Any:
+def _inferred(provider: DataProvider, experiment_id: str, starts: list[SessionStart], *, include_metrics: bool) -> Any:
     values: dict[str, list[Any]] = {}
     for start in starts:
         for name, value in start.info.hparams.items():
@@ -75,7 +80,7 @@ def _inferred(provider: DataProvider, starts: list[SessionStart], *, include_met
     infos = [info for name, found in values.items() if (info := _hparam_info(name, found)) is not None]
     metrics: list[Any] = []
     if infos and include_metrics:
-        listed = provider.list_scalars(plugin_name=scalars.PLUGIN_NAME)
+        listed = provider.list_scalars(experiment_id=experiment_id, plugin_name=scalars.PLUGIN_NAME)
         inferring_runs = {start.run for start in starts if start.metric_tags is None}
         # TS-VIS sessions name their metrics: those the session's run holds.
         named = {(tag, "") for start in starts for tag in start.metric_tags or () if tag in listed.get(start.run, {})}
@@ -158,20 +163,30 @@ def _longest_parent(candidates: set[str], run: str) -> str | None:
     return path
 
 
-def get_experiment(provider: DataProvider, request: Any, remember: Remember = compute_now) -> dict[str, Any]:
+def get_experiment(
+    provider: DataProvider, experiment_id: str, request: Any, remember: Remember = compute_now
+) -> dict[str, Any]:
     """The GetExperiment answer for a GetExperimentRequest message, as JSON."""
     include_metrics = not request.HasField("include_metrics") or request.include_metrics
-    return limited(full_experiment(provider, include_metrics, remember), request.hparams_limit)
+    return limited(full_experiment(provider, experiment_id, include_metrics, remember), request.hparams_limit)
 
 
-def full_experiment(provider: DataProvider, include_metrics: bool, remember: Remember = compute_now) -> dict[str, Any]:
-    contents = remember("contents", lambda: hparams_contents(provider))
+def full_experiment(
+    provider: DataProvider, experiment_id: str, include_metrics: bool, remember: Remember = compute_now
+) -> dict[str, Any]:
+    contents = remember("contents", lambda: hparams_contents(provider, experiment_id))
     return remember(
         ("experiment", include_metrics),
-        lambda: experiment(provider, contents, lambda: all_starts(provider, remember), include_metrics=include_metrics),
+        lambda: experiment(
+            provider,
+            experiment_id,
+            contents,
+            lambda: all_starts(provider, experiment_id, remember),
+            include_metrics=include_metrics,
+        ),
     )
 
 
-def all_starts(provider: DataProvider, remember: Remember = compute_now) -> list[SessionStart]:
-    contents = remember("contents", lambda: hparams_contents(provider))
-    return remember("starts", lambda: session_starts(provider, contents))
+def all_starts(provider: DataProvider, experiment_id: str, remember: Remember = compute_now) -> list[SessionStart]:
+    contents = remember("contents", lambda: hparams_contents(provider, experiment_id))
+    return remember("starts", lambda: session_starts(provider, experiment_id, contents))

@@ -20,9 +20,9 @@ SESSION_END_INFO_TAG = "_hparams_/session_end_info"
 Contents = dict[str, dict[str, bytes]]
 
 
-def hparams_contents(provider: DataProvider) -> Contents:
+def hparams_contents(provider: DataProvider, experiment_id: str) -> Contents:
     """The hparams summaries of every run, parents before their subdirectories, as TensorBoard's directory walk."""
-    listed = provider.list_tensors(plugin_name=PLUGIN_NAME)
+    listed = provider.list_tensors(experiment_id=experiment_id, plugin_name=PLUGIN_NAME)
     return {
         run: {tag: series.plugin_content for tag, series in listed[run].items()}
         for run in sorted(listed, key=walk_order)

@@ -11,13 +11,15 @@ from trainboard.plugins.hparams.values import MetricName
 from trainboard.provider.provider import DataProvider
 
 
-def list_metric_evals(provider: DataProvider, request: Any, *, samples: int | None) -> list[scalars.Row]:
+def list_metric_evals(
+    provider: DataProvider, experiment_id: str, request: Any, *, samples: int | None
+) -> list[scalars.Row]:
     """[wall_time, step, value] of the metric's series; an unknown series is a NotFoundError."""
     metric = MetricName(group=request.metric_name.group, tag=request.metric_name.tag)
-    found = session_metric_run_tag(provider, request.session_name, metric)
+    found = session_metric_run_tag(provider, experiment_id, request.session_name, metric)
     if found is not None:
         try:
-            return scalars.scalars(provider, run=found[0], tag=found[1], samples=samples)
+            return scalars.scalars(provider, experiment_id, run=found[0], tag=found[1], samples=samples)
         except NotFoundError:
             pass
     # Named as TensorBoard names it, by the session's run, also for a TS-VIS session (whose series is elsewhere).

@@ -21,9 +21,11 @@ from trainboard.plugins.hparams.values import MetricName, Session, SessionGroup
 from trainboard.provider.provider import DataProvider
 
 
-def list_session_groups(provider: DataProvider, request: Any, remember: Remember = compute_now) -> dict[str, Any]:
+def list_session_groups(
+    provider: DataProvider, experiment_id: str, request: Any, remember: Remember = compute_now
+) -> dict[str, Any]:
     """The ListSessionGroupsResponse for a ListSessionGroupsRequest message, as JSON."""
-    groups = filtered_groups(provider, request, remember)
+    groups = filtered_groups(provider, experiment_id, request, remember)
     start = request.start_index
     page = groups[start : start + request.slice_size]
     included = _hparams_to_include(request.col_params)
@@ -36,7 +38,9 @@ def list_session_groups(provider: DataProvider, request: Any, remember: Remember
     }
 
 
-def filtered_groups(provider: DataProvider, request: Any, remember: Remember = compute_now) -> list[SessionGroup]:
+def filtered_groups(
+    provider: DataProvider, experiment_id: str, request: Any, remember: Remember = compute_now
+) -> list[SessionGroup]:
     """Every session group that passes the request's statuses and filters, in the request's order."""
     include_metrics = not request.HasField("include_metrics") or request.include_metrics
     columns = list(request.col_params)
@@ -51,7 +55,10 @@ def filtered_groups(provider: DataProvider, request: Any, remember: Remember = c
 
     def all_sessions() -> list[Session]:
         return sessions(
-            provider, all_starts(provider, remember), metric_names(full_experiment(provider, include_metrics, remember))
+            provider,
+            experiment_id,
+            all_starts(provider, experiment_id, remember),
+            metric_names(full_experiment(provider, experiment_id, include_metrics, remember)),
         )
 
     def all_groups() -> list[SessionGroup]:

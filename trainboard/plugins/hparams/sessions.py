@@ -23,9 +23,11 @@ def metric_run_tag(session_run: str, metric: MetricName) -> tuple[str, str]:
     return run.removesuffix("/"), metric.tag
 
 
-def session_metric_run_tag(provider: DataProvider, session_name: str, metric: MetricName) -> tuple[str, str] | None:
+def session_metric_run_tag(
+    provider: DataProvider, experiment_id: str, session_name: str, metric: MetricName
+) -> tuple[str, str] | None:
     """The run and tag of a session's metric; None for a metric that a TS-VIS session does not name."""
-    for start in tsvis_starts(provider):
+    for start in tsvis_starts(provider, experiment_id):
         if start.name == session_name:
             return metric_run_tag(start.run, metric) if _has_metric(start, metric) else None
     return metric_run_tag(session_name, metric)
@@ -36,10 +38,12 @@ def _has_metric(start: SessionStart, metric: MetricName) -> bool:
     return start.metric_tags is None or (not metric.group and metric.tag in start.metric_tags)
 
 
-def sessions(provider: DataProvider, starts: list[SessionStart], metrics: list[MetricName]) -> list[Session]:
+def sessions(
+    provider: DataProvider, experiment_id: str, starts: list[SessionStart], metrics: list[MetricName]
+) -> list[Session]:
     """Every session, in the order of `starts`, with the last value of each of `metrics` that its runs hold."""
     wanted = [metric_run_tag(start.run, metric) for start in starts for metric in metrics if _has_metric(start, metric)]
-    last = _last_scalars(provider, wanted)
+    last = _last_scalars(provider, experiment_id, wanted)
     found = []
     for start in starts:
         values = []
@@ -66,11 +70,15 @@ def sessions(provider: DataProvider, starts: list[SessionStart], metrics: list[M
     return found
 
 
-def _last_scalars(provider: DataProvider, run_tags: list[tuple[str, str]]) -> dict[tuple[str, str], ScalarDatum]:
+def _last_scalars(
+    provider: DataProvider, experiment_id: str, run_tags: list[tuple[str, str]]
+) -> dict[tuple[str, str], ScalarDatum]:
     if not run_tags:
         return {}
     run_tag_filter = RunTagFilter.of({run for run, _ in run_tags}, {tag for _, tag in run_tags})
-    found = provider.read_scalars(plugin_name=scalars.PLUGIN_NAME, downsample=1, run_tag_filter=run_tag_filter)
+    found = provider.read_scalars(
+        experiment_id=experiment_id, plugin_name=scalars.PLUGIN_NAME, downsample=1, run_tag_filter=run_tag_filter
+    )
     return {(run, tag): points[-1] for run, by_tag in found.items() for tag, points in by_tag.items() if points}
 
 

@@ -38,10 +38,10 @@ class SessionStart:
     tsvis_info: Any = None
 
 
-def session_starts(provider: DataProvider, contents: Contents) -> list[SessionStart]:
+def session_starts(provider: DataProvider, experiment_id: str, contents: Contents) -> list[SessionStart]:
     """TensorBoard's sessions in walk order, then TS-VIS's, by run in walk order and in file order within a run."""
     starts = [_tensorboard_start(run, tags) for run, tags in contents.items() if SESSION_START_INFO_TAG in tags]
-    return starts + tsvis_starts(provider)
+    return starts + tsvis_starts(provider, experiment_id)
 
 
 def _tensorboard_start(run: str, tags: dict[str, bytes]) -> SessionStart:
@@ -50,9 +50,12 @@ def _tensorboard_start(run: str, tags: dict[str, bytes]) -> SessionStart:
     return SessionStart(name=run, run=run, info=info, end=end)
 
 
-def tsvis_starts(provider: DataProvider) -> list[SessionStart]:
+def tsvis_starts(provider: DataProvider, experiment_id: str) -> list[SessionStart]:
     found = provider.read_tensors(
-        plugin_name=PLUGIN_NAME, downsample=None, run_tag_filter=RunTagFilter.of(None, {TSVIS_SESSION_TAG})
+        experiment_id=experiment_id,
+        plugin_name=PLUGIN_NAME,
+        downsample=None,
+        run_tag_filter=RunTagFilter.of(None, {TSVIS_SESSION_TAG}),
     )
     starts = []
     for run in sorted(found, key=walk_order):

@@ -19,42 +19,48 @@ from trainboard.reader.tsvis import EMBEDDINGS_PLUGIN, EXCEPTIONS_PLUGIN, TSVIS_
 EMBEDDING_SAMPLE_PREFIX = "sample_"
 
 
-def category(provider: DataProvider, projector_configs: dict[str, RunConfig]) -> dict[str, dict[str, Any]]:
+def category(
+    provider: DataProvider, experiment_id: str, projector_configs: dict[str, RunConfig]
+) -> dict[str, dict[str, Any]]:
     runs: dict[str, dict[str, Any]] = {}
 
     def component(run: str) -> dict[str, Any]:
         return runs.setdefault(run, {"custom": ["true"]})
 
-    for run, tags in provider.list_scalars(plugin_name=scalars.PLUGIN_NAME).items():
+    for run, tags in provider.list_scalars(experiment_id=experiment_id, plugin_name=scalars.PLUGIN_NAME).items():
         component(run)["scalar"] = _by_prefix(tags)
     media: tuple[tuple[str, dict[str, Any]], ...] = (
-        ("image", provider.list_blob_sequences(plugin_name=images.PLUGIN_NAME)),
-        ("audio", provider.list_blob_sequences(plugin_name=audio.PLUGIN_NAME)),
-        ("text", provider.list_tensors(plugin_name=text.PLUGIN_NAME)),
+        ("image", provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=images.PLUGIN_NAME)),
+        ("audio", provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=audio.PLUGIN_NAME)),
+        ("text", provider.list_tensors(experiment_id=experiment_id, plugin_name=text.PLUGIN_NAME)),
     )
     for kind, listed in media:
         for run, tags in listed.items():
             component(run).setdefault("media", {})[kind] = _sorted(tags)
-    for run, tags in provider.list_tensors(plugin_name=histograms.PLUGIN_NAME).items():
+    for run, tags in provider.list_tensors(experiment_id=experiment_id, plugin_name=histograms.PLUGIN_NAME).items():
         component(run)["statistic"] = {"histogram": _sorted(tags), "distribution": _sorted(tags)}
     graph_runs = {
         run
-        for run, graph_tags in provider.list_blob_sequences(plugin_name=GRAPHS_PLUGIN).items()
+        for run, graph_tags in provider.list_blob_sequences(
+            experiment_id=experiment_id, plugin_name=GRAPHS_PLUGIN
+        ).items()
         if RUN_GRAPH_TAG in graph_tags
     }
-    for run in graph_runs | set(provider.list_blob_sequences(plugin_name=STRUCTURE_GRAPH_PLUGIN)):
+    for run in graph_runs | set(
+        provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=STRUCTURE_GRAPH_PLUGIN)
+    ):
         # A run without a structure graph file gets one collapsed from its computation graph.
         component(run)["graph"] = ["c_graph", "s_graph"] if run in graph_runs else ["s_graph"]
-    for run, tags in provider.list_tensors(plugin_name=HPARAMS_PLUGIN).items():
+    for run, tags in provider.list_tensors(experiment_id=experiment_id, plugin_name=HPARAMS_PLUGIN).items():
         if SESSION_START_INFO_TAG in tags or TSVIS_SESSION_TAG in tags:
             component(run)["hyperparm"] = ["true"]
-    for run, tags in provider.list_tensors(plugin_name=EMBEDDINGS_PLUGIN).items():
+    for run, tags in provider.list_tensors(experiment_id=experiment_id, plugin_name=EMBEDDINGS_PLUGIN).items():
         component(run)["embedding"] = _sorted(tag for tag in tags if not tag.startswith(EMBEDDING_SAMPLE_PREFIX))
     for run in projector_configs:
         embedding_tags = set(component(run).get("embedding", [])) | set(file_embeddings(projector_configs, run))
         component(run)["embedding"] = _sorted(embedding_tags)
     for plugin in (EXCEPTIONS_PLUGIN, GENERIC_TENSORS_PLUGIN):
-        for run, tags in provider.list_tensors(plugin_name=plugin).items():
+        for run, tags in provider.list_tensors(experiment_id=experiment_id, plugin_name=plugin).items():
             component(run)["exception"] = _sorted({*component(run).get("exception", []), *tags})
     return runs
 

@@ -17,27 +17,29 @@ from trainboard.reader.tsvis import EXCEPTIONS_PLUGIN
 GENERIC_TENSORS_PLUGIN = ""
 
 
-def _points(provider: DataProvider, run: str, tag: str) -> list[TensorDatum]:
-    found = provider.list_tensors(plugin_name=EXCEPTIONS_PLUGIN).get(run, {})
+def _points(provider: DataProvider, experiment_id: str, run: str, tag: str) -> list[TensorDatum]:
+    found = provider.list_tensors(experiment_id=experiment_id, plugin_name=EXCEPTIONS_PLUGIN).get(run, {})
     plugin = EXCEPTIONS_PLUGIN if tag in found else GENERIC_TENSORS_PLUGIN
-    return tensors(provider, plugin, run, tag)
+    return tensors(provider, experiment_id, plugin, run, tag)
 
 
-def _at(provider: DataProvider, run: str, tag: str, step: int) -> np.ndarray:
-    return at_step(_points(provider, run, tag), step).numpy
+def _at(provider: DataProvider, experiment_id: str, run: str, tag: str, step: int) -> np.ndarray:
+    return at_step(_points(provider, experiment_id, run, tag), step).numpy
 
 
-def boxes(provider: DataProvider, run: str, tag: str) -> dict[str, Any]:
-    return exceptions.box_series([(datum.step, datum.numpy) for datum in _points(provider, run, tag)])
+def boxes(provider: DataProvider, experiment_id: str, run: str, tag: str) -> dict[str, Any]:
+    return exceptions.box_series([(datum.step, datum.numpy) for datum in _points(provider, experiment_id, run, tag)])
 
 
-def heat_map(provider: DataProvider, run: str, tag: str, step: int) -> list[Any]:
-    return exceptions.heat_map(_at(provider, run, tag, step))
+def heat_map(provider: DataProvider, experiment_id: str, run: str, tag: str, step: int) -> list[Any]:
+    return exceptions.heat_map(_at(provider, experiment_id, run, tag, step))
 
 
-def histogram(provider: DataProvider, run: str, tag: str, step: int) -> list[Any]:
-    return exceptions.histogram(_at(provider, run, tag, step))
+def histogram(provider: DataProvider, experiment_id: str, run: str, tag: str, step: int) -> list[Any]:
+    return exceptions.histogram(_at(provider, experiment_id, run, tag, step))
 
 
-def outliers(provider: DataProvider, run: str, tag: str, step: int, up: float, down: float) -> list[Any]:
-    return exceptions.outliers(_at(provider, run, tag, step), up, down)
+def outliers(
+    provider: DataProvider, experiment_id: str, run: str, tag: str, step: int, up: float, down: float
+) -> list[Any]:
+    return exceptions.outliers(_at(provider, experiment_id, run, tag, step), up, down)

@@ -21,24 +21,31 @@ COMPUTATION_GRAPH = "c_graph"
 STRUCTURE_GRAPH = "s_graph"
 
 
-def _structure_graph_json(provider: DataProvider, run: str) -> bytes | None:
+def _structure_graph_json(provider: DataProvider, experiment_id: str, run: str) -> bytes | None:
     """The run's structure graph file as stored, or None when it has none."""
     found = provider.read_blob_sequences(
-        plugin_name=STRUCTURE_GRAPH_PLUGIN, downsample=1, run_tag_filter=RunTagFilter.of([run], [STRUCTURE_GRAPH_TAG])
+        experiment_id=experiment_id,
+        plugin_name=STRUCTURE_GRAPH_PLUGIN,
+        downsample=1,
+        run_tag_filter=RunTagFilter.of([run], [STRUCTURE_GRAPH_TAG]),
     )
     points = found.get(run, {}).get(STRUCTURE_GRAPH_TAG, [])
     if not points or not points[-1].values:
         return None
-    return provider.read_blob(blob_key=points[-1].values[0].blob_key)
+    return provider.read_blob(experiment_id=experiment_id, blob_key=points[-1].values[0].blob_key)
 
 
-def graph(provider: DataProvider, run: str, tag: str) -> str:
+def graph(provider: DataProvider, experiment_id: str, run: str, tag: str) -> str:
     net: list[Any]
     if tag == COMPUTATION_GRAPH:
-        net = computation_graph(graphs.run_graph(provider, run))
+        net = computation_graph(graphs.run_graph(provider, experiment_id, run))
     elif tag == STRUCTURE_GRAPH:
-        written = _structure_graph_json(provider, run)
-        net = structure_graph(json.loads(written)) if written else module_graph(graphs.run_graph(provider, run))
+        written = _structure_graph_json(provider, experiment_id, run)
+        net = (
+            structure_graph(json.loads(written))
+            if written
+            else module_graph(graphs.run_graph(provider, experiment_id, run))
+        )
     else:
         raise NotFoundError(f"no graph {tag!r} in run {run!r}: the tags are {COMPUTATION_GRAPH} and {STRUCTURE_GRAPH}")
     return json.dumps({"net": net, "operator": operator_categories()})

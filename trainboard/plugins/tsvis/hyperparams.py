@@ -13,12 +13,19 @@ from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter
 
 
-def hyperparameters(provider: DataProvider, run: str) -> dict[str, Any]:
-    starts = [start for start in session_starts(provider, hparams_contents(provider)) if start.run == run]
+def hyperparameters(provider: DataProvider, experiment_id: str, run: str) -> dict[str, Any]:
+    starts = [
+        start
+        for start in session_starts(provider, experiment_id, hparams_contents(provider, experiment_id))
+        if start.run == run
+    ]
     if not starts:
         raise NotFoundError(f"no hyperparameters in run {run!r}")
     run_scalars = provider.read_scalar_columns(
-        plugin_name=scalars.PLUGIN_NAME, downsample=1, run_tag_filter=RunTagFilter.of([run])
+        experiment_id=experiment_id,
+        plugin_name=scalars.PLUGIN_NAME,
+        downsample=1,
+        run_tag_filter=RunTagFilter.of([run]),
     ).get(run, {})
     last = {tag: float(columns.values[-1]) for tag, columns in run_scalars.items() if len(columns.values)}
     # As TS-VIS: one metric column per metric of the first session, filled by position from every session.

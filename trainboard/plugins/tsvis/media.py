@@ -17,8 +17,8 @@ IMAGE_BLOBS_START = 2
 IMAGE_TYPES = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif", b"BM": "image/bmp"}
 
 
-def scalar(provider: DataProvider, run: str, tag: str) -> list[dict[str, Any]]:
-    columns = scalar_columns(provider, scalars.PLUGIN_NAME, run, tag)
+def scalar(provider: DataProvider, experiment_id: str, run: str, tag: str) -> list[dict[str, Any]]:
+    columns = scalar_columns(provider, experiment_id, scalars.PLUGIN_NAME, run, tag)
     return [
         {"wall_time": wall_time, "step": step, "value": value}
         for step, wall_time, value in zip(
@@ -27,7 +27,7 @@ def scalar(provider: DataProvider, run: str, tag: str) -> list[dict[str, Any]]:
     ]
 
 
-def texts(provider: DataProvider, run: str, tag: str) -> list[dict[str, Any]]:
+def texts(provider: DataProvider, experiment_id: str, run: str, tag: str) -> list[dict[str, Any]]:
     """Each step's strings, unrendered, as TS-VIS serves them (its UI renders them)."""
     return [
         {
@@ -35,42 +35,47 @@ def texts(provider: DataProvider, run: str, tag: str) -> list[dict[str, Any]]:
             "step": datum.step,
             "value": [_text(item) for item in datum.numpy.reshape(-1).tolist()],
         }
-        for datum in tensors(provider, text.PLUGIN_NAME, run, tag)
+        for datum in tensors(provider, experiment_id, text.PLUGIN_NAME, run, tag)
     ]
 
 
-def image_meta(provider: DataProvider, run: str, tag: str) -> list[dict[str, Any]]:
+def image_meta(provider: DataProvider, experiment_id: str, run: str, tag: str) -> list[dict[str, Any]]:
     found = []
-    for datum in blob_sequences(provider, images.PLUGIN_NAME, run, tag):
-        width, height = (provider.read_blob(blob_key=blob.blob_key) for blob in datum.values[:IMAGE_BLOBS_START])
+    for datum in blob_sequences(provider, experiment_id, images.PLUGIN_NAME, run, tag):
+        width, height = (
+            provider.read_blob(experiment_id=experiment_id, blob_key=blob.blob_key)
+            for blob in datum.values[:IMAGE_BLOBS_START]
+        )
         found.append({"wall_time": datum.wall_time, "step": datum.step, "width": int(width), "height": int(height)})
     return found
 
 
-def image_data_uri(provider: DataProvider, run: str, tag: str, step: int) -> str:
+def image_data_uri(provider: DataProvider, experiment_id: str, run: str, tag: str, step: int) -> str:
     """The step's first image."""
-    datum = at_step(blob_sequences(provider, images.PLUGIN_NAME, run, tag), step)
+    datum = at_step(blob_sequences(provider, experiment_id, images.PLUGIN_NAME, run, tag), step)
     if len(datum.values) <= IMAGE_BLOBS_START:
         raise NotFoundError(f"no image at step {step}")
-    image = provider.read_blob(blob_key=datum.values[IMAGE_BLOBS_START].blob_key)
+    image = provider.read_blob(experiment_id=experiment_id, blob_key=datum.values[IMAGE_BLOBS_START].blob_key)
     media_type = next((kind for magic, kind in IMAGE_TYPES.items() if image.startswith(magic)), "image/png")
     return data_uri(media_type, image)
 
 
-def audio_meta(provider: DataProvider, run: str, tag: str) -> list[dict[str, Any]]:
+def audio_meta(provider: DataProvider, experiment_id: str, run: str, tag: str) -> list[dict[str, Any]]:
     """Each step's label: the first clip's sample rate, channels and frames, worded as TS-VIS words them."""
     found = []
-    for datum in blob_sequences(provider, audio.PLUGIN_NAME, run, tag):
-        clip = provider.read_blob(blob_key=datum.values[0].blob_key) if datum.values else b""
+    for datum in blob_sequences(provider, experiment_id, audio.PLUGIN_NAME, run, tag):
+        clip = (
+            provider.read_blob(experiment_id=experiment_id, blob_key=datum.values[0].blob_key) if datum.values else b""
+        )
         found.append({"wall_time": datum.wall_time, "step": datum.step, "label": _wav_label(clip)})
     return found
 
 
-def audio_data_uri(provider: DataProvider, run: str, tag: str, step: int) -> str:
-    datum = at_step(blob_sequences(provider, audio.PLUGIN_NAME, run, tag), step)
+def audio_data_uri(provider: DataProvider, experiment_id: str, run: str, tag: str, step: int) -> str:
+    datum = at_step(blob_sequences(provider, experiment_id, audio.PLUGIN_NAME, run, tag), step)
     if not datum.values:
         raise NotFoundError(f"no audio at step {step}")
-    return data_uri("audio/wav", provider.read_blob(blob_key=datum.values[0].blob_key))
+    return data_uri("audio/wav", provider.read_blob(experiment_id=experiment_id, blob_key=datum.values[0].blob_key))
 
 
 def _wav_label(clip: bytes) -> str:

@@ -37,7 +37,9 @@ class Embedding:
     labels: np.ndarray
 
 
-def embeddings(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str) -> list[Embedding]:
+def embeddings(
+    provider: DataProvider, experiment_id: str, configs: dict[str, RunConfig], run: str, tag: str
+) -> list[Embedding]:
     from_files = file_embeddings(configs, run).get(tag)
     if from_files is not None:
         found = configs[run]
@@ -46,7 +48,7 @@ def embeddings(provider: DataProvider, configs: dict[str, RunConfig], run: str, 
             for step, info in sorted(from_files.items())
         ]
     records = []
-    for datum in tensors(provider, EMBEDDINGS_PLUGIN, run, tag):
+    for datum in tensors(provider, experiment_id, EMBEDDINGS_PLUGIN, run, tag):
         embedding = _projector(datum.numpy).embedding
         labels = projector_array(embedding.label) if embedding.HasField("label") else np.array([])
         records.append(Embedding(datum.step, projector_array(embedding.value), labels))
@@ -67,17 +69,21 @@ def file_embeddings(configs: dict[str, RunConfig], run: str) -> dict[str, dict[i
     return found
 
 
-def at_step(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str, step: int) -> Embedding:
-    for embedding in embeddings(provider, configs, run, tag):
+def at_step(
+    provider: DataProvider, experiment_id: str, configs: dict[str, RunConfig], run: str, tag: str, step: int
+) -> Embedding:
+    for embedding in embeddings(provider, experiment_id, configs, run, tag):
         if embedding.step == step:
             return embedding
     raise NotFoundError(f"no embedding at step {step}")
 
 
-def meta(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str) -> dict[str, Any]:
-    found = embeddings(provider, configs, run, tag)
+def meta(
+    provider: DataProvider, experiment_id: str, configs: dict[str, RunConfig], run: str, tag: str
+) -> dict[str, Any]:
+    found = embeddings(provider, experiment_id, configs, run, tag)
     sprite = _sprite(configs, run, tag)
-    samples = None if sprite is not None else _samples(provider, run, tag)
+    samples = None if sprite is not None else _samples(provider, experiment_id, run, tag)
     return {
         tag: [embedding.step for embedding in found],
         "shape": list(found[0].points.shape) if found else [],
@@ -86,17 +92,21 @@ def meta(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: s
     }
 
 
-def raw(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str, step: int) -> list[Any]:
-    embedding = at_step(provider, configs, run, tag, step)
+def raw(
+    provider: DataProvider, experiment_id: str, configs: dict[str, RunConfig], run: str, tag: str, step: int
+) -> list[Any]:
+    embedding = at_step(provider, experiment_id, configs, run, tag, step)
     return [embedding.points.tolist(), embedding.labels.tolist()]
 
 
-def sample(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag: str, index: int) -> str:
+def sample(
+    provider: DataProvider, experiment_id: str, configs: dict[str, RunConfig], run: str, tag: str, index: int
+) -> str:
     """The `index`th sample: an image as a PNG data URI (floats taken as 0..1), audio as a WAV data URI, or text."""
     sprite = _sprite(configs, run, tag)
     if sprite is not None:
         return data_uri("image/png", _png(_sprite_cell(sprite, index)))
-    samples = _samples(provider, run, tag)
+    samples = _samples(provider, experiment_id, run, tag)
     if samples is None:
         raise NotFoundError(f"no samples of embedding {tag!r} in run {run!r}")
     values = projector_array(samples.X)
@@ -114,6 +124,7 @@ def sample(provider: DataProvider, configs: dict[str, RunConfig], run: str, tag:
 
 def projection(
     provider: DataProvider,
+    experiment_id: str,
     configs: dict[str, RunConfig],
     where: tuple[str, str, int],
     method: str,
@@ -124,7 +135,7 @@ def projection(
     """`[points, labels]` of the embedding at (run, tag, step) projected by `method` into `dims` dimensions, on every
     point (TS-VIS takes the first 1,000), computed once per embedding content."""
     run, tag, step = where
-    embedding = at_step(provider, configs, run, tag, step)
+    embedding = at_step(provider, experiment_id, configs, run, tag, step)
     projected = cache.projection(run, tag, step, embedding.points, method, dims, max_points=max_points)
     return [projections.rows(projected), embedding.labels.tolist()]
 
@@ -169,9 +180,9 @@ def _sprite_cell(sprite: tuple[np.ndarray, tuple[int, int], int], index: int) ->
     return pixels[row * height : (row + 1) * height, column * width : (column + 1) * width]
 
 
-def _samples(provider: DataProvider, run: str, tag: str) -> Any | None:
+def _samples(provider: DataProvider, experiment_id: str, run: str, tag: str) -> Any | None:
     try:
-        points = tensors(provider, EMBEDDINGS_PLUGIN, run, SAMPLE_PREFIX + tag)
+        points = tensors(provider, experiment_id, EMBEDDINGS_PLUGIN, run, SAMPLE_PREFIX + tag)
     except NotFoundError:
         return None
     return _projector(points[0].numpy).embedding.sample if points else None

@@ -6,8 +6,7 @@ from typing import Protocol, TypeVar
 
 from trainboard.errors import NotFoundError
 from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import BlobSequenceDatum, RunTagFilter, TensorDatum
-from trainboard.store.protocol import ScalarColumns
+from trainboard.provider.values import BlobSequenceDatum, RunTagFilter, ScalarColumns, TensorDatum
 
 T = TypeVar("T")
 
@@ -27,23 +26,34 @@ def _one(found: dict[str, dict[str, T]], run: str, tag: str) -> T:
         raise NotFoundError(f"no data for run {run!r} and tag {tag!r}") from None
 
 
-def scalar_columns(provider: DataProvider, plugin_name: str, run: str, tag: str) -> ScalarColumns:
+def scalar_columns(provider: DataProvider, experiment_id: str, plugin_name: str, run: str, tag: str) -> ScalarColumns:
     found = provider.read_scalar_columns(
-        plugin_name=plugin_name, downsample=None, run_tag_filter=RunTagFilter.of([run], [tag])
+        experiment_id=experiment_id,
+        plugin_name=plugin_name,
+        downsample=None,
+        run_tag_filter=RunTagFilter.of([run], [tag]),
     )
     return _one(found, run, tag)
 
 
-def tensors(provider: DataProvider, plugin_name: str, run: str, tag: str) -> list[TensorDatum]:
+def tensors(provider: DataProvider, experiment_id: str, plugin_name: str, run: str, tag: str) -> list[TensorDatum]:
     found = provider.read_tensors(
-        plugin_name=plugin_name, downsample=None, run_tag_filter=RunTagFilter.of([run], [tag])
+        experiment_id=experiment_id,
+        plugin_name=plugin_name,
+        downsample=None,
+        run_tag_filter=RunTagFilter.of([run], [tag]),
     )
     return _one(found, run, tag)
 
 
-def blob_sequences(provider: DataProvider, plugin_name: str, run: str, tag: str) -> list[BlobSequenceDatum]:
+def blob_sequences(
+    provider: DataProvider, experiment_id: str, plugin_name: str, run: str, tag: str
+) -> list[BlobSequenceDatum]:
     found = provider.read_blob_sequences(
-        plugin_name=plugin_name, downsample=None, run_tag_filter=RunTagFilter.of([run], [tag])
+        experiment_id=experiment_id,
+        plugin_name=plugin_name,
+        downsample=None,
+        run_tag_filter=RunTagFilter.of([run], [tag]),
     )
     return _one(found, run, tag)
 

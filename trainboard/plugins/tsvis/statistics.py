@@ -18,19 +18,21 @@ MAX_STEPS = 50
 BASIS_POINTS = (0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000)
 
 
-def histogram(provider: DataProvider, run: str, tag: str, samples: int | None) -> list[list[Any]]:
+def histogram(provider: DataProvider, experiment_id: str, run: str, tag: str, samples: int | None) -> list[list[Any]]:
     rows = []
-    for datum in _sampled(tensors(provider, histograms.PLUGIN_NAME, run, tag), samples):
+    for datum in _sampled(tensors(provider, experiment_id, histograms.PLUGIN_NAME, run, tag), samples):
         buckets = np.asarray(datum.numpy, dtype=np.float64).reshape(-1, 3)
         low, high = (float(buckets[0, 0]), float(buckets[-1, 1])) if len(buckets) else (0.0, 0.0)
         rows.append([datum.wall_time, datum.step, low, high, buckets.tolist()])
     return rows
 
 
-def distribution(provider: DataProvider, run: str, tag: str, samples: int | None) -> list[list[Any]]:
+def distribution(
+    provider: DataProvider, experiment_id: str, run: str, tag: str, samples: int | None
+) -> list[list[Any]]:
     return [
         [datum.wall_time, datum.step, _distribution(np.asarray(datum.numpy, dtype=np.float64).reshape(-1, 3))]
-        for datum in _sampled(tensors(provider, histograms.PLUGIN_NAME, run, tag), samples)
+        for datum in _sampled(tensors(provider, experiment_id, histograms.PLUGIN_NAME, run, tag), samples)
     ]
 
 

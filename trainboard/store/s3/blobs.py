@@ -45,9 +45,9 @@ class S3Blobs:
         try:
             yield
         except FileNotFoundError as error:
-            raise StoreUnavailable(self.location, f"no such bucket ({error})") from error
+            raise StoreUnavailable(f"cannot reach the blob store {self.location}: no such bucket") from error
         except UNREACHABLE as error:
-            raise StoreUnavailable(self.location, str(error) or type(error).__name__) from error
+            raise StoreUnavailable(f"cannot reach the blob store {self.location}: {_reason(error)}") from error
 
     def _path(self, key: str) -> str:
         if not key or key.startswith("/") or any(part in ("", ".", "..") for part in key.split("/")):
@@ -67,7 +67,7 @@ class S3Blobs:
         except FileNotFoundError:
             return None
         except UNREACHABLE as error:
-            raise StoreUnavailable(self.location, str(error) or type(error).__name__) from error
+            raise StoreUnavailable(f"cannot reach the blob store {self.location}: {_reason(error)}") from error
         return data
 
     def url(self, key: str) -> str | None:
@@ -86,7 +86,9 @@ class S3Blobs:
                 answer = self._fs.call_s3("delete_objects", Bucket=bucket, Delete={"Objects": objects, "Quiet": True})
                 if answer.get("Errors"):
                     first = answer["Errors"][0]
-                    raise StoreUnavailable(self.location, f"cannot delete {first.get('Key')}: {first.get('Message')}")
+                    raise StoreUnavailable(
+                        f"cannot delete {first.get('Key')} from the blob store {self.location}: {first.get('Message')}"
+                    )
         self._fs.invalidate_cache()
 
     def close(self) -> None:
@@ -94,3 +96,7 @@ class S3Blobs:
         creator = getattr(self._fs, "_s3creator", None)
         if creator is not None:
             s3fs.S3FileSystem.close_session(self._fs.loop, creator)
+
+
+def _reason(error: Exception) -> str:
+    return str(error) or type(error).__name__

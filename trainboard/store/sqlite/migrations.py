@@ -1,29 +1,54 @@
-"""The SQLite store's schema as named, ordered migrations, each applied once and recorded in `migrations`."""
+"""The SQLite schema as named, ordered migrations, each applied once and recorded in `migrations`."""
 
 from __future__ import annotations
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
-        "0001_initial",
+        # Stores of one logdir before experiments (0001_initial, 0002_generation) are a cache of their logdir: their
+        # tables go, and the logdir is read again into the layout below.
+        "0003_experiments",
         """
+        DROP TABLE IF EXISTS blobs;
+        DROP TABLE IF EXISTS blob_points;
+        DROP TABLE IF EXISTS tensor_points;
+        DROP TABLE IF EXISTS scalar_chunks;
+        DROP TABLE IF EXISTS series;
+        DROP TABLE IF EXISTS files;
+        DROP TABLE IF EXISTS runs;
+        DROP TABLE IF EXISTS generation;
+        CREATE TABLE experiments (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            description TEXT NOT NULL DEFAULT '',
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            -- Bumped by every write: readers cache what they derived from an experiment until it changes.
+            generation INTEGER NOT NULL DEFAULT 0
+        );
         CREATE TABLE runs (
             id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE,
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
+            name TEXT NOT NULL,
             start_time REAL,
             file_version REAL,
             most_recent_step INTEGER NOT NULL DEFAULT -1,
-            seen_session_start INTEGER NOT NULL DEFAULT 0
+            seen_session_start INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (experiment_id, name)
         );
         CREATE TABLE files (
             id INTEGER PRIMARY KEY,
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
             run_id INTEGER NOT NULL REFERENCES runs (id),
-            path TEXT NOT NULL UNIQUE,
+            path TEXT NOT NULL,
             read_offset INTEGER NOT NULL,
             size INTEGER NOT NULL,
-            head BLOB NOT NULL
+            mtime REAL NOT NULL,
+            head BLOB NOT NULL,
+            UNIQUE (experiment_id, path)
         );
         CREATE TABLE series (
             id INTEGER PRIMARY KEY,
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
             run_id INTEGER NOT NULL REFERENCES runs (id),
             tag TEXT NOT NULL,
             plugin_name TEXT NOT NULL,
@@ -37,7 +62,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             max_length INTEGER NOT NULL DEFAULT 0,
             UNIQUE (run_id, tag)
         );
-        CREATE INDEX series_by_plugin ON series (plugin_name, run_id);
+        CREATE INDEX series_by_plugin ON series (experiment_id, plugin_name, run_id);
         -- Scalars are packed per chunk: little-endian int64 steps, float64 wall times, float64 values.
         CREATE TABLE scalar_chunks (
             id INTEGER PRIMARY KEY,
@@ -46,11 +71,13 @@ MIGRATIONS: list[tuple[str, str]] = [
             point_count INTEGER NOT NULL,
             min_step INTEGER NOT NULL,
             max_step INTEGER NOT NULL,
+            max_wall_time REAL NOT NULL,
             steps BLOB NOT NULL,
             wall_times BLOB NOT NULL,
             scalar_values BLOB NOT NULL
         );
         CREATE INDEX scalar_chunks_by_series ON scalar_chunks (series_id, id);
+        CREATE INDEX scalar_chunks_by_file ON scalar_chunks (file_id);
         CREATE TABLE tensor_points (
             id INTEGER PRIMARY KEY,
             series_id INTEGER NOT NULL REFERENCES series (id),
@@ -60,6 +87,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             tensor BLOB NOT NULL
         );
         CREATE INDEX tensor_points_by_series ON tensor_points (series_id, id);
+        CREATE INDEX tensor_points_by_file ON tensor_points (file_id);
         CREATE TABLE blob_points (
             id INTEGER PRIMARY KEY,
             series_id INTEGER NOT NULL REFERENCES series (id),
@@ -69,20 +97,22 @@ MIGRATIONS: list[tuple[str, str]] = [
             length INTEGER NOT NULL
         );
         CREATE INDEX blob_points_by_series ON blob_points (series_id, id);
-        CREATE TABLE blobs (
+        CREATE INDEX blob_points_by_file ON blob_points (file_id);
+        -- The blob store's key of each blob of a sequence.
+        CREATE TABLE blob_refs (
             point_id INTEGER NOT NULL REFERENCES blob_points (id),
             position INTEGER NOT NULL,
-            data BLOB NOT NULL,
+            blob_key TEXT NOT NULL,
             PRIMARY KEY (point_id, position)
         );
-        """,
-    ),
-    (
-        "0002_generation",
-        """
-        -- Bumped by every write: readers cache what they derived from the store until it changes.
-        CREATE TABLE generation (value INTEGER NOT NULL);
-        INSERT INTO generation (value) VALUES (0);
+        CREATE INDEX blob_refs_by_key ON blob_refs (blob_key);
+        -- Blobs kept in the database (no --blobs): content in chunks, so that a blob may be of any size.
+        CREATE TABLE blobs (
+            blob_key TEXT NOT NULL,
+            chunk INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            PRIMARY KEY (blob_key, chunk)
+        );
         """,
     ),
 ]

@@ -1,0 +1,177 @@
+"""What a database backend carries out: simple reads and writes, no domain logic.
+
+`trainboard.store.store.Store` builds everything the provider and ingest need on top of these (sampling, step ranges,
+chunk packing, restart purges, series summaries), so that SQLite and PostgreSQL share that logic. Every call names the
+experiment; ids (runs, files, series, chunks, points) are the backend's own and never leave the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
+from trainboard.reader.tail import FileCursor
+from trainboard.store.values import (
+    BlobSequenceRow,
+    ChunkIndex,
+    ExperimentRow,
+    PointIndex,
+    RunRow,
+    ScalarColumns,
+    SeriesRow,
+    StepRange,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarChunk:
+    """At most CHUNK_POINTS consecutive points of one series, read from one file."""
+
+    series_id: int
+    file_id: int
+    columns: ScalarColumns
+    min_step: int
+    max_step: int
+    max_wall_time: float
+
+
+@dataclass(frozen=True, slots=True)
+class TensorRecord:
+    series_id: int
+    file_id: int
+    step: int
+    wall_time: float
+    tensor: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class BlobSequenceRecord:
+    series_id: int
+    file_id: int
+    step: int
+    wall_time: float
+    blob_keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryDelta:
+    """Points added to a series: added to its count, its maxima raised."""
+
+    series_id: int
+    count: int
+    max_step: int
+    max_wall_time: float
+    max_length: int = 0
+
+
+class StaleOffsetError(Exception):
+    """A batch read a file from an offset that is no longer the stored one: another writer got there first."""
+
+
+class Transaction(Protocol):
+    """One atomic write to one experiment; the experiment's generation and update time move when it commits."""
+
+    def save_run(self, run: str, state: RunState) -> int: ...
+
+    def save_file(self, run_id: int, cursor: FileCursor, *, expected_offset: int | None) -> int:
+        """Record how far a file was read; raise StaleOffsetError unless its stored offset is `expected_offset`
+        (None: the file was never read)."""
+
+    def save_series(self, run_id: int, metadata: dict[str, SeriesMetadata]) -> dict[str, int]:
+        """Create the series not yet known; the ids of all of the run's series by tag."""
+
+    def insert_scalar_chunks(self, chunks: list[ScalarChunk]) -> None: ...
+
+    def insert_tensors(self, records: list[TensorRecord]) -> None: ...
+
+    def insert_blob_sequences(self, records: list[BlobSequenceRecord]) -> None: ...
+
+    def add_to_summaries(self, deltas: list[SummaryDelta]) -> None: ...
+
+    def series_reaching(self, run_id: int, step: int, tags: Collection[str] | None) -> list[int]:
+        """The run's series (of these tags, or all) whose max step is at least `step`."""
+
+    def delete_points_from(self, series_ids: Collection[int], step: int) -> list[str]:
+        """Delete tensor and blob points with step >= `step` and scalar chunks wholly at or above it; the blob keys
+        the deleted points held."""
+
+    def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns]]:
+        """Scalar chunks with points on both sides of `step`: (chunk id, columns)."""
+
+    def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None: ...
+
+    def delete_file_points(self, file_id: int) -> list[str]:
+        """Delete every point read from a file; the blob keys they held."""
+
+    def delete_files(self, paths: Collection[str]) -> list[str]:
+        """Forget files (their points and cursors), then series left without points and runs left without files;
+        the blob keys of the deleted points."""
+
+    def refresh_summaries(self, series_ids: Collection[int]) -> None:
+        """Recompute the summaries of series after points were deleted."""
+
+    def unreferenced(self, blob_keys: Collection[str]) -> list[str]:
+        """Those of `blob_keys` that no point of the experiment holds any more."""
+
+
+class Backend(Protocol):
+    """A database holding experiments. Reads may run in any thread; `transaction` serialises writes."""
+
+    # Experiments.
+    def experiments(self) -> list[ExperimentRow]: ...
+
+    def create_experiment(self, experiment_id: str, name: str, description: str) -> ExperimentRow:
+        """A new experiment, or the existing one of that name."""
+
+    def generation(self, experiment_id: str) -> int: ...
+
+    # Reads.
+    def runs(self, experiment_id: str) -> list[RunRow]: ...
+
+    def run_state(self, experiment_id: str, run: str) -> RunState | None:
+        """The run's state without `first_metadata`, or None for a run never written."""
+
+    def plugin_names(self, experiment_id: str) -> list[str]: ...
+
+    def series(
+        self,
+        experiment_id: str,
+        *,
+        plugin_name: str | None,
+        data_class: DataClass | None,
+        runs: Collection[str] | None,
+        tags: Collection[str] | None,
+    ) -> list[SeriesRow]:
+        """Ordered by run, then by series creation."""
+
+    def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex: ...
+
+    def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[ScalarColumns]:
+        """Whole chunks, in the order of `chunk_ids`."""
+
+    def scalar_picks(self, experiment_id: str, picks: list[tuple[int, list[int]]]) -> ScalarColumns:
+        """The points at these positions of these chunks, in the order given: a long series is not read whole."""
+
+    def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]: ...
+
+    def tensor_index(self, experiment_id: str, series_id: int, steps: StepRange) -> PointIndex:
+        """The series' tensor points within `steps` (bounds only), in order, without their values."""
+
+    def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[bytes]:
+        """In the order of `point_ids`."""
+
+    def blob_sequences(self, experiment_id: str, series_id: int, steps: StepRange) -> list[BlobSequenceRow]:
+        """Within `steps` (bounds only), in order."""
+
+    def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
+
+    # Writes.
+    def transaction(self, experiment_id: str) -> AbstractContextManager[Transaction]: ...
+
+    def settle(self) -> None:
+        """After an ingest pass that wrote: make what was written as fast to read as the rest."""
+
+    def close(self) -> None: ...

@@ -1,0 +1,79 @@
+"""`open_store(db, blobs)`: a store from URLs, the backend picked by scheme.
+
+`db`: a bare path, `sqlite:PATH`, `sqlite:///PATH` (TensorBoard's forms) or `postgresql://...`. `blobs`: None to keep
+blobs in the database, or `s3://bucket/prefix` (credentials and endpoint from the standard AWS environment).
+A database without a schema gets it: migrations run at open.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from trainboard.store.blobs import BlobStore
+from trainboard.store.errors import StoreUnavailable
+from trainboard.store.store import Store
+
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+
+
+def open_store(db: str, blobs: str | None = None) -> Store:
+    scheme = urlsplit(db).scheme if "://" in db or db.startswith("sqlite:") else ""
+    if scheme in POSTGRES_SCHEMES:
+        from trainboard.store.postgres.backend import PostgresBackend, PostgresBlobs
+
+        postgres = PostgresBackend(db)
+        return Store(postgres, _blob_store(blobs) or PostgresBlobs(postgres), location=redacted(db))
+    if scheme not in ("", "sqlite"):
+        raise StoreUnavailable(f"{db}: unknown store scheme {scheme!r} (expected a path, sqlite: or postgresql://)")
+    from trainboard.store.sqlite.backend import SqliteBackend
+    from trainboard.store.sqlite.blobs import SqliteBlobs
+
+    path = sqlite_path(db)
+    try:
+        sqlite = SqliteBackend(path)
+    except (OSError, sqlite3.Error) as error:
+        raise StoreUnavailable(_sqlite_failure(path, error)) from None
+    return Store(sqlite, _blob_store(blobs) or SqliteBlobs(sqlite), location=str(path))
+
+
+def sqlite_path(db: str) -> Path:
+    """The file of a SQLite store URL: `sqlite:~/x.db`, `sqlite:///abs/x.db`, `sqlite:/abs/x.db` or a bare path."""
+    if db.startswith("sqlite://"):
+        db = db.removeprefix("sqlite://")
+    elif db.startswith("sqlite:"):
+        db = db.removeprefix("sqlite:")
+    return Path(os.path.expanduser(db))
+
+
+def redacted(url: str) -> str:
+    """A URL without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _blob_store(blobs: str | None) -> BlobStore | None:
+    if not blobs:
+        return None
+    if not blobs.startswith("s3://"):
+        raise StoreUnavailable(f"{blobs}: blobs go to an S3-compatible store, given as s3://bucket/prefix")
+    from trainboard.store.s3.blobs import S3Blobs
+
+    return S3Blobs(blobs)
+
+
+def _sqlite_failure(path: Path, error: Exception) -> str:
+    directory = path.parent
+    if isinstance(error, sqlite3.DatabaseError) and "not a database" in str(error):
+        return f"{path} is not a trainboard store (not a SQLite database): give another --db, or move that file away"
+    if not directory.exists() or not os.access(directory, os.W_OK):
+        return f"cannot write the store {path}: its directory {directory} is not writable (give another --db)"
+    if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
+        return f"the store {path} is locked by another process: stop it, or give another --db"
+    return f"cannot open the store {path}: {error}"

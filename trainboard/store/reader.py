@@ -1,0 +1,64 @@
+"""The read contract: what the provider reads from a store, every call naming its experiment.
+
+Reads never wait for ingest: a reader sees the last committed batch of every file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Protocol
+
+from trainboard.normaliser.points import DataClass
+from trainboard.store.values import (
+    BlobSequenceRow,
+    ExperimentRow,
+    RunRow,
+    ScalarColumns,
+    SeriesRow,
+    StepRange,
+    TensorRow,
+)
+
+
+class StoreReader(Protocol):
+    def experiments(self) -> list[ExperimentRow]: ...
+
+    def generation(self, experiment_id: str) -> int:
+        """A number that changes whenever the experiment's contents change."""
+
+    def runs(self, experiment_id: str) -> list[RunRow]: ...
+
+    def plugin_names(self, experiment_id: str) -> list[str]:
+        """The plugins that own at least one series, sorted."""
+
+    def series(
+        self,
+        experiment_id: str,
+        *,
+        plugin_name: str | None = None,
+        data_class: DataClass | None = None,
+        runs: Collection[str] | None = None,
+        tags: Collection[str] | None = None,
+    ) -> list[SeriesRow]: ...
+
+    def scalars(
+        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+    ) -> ScalarColumns:
+        """The series' points in order within `steps`; with `downsample`, only those `sample_indices` picks."""
+
+    def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
+        """The last point of each of these scalar series (one query for many); series without points are left out."""
+
+    def tensors(
+        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+    ) -> list[TensorRow]:
+        """As `scalars`; only the chosen points' tensors are read."""
+
+    def blob_sequences(
+        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+    ) -> list[BlobSequenceRow]: ...
+
+    def blob(self, key: str) -> bytes | None: ...
+
+    def blob_url(self, key: str) -> str | None:
+        """A short-lived URL for the blob where the blob store can sign one."""

@@ -1,0 +1,1 @@
+"""The embedded SQLite backend and its in-file blob store."""

@@ -1,0 +1,542 @@
+"""The embedded backend: one SQLite file in WAL mode, one writer connection, a read-only connection per thread."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import sys
+import threading
+import time
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
+from trainboard.reader.tail import FileCursor
+from trainboard.store.backend import (
+    BlobSequenceRecord,
+    ScalarChunk,
+    StaleOffsetError,
+    SummaryDelta,
+    TensorRecord,
+)
+from trainboard.store.sqlite.migrations import MIGRATIONS
+from trainboard.store.values import (
+    BlobSequenceRow,
+    ChunkIndex,
+    ExperimentRow,
+    PointIndex,
+    RunRow,
+    ScalarColumns,
+    SeriesRow,
+    StepRange,
+)
+
+# Packed columns are stored little-endian, the machine's own order.
+if sys.byteorder != "little":
+    raise ImportError("trainboard's SQLite store packs arrays in native order and needs a little-endian machine")
+
+# SQLite clamps this to its compiled-in maximum (2 GB in most builds).
+READ_MMAP_BYTES = 1 << 40
+
+
+def _json(values: Collection[object]) -> str:
+    return orjson.dumps(list(values)).decode()
+
+
+class SqliteBackend:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Another process writing the same file: wait for its commits rather than fail.
+        self.writer = sqlite3.connect(self.path, timeout=120, check_same_thread=False, isolation_level=None)
+        self.writer.execute("PRAGMA journal_mode = WAL")
+        self.writer.execute("PRAGMA synchronous = NORMAL")
+        # Reentrant: the database's own blob store writes inside a batch's transaction, on this thread.
+        self.write_lock = threading.RLock()
+        self._readers = threading.local()
+        self._reader_connections: list[sqlite3.Connection] = []
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self.write_lock:
+            db = self.writer
+            db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
+            applied = {name for (name,) in db.execute("SELECT name FROM migrations")}
+            for name, sql in MIGRATIONS:
+                if name in applied:
+                    continue
+                db.execute("BEGIN IMMEDIATE")
+                for statement in sql.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
+                db.execute("COMMIT")
+
+    def reader(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._readers, "connection", None)
+        if connection is None:
+            uri = self.path.resolve().as_uri() + "?mode=ro"
+            connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            connection.execute("PRAGMA query_only = ON")
+            # Read pages through a memory map (as much of the file as SQLite allows) rather than a read() per page:
+            # a long series' chunks span thousands of overflow pages.
+            connection.execute(f"PRAGMA mmap_size = {READ_MMAP_BYTES}")
+            self._readers.connection = connection
+            self._reader_connections.append(connection)
+        return connection
+
+    def settle(self) -> None:
+        """Fold the write-ahead log into the database file: reads through a long WAL are slower."""
+        with self.write_lock:
+            self.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def close(self) -> None:
+        for connection in self._reader_connections:
+            connection.close()
+        self._reader_connections.clear()
+        self.writer.close()
+
+    # Experiments.
+
+    def experiments(self) -> list[ExperimentRow]:
+        rows = self.reader().execute(
+            "SELECT e.id, e.name, e.description, e.created, e.updated,"
+            " (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id) FROM experiments e ORDER BY e.created, e.id"
+        )
+        return [ExperimentRow(*row) for row in rows]
+
+    def create_experiment(self, experiment_id: str, name: str, description: str) -> ExperimentRow:
+        now = time.time()
+        with self.write_lock:
+            self.writer.execute(
+                "INSERT INTO experiments (id, name, description, created, updated) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (name) DO NOTHING",
+                (experiment_id, name, description, now, now),
+            )
+        return next(e for e in self.experiments() if e.name == name)
+
+    def generation(self, experiment_id: str) -> int:
+        row = self.reader().execute("SELECT generation FROM experiments WHERE id = ?", (experiment_id,)).fetchone()
+        return -1 if row is None else int(row[0])
+
+    # Reads.
+
+    def runs(self, experiment_id: str) -> list[RunRow]:
+        rows = self.reader().execute(
+            "SELECT name, start_time FROM runs WHERE experiment_id = ? ORDER BY id", (experiment_id,)
+        )
+        return [RunRow(name=name, start_time=start_time) for name, start_time in rows]
+
+    def run_state(self, experiment_id: str, run: str) -> RunState | None:
+        row = (
+            self.reader()
+            .execute(
+                "SELECT file_version, most_recent_step, seen_session_start, start_time FROM runs"
+                " WHERE experiment_id = ? AND name = ?",
+                (experiment_id, run),
+            )
+            .fetchone()
+        )
+        if row is None:
+            return None
+        file_version, most_recent_step, seen_session_start, start_time = row
+        return RunState(
+            file_version=file_version,
+            most_recent_step=most_recent_step,
+            seen_session_start=bool(seen_session_start),
+            start_time=start_time,
+        )
+
+    def plugin_names(self, experiment_id: str) -> list[str]:
+        rows = self.reader().execute(
+            "SELECT DISTINCT plugin_name FROM series WHERE experiment_id = ? ORDER BY plugin_name", (experiment_id,)
+        )
+        return [name for (name,) in rows]
+
+    def series(
+        self,
+        experiment_id: str,
+        *,
+        plugin_name: str | None,
+        data_class: DataClass | None,
+        runs: Collection[str] | None,
+        tags: Collection[str] | None,
+    ) -> list[SeriesRow]:
+        sql = (
+            "SELECT s.id, r.name, s.tag, s.plugin_name, s.data_class, s.plugin_content, s.display_name,"
+            " s.description, s.point_count, s.max_step, s.max_wall_time, s.max_length"
+            " FROM series s JOIN runs r ON r.id = s.run_id WHERE s.experiment_id = ?"
+        )
+        params: list[object] = [experiment_id]
+        if plugin_name is not None:
+            sql += " AND s.plugin_name = ?"
+            params.append(plugin_name)
+        if data_class is not None:
+            sql += " AND s.data_class = ?"
+            params.append(int(data_class))
+        if runs is not None:
+            sql += " AND r.name IN (SELECT value FROM json_each(?))"
+            params.append(_json(runs))
+        if tags is not None:
+            sql += " AND s.tag IN (SELECT value FROM json_each(?))"
+            params.append(_json(tags))
+        sql += " ORDER BY r.id, s.id"
+        return [_series_row(row) for row in self.reader().execute(sql, params)]
+
+    def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex:
+        rows = self.reader().execute(
+            "SELECT id, point_count, min_step, max_step FROM scalar_chunks WHERE series_id = ? ORDER BY id",
+            (series_id,),
+        )
+        columns = np.array(rows.fetchall(), dtype=np.int64).reshape(-1, 4)
+        return ChunkIndex(ids=columns[:, 0], counts=columns[:, 1], min_steps=columns[:, 2], max_steps=columns[:, 3])
+
+    def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[ScalarColumns]:
+        rows = self.reader().execute(
+            "SELECT c.steps, c.wall_times, c.scalar_values FROM json_each(?) j"
+            " JOIN scalar_chunks c ON c.id = j.value ORDER BY j.key",
+            (_json(chunk_ids),),
+        )
+        return [_unpacked(steps, wall_times, values) for steps, wall_times, values in rows]
+
+    def scalar_picks(self, experiment_id: str, picks: list[tuple[int, list[int]]]) -> ScalarColumns:
+        count = sum(len(positions) for _, positions in picks)
+        columns = [np.empty(count, dtype) for dtype in ("<i8", "<f8", "<f8")]
+        rows = self.reader().execute(
+            "SELECT c.steps, c.wall_times, c.scalar_values FROM json_each(?) j"
+            " JOIN scalar_chunks c ON c.id = j.value ORDER BY j.key",
+            (_json([chunk_id for chunk_id, _ in picks]),),
+        )
+        at = 0
+        for (_, positions), blobs in zip(picks, rows, strict=True):
+            for column, blob in zip(columns, blobs, strict=True):
+                column[at : at + len(positions)] = np.frombuffer(blob, column.dtype)[positions]
+            at += len(positions)
+        return ScalarColumns(*columns)
+
+    def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
+        rows = self.reader().execute(
+            "SELECT c.series_id, c.steps, c.wall_times, c.scalar_values FROM scalar_chunks c JOIN"
+            " (SELECT MAX(id) AS id FROM scalar_chunks WHERE series_id IN (SELECT value FROM json_each(?))"
+            " GROUP BY series_id) last ON c.id = last.id",
+            (_json(series_ids),),
+        )
+        return {
+            series_id: ScalarColumns(
+                steps=np.frombuffer(steps, dtype="<i8")[-1:],
+                wall_times=np.frombuffer(wall_times, dtype="<f8")[-1:],
+                values=np.frombuffer(values, dtype="<f8")[-1:],
+            )
+            for series_id, steps, wall_times, values in rows
+        }
+
+    def tensor_index(self, experiment_id: str, series_id: int, steps: StepRange) -> PointIndex:
+        sql, params = _in_steps("SELECT id, step, wall_time FROM tensor_points WHERE series_id = ?", series_id, steps)
+        rows = self.reader().execute(sql + " ORDER BY id", params).fetchall()
+        return PointIndex(
+            ids=np.array([row[0] for row in rows], dtype=np.int64),
+            steps=np.array([row[1] for row in rows], dtype=np.int64),
+            wall_times=np.array([row[2] for row in rows], dtype=np.float64),
+        )
+
+    def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[bytes]:
+        rows = self.reader().execute(
+            "SELECT t.tensor FROM json_each(?) j JOIN tensor_points t ON t.id = j.value ORDER BY j.key",
+            (_json(point_ids),),
+        )
+        return [bytes(tensor) for (tensor,) in rows]
+
+    def blob_sequences(self, experiment_id: str, series_id: int, steps: StepRange) -> list[BlobSequenceRow]:
+        sql, params = _in_steps(
+            "SELECT p.step, p.wall_time, (SELECT json_group_array(blob_key) FROM"
+            " (SELECT blob_key FROM blob_refs WHERE point_id = p.id ORDER BY position))"
+            " FROM blob_points p WHERE p.series_id = ?",
+            series_id,
+            steps,
+            column="p.step",
+        )
+        rows = self.reader().execute(sql + " ORDER BY p.id", params)
+        return [
+            BlobSequenceRow(step=step, wall_time=wall_time, blob_keys=tuple(orjson.loads(keys)))
+            for step, wall_time, keys in rows
+        ]
+
+    def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]:
+        rows = self.reader().execute(
+            "SELECT path, read_offset, size, mtime, head FROM files WHERE experiment_id = ?", (experiment_id,)
+        )
+        return {
+            path: FileCursor(path=path, offset=offset, size=size, mtime=mtime, head=bytes(head))
+            for path, offset, size, mtime, head in rows
+        }
+
+    # Writes.
+
+    @contextlib.contextmanager
+    def transaction(self, experiment_id: str) -> Iterator[SqliteTransaction]:
+        with self.write_lock:
+            db = self.writer
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield SqliteTransaction(db, experiment_id)
+                db.execute(
+                    "UPDATE experiments SET generation = generation + 1, updated = ? WHERE id = ?",
+                    (time.time(), experiment_id),
+                )
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+
+class SqliteTransaction:
+    def __init__(self, db: sqlite3.Connection, experiment_id: str) -> None:
+        self._db = db
+        self._experiment_id = experiment_id
+
+    def save_run(self, run: str, state: RunState) -> int:
+        (run_id,) = self._db.execute(
+            "INSERT INTO runs (experiment_id, name, start_time, file_version, most_recent_step, seen_session_start)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (experiment_id, name) DO UPDATE SET"
+            " start_time = excluded.start_time, file_version = excluded.file_version,"
+            " most_recent_step = excluded.most_recent_step, seen_session_start = excluded.seen_session_start"
+            " RETURNING id",
+            (
+                self._experiment_id,
+                run,
+                state.start_time,
+                state.file_version,
+                state.most_recent_step,
+                int(state.seen_session_start),
+            ),
+        ).fetchone()
+        return int(run_id)
+
+    def save_file(self, run_id: int, cursor: FileCursor, *, expected_offset: int | None) -> int:
+        db = self._db
+        row = db.execute(
+            "SELECT read_offset FROM files WHERE experiment_id = ? AND path = ?", (self._experiment_id, cursor.path)
+        ).fetchone()
+        if (None if row is None else row[0]) != expected_offset:
+            raise StaleOffsetError(f"{cursor.path}: read from {expected_offset}, but the store is at {row}")
+        (file_id,) = db.execute(
+            "INSERT INTO files (experiment_id, run_id, path, read_offset, size, mtime, head)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (experiment_id, path) DO UPDATE SET"
+            " run_id = excluded.run_id, read_offset = excluded.read_offset, size = excluded.size,"
+            " mtime = excluded.mtime, head = excluded.head RETURNING id",
+            (self._experiment_id, run_id, cursor.path, cursor.offset, cursor.size, cursor.mtime, cursor.head),
+        ).fetchone()
+        return int(file_id)
+
+    def save_series(self, run_id: int, metadata: dict[str, SeriesMetadata]) -> dict[str, int]:
+        db = self._db
+        db.executemany(
+            "INSERT INTO series (experiment_id, run_id, tag, plugin_name, data_class, plugin_content, display_name,"
+            " description) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, tag) DO NOTHING",
+            [
+                (
+                    self._experiment_id,
+                    run_id,
+                    tag,
+                    m.plugin_name,
+                    int(m.data_class),
+                    m.plugin_content,
+                    m.display_name,
+                    m.description,
+                )
+                for tag, m in metadata.items()
+            ],
+        )
+        return dict(db.execute("SELECT tag, id FROM series WHERE run_id = ?", (run_id,)).fetchall())
+
+    def insert_scalar_chunks(self, chunks: list[ScalarChunk]) -> None:
+        self._db.executemany(
+            "INSERT INTO scalar_chunks (series_id, file_id, point_count, min_step, max_step, max_wall_time, steps,"
+            " wall_times, scalar_values) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (c.series_id, c.file_id, len(c.columns), c.min_step, c.max_step, c.max_wall_time, *_packed(c))
+                for c in chunks
+            ],
+        )
+
+    def insert_tensors(self, records: list[TensorRecord]) -> None:
+        self._db.executemany(
+            "INSERT INTO tensor_points (series_id, file_id, step, wall_time, tensor) VALUES (?, ?, ?, ?, ?)",
+            [(r.series_id, r.file_id, r.step, r.wall_time, r.tensor) for r in records],
+        )
+
+    def insert_blob_sequences(self, records: list[BlobSequenceRecord]) -> None:
+        db = self._db
+        for record in records:
+            (point_id,) = db.execute(
+                "INSERT INTO blob_points (series_id, file_id, step, wall_time, length) VALUES (?, ?, ?, ?, ?)"
+                " RETURNING id",
+                (record.series_id, record.file_id, record.step, record.wall_time, len(record.blob_keys)),
+            ).fetchone()
+            db.executemany(
+                "INSERT INTO blob_refs (point_id, position, blob_key) VALUES (?, ?, ?)",
+                [(point_id, position, key) for position, key in enumerate(record.blob_keys)],
+            )
+
+    def add_to_summaries(self, deltas: list[SummaryDelta]) -> None:
+        self._db.executemany(
+            "UPDATE series SET point_count = point_count + ?, max_step = MAX(COALESCE(max_step, ?), ?),"
+            " max_wall_time = MAX(COALESCE(max_wall_time, ?), ?), max_length = MAX(max_length, ?) WHERE id = ?",
+            [
+                (d.count, d.max_step, d.max_step, d.max_wall_time, d.max_wall_time, d.max_length, d.series_id)
+                for d in deltas
+            ],
+        )
+
+    def series_reaching(self, run_id: int, step: int, tags: Collection[str] | None) -> list[int]:
+        sql = "SELECT id FROM series WHERE run_id = ? AND max_step >= ?"
+        params: list[object] = [run_id, step]
+        if tags is not None:
+            sql += " AND tag IN (SELECT value FROM json_each(?))"
+            params.append(_json(tags))
+        return [series_id for (series_id,) in self._db.execute(sql, params)]
+
+    def delete_points_from(self, series_ids: Collection[int], step: int) -> list[str]:
+        ids = _json(series_ids)
+        db = self._db
+        db.execute(
+            "DELETE FROM scalar_chunks WHERE series_id IN (SELECT value FROM json_each(?)) AND min_step >= ?",
+            (ids, step),
+        )
+        db.execute(
+            "DELETE FROM tensor_points WHERE series_id IN (SELECT value FROM json_each(?)) AND step >= ?", (ids, step)
+        )
+        return self._delete_blob_points(
+            "SELECT id FROM blob_points WHERE series_id IN (SELECT value FROM json_each(?)) AND step >= ?", (ids, step)
+        )
+
+    def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns]]:
+        rows = self._db.execute(
+            "SELECT id, steps, wall_times, scalar_values FROM scalar_chunks"
+            " WHERE series_id IN (SELECT value FROM json_each(?)) AND min_step < ? AND max_step >= ?",
+            (_json(series_ids), step, step),
+        )
+        return [(chunk_id, _unpacked(*blobs)) for chunk_id, *blobs in rows]
+
+    def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None:
+        self._db.execute(
+            "UPDATE scalar_chunks SET point_count = ?, min_step = ?, max_step = ?, max_wall_time = ?, steps = ?,"
+            " wall_times = ?, scalar_values = ? WHERE id = ?",
+            (len(chunk.columns), chunk.min_step, chunk.max_step, chunk.max_wall_time, *_packed(chunk), chunk_id),
+        )
+
+    def delete_file_points(self, file_id: int) -> list[str]:
+        db = self._db
+        db.execute("DELETE FROM scalar_chunks WHERE file_id = ?", (file_id,))
+        db.execute("DELETE FROM tensor_points WHERE file_id = ?", (file_id,))
+        (run_id,) = db.execute("SELECT run_id FROM files WHERE id = ?", (file_id,)).fetchone()
+        deleted = self._delete_blob_points("SELECT id FROM blob_points WHERE file_id = ?", (file_id,))
+        self.refresh_summaries([s for (s,) in db.execute("SELECT id FROM series WHERE run_id = ?", (run_id,))])
+        return deleted
+
+    def delete_files(self, paths: Collection[str]) -> list[str]:
+        db = self._db
+        files = db.execute(
+            "SELECT id, run_id FROM files WHERE experiment_id = ? AND path IN (SELECT value FROM json_each(?))",
+            (self._experiment_id, _json(paths)),
+        ).fetchall()
+        deleted: list[str] = []
+        for file_id, _ in files:
+            deleted += self.delete_file_points(file_id)
+            db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+        run_ids = _json({run_id for _, run_id in files})
+        db.execute(
+            "DELETE FROM series WHERE run_id IN (SELECT value FROM json_each(?)) AND point_count = 0", (run_ids,)
+        )
+        db.execute(
+            "DELETE FROM runs WHERE id IN (SELECT value FROM json_each(?))"
+            " AND NOT EXISTS (SELECT 1 FROM files f WHERE f.run_id = runs.id)",
+            (run_ids,),
+        )
+        return deleted
+
+    def refresh_summaries(self, series_ids: Collection[int]) -> None:
+        self._db.execute(
+            "UPDATE series SET"
+            " point_count = COALESCE((SELECT SUM(point_count) FROM scalar_chunks c WHERE c.series_id = series.id), 0)"
+            " + (SELECT COUNT(*) FROM tensor_points t WHERE t.series_id = series.id)"
+            " + (SELECT COUNT(*) FROM blob_points b WHERE b.series_id = series.id),"
+            " max_step = (SELECT MAX(m) FROM (SELECT MAX(max_step) AS m FROM scalar_chunks WHERE series_id = series.id"
+            " UNION ALL SELECT MAX(step) FROM tensor_points WHERE series_id = series.id"
+            " UNION ALL SELECT MAX(step) FROM blob_points WHERE series_id = series.id)),"
+            " max_wall_time = (SELECT MAX(m) FROM (SELECT MAX(max_wall_time) AS m FROM scalar_chunks"
+            " WHERE series_id = series.id UNION ALL SELECT MAX(wall_time) FROM tensor_points"
+            " WHERE series_id = series.id UNION ALL SELECT MAX(wall_time) FROM blob_points"
+            " WHERE series_id = series.id)),"
+            " max_length = COALESCE((SELECT MAX(length) FROM blob_points WHERE series_id = series.id), 0)"
+            " WHERE id IN (SELECT value FROM json_each(?))",
+            (_json(series_ids),),
+        )
+
+    def unreferenced(self, blob_keys: Collection[str]) -> list[str]:
+        rows = self._db.execute(
+            "SELECT j.value FROM json_each(?) j"
+            " WHERE NOT EXISTS (SELECT 1 FROM blob_refs r WHERE r.blob_key = j.value)",
+            (_json(blob_keys),),
+        )
+        return [key for (key,) in rows]
+
+    def _delete_blob_points(self, select_ids: str, params: tuple[Any, ...]) -> list[str]:
+        db = self._db
+        keys = [
+            key for (key,) in db.execute(f"SELECT blob_key FROM blob_refs WHERE point_id IN ({select_ids})", params)
+        ]
+        db.execute(f"DELETE FROM blob_refs WHERE point_id IN ({select_ids})", params)
+        db.execute(f"DELETE FROM blob_points WHERE id IN ({select_ids})", params)
+        return keys
+
+
+def _in_steps(sql: str, series_id: int, steps: StepRange, *, column: str = "step") -> tuple[str, list[object]]:
+    params: list[object] = [series_id]
+    if steps.first is not None:
+        sql += f" AND {column} >= ?"
+        params.append(steps.first)
+    if steps.last is not None:
+        sql += f" AND {column} <= ?"
+        params.append(steps.last)
+    return sql, params
+
+
+def _packed(chunk: ScalarChunk) -> tuple[bytes, bytes, bytes]:
+    columns = chunk.columns
+    return (
+        columns.steps.astype("<i8", copy=False).tobytes(),
+        columns.wall_times.astype("<f8", copy=False).tobytes(),
+        columns.values.astype("<f8", copy=False).tobytes(),
+    )
+
+
+def _unpacked(steps: bytes, wall_times: bytes, values: bytes) -> ScalarColumns:
+    return ScalarColumns(
+        steps=np.frombuffer(steps, dtype="<i8"),
+        wall_times=np.frombuffer(wall_times, dtype="<f8"),
+        values=np.frombuffer(values, dtype="<f8"),
+    )
+
+
+def _series_row(row: tuple[Any, ...]) -> SeriesRow:
+    return SeriesRow(
+        id=row[0],
+        run=row[1],
+        tag=row[2],
+        metadata=SeriesMetadata(
+            plugin_name=row[3],
+            data_class=DataClass(row[4]),
+            plugin_content=bytes(row[5]),
+            display_name=row[6],
+            description=row[7],
+        ),
+        point_count=row[8],
+        max_step=row[9],
+        max_wall_time=row[10],
+        max_length=row[11],
+    )

@@ -1,0 +1,54 @@
+"""Blobs kept in the SQLite file itself (no --blobs), in chunks so that a blob may be larger than SQLite's limit."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+import orjson
+
+from trainboard.store.sqlite.backend import SqliteBackend
+
+CHUNK_BYTES = 64 << 20
+
+
+class SqliteBlobs:
+    """Writes on the backend's writer connection: inside a batch's transaction when called from one."""
+
+    def __init__(self, backend: SqliteBackend) -> None:
+        self._backend = backend
+
+    def put(self, blobs: Mapping[str, bytes]) -> None:
+        if not blobs:
+            return
+        with self._backend.write_lock:
+            self._backend.writer.executemany(
+                "INSERT INTO blobs (blob_key, chunk, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [
+                    (key, chunk, data[start : start + CHUNK_BYTES])
+                    for key, data in blobs.items()
+                    for chunk, start in enumerate(range(0, max(1, len(data)), CHUNK_BYTES))
+                ],
+            )
+
+    def get(self, key: str) -> bytes | None:
+        rows = (
+            self._backend.reader()
+            .execute("SELECT data FROM blobs WHERE blob_key = ? ORDER BY chunk", (key,))
+            .fetchall()
+        )
+        return None if not rows else b"".join(bytes(data) for (data,) in rows)
+
+    def url(self, key: str) -> str | None:
+        return None
+
+    def delete(self, keys: Collection[str]) -> None:
+        if not keys:
+            return
+        with self._backend.write_lock:
+            self._backend.writer.execute(
+                "DELETE FROM blobs WHERE blob_key IN (SELECT value FROM json_each(?))",
+                (orjson.dumps(list(keys)).decode(),),
+            )
+
+    def close(self) -> None:
+        """The backend closes the connection."""

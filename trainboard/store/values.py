@@ -1,0 +1,107 @@
+"""What the store returns: frozen rows and numpy columns, the same from every backend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from trainboard.normaliser.points import SeriesMetadata
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentRow:
+    id: str
+    name: str
+    description: str
+    created: float
+    updated: float
+    run_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    name: str
+    start_time: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesRow:
+    """One (run, tag) time series with the summary the store keeps up to date at ingest."""
+
+    id: int
+    run: str
+    tag: str
+    metadata: SeriesMetadata
+    point_count: int
+    max_step: int | None
+    max_wall_time: float | None
+    max_length: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarColumns:
+    """Scalar points in insertion order, as parallel numpy arrays (int64, float64, float64)."""
+
+    steps: np.ndarray
+    wall_times: np.ndarray
+    values: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkIndex:
+    """The packed scalar chunks of one series in order: ids, point counts and step bounds (int64 arrays)."""
+
+    ids: np.ndarray
+    counts: np.ndarray
+    min_steps: np.ndarray
+    max_steps: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class PointIndex:
+    """The points of one tensor series in order, without their values: ids, steps and wall times."""
+
+    ids: np.ndarray
+    steps: np.ndarray
+    wall_times: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class TensorRow:
+    step: int
+    wall_time: float
+    tensor: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class BlobSequenceRow:
+    step: int
+    wall_time: float
+    blob_keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StepRange:
+    """Points with `first <= step <= last` (None: unbounded), or only the `latest` points (the last k logged)."""
+
+    first: int | None = None
+    last: int | None = None
+    latest: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.latest is not None and (self.first is not None or self.last is not None):
+            raise ValueError("a step range is either bounds or the latest k points, not both")
+        if self.latest is not None and self.latest < 0:
+            raise ValueError(f"latest must be non-negative, not {self.latest}")
+
+    def contains(self, step: int) -> bool:
+        return (self.first is None or step >= self.first) and (self.last is None or step <= self.last)
+
+
+ALL_STEPS = StepRange()

@@ -1,0 +1,41 @@
+"""The write contract: what ingest writes. One writer per store and file: a batch commits only if the file's stored
+offset is still the one it read from."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Protocol
+
+from trainboard.normaliser.points import Batch, RunState
+from trainboard.reader.tail import FileCursor
+from trainboard.store.values import ExperimentRow
+
+
+class StoreWriter(Protocol):
+    def create_experiment(self, name: str, description: str = "") -> ExperimentRow:
+        """The experiment of this name, created when new."""
+
+    def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
+
+    def run_state(self, experiment_id: str, run: str) -> RunState | None:
+        """What the normaliser remembers about `run`, or None for a run never written."""
+
+    def write_batch(
+        self,
+        experiment_id: str,
+        run: str,
+        cursor: FileCursor,
+        state: RunState,
+        batch: Batch,
+        *,
+        restarted: bool,
+        previous: FileCursor | None,
+    ) -> None:
+        """Commit one file's new records atomically: the points, the run's state and the file's new offset. Raise
+        `StaleOffsetError` if the stored cursor is no longer `previous` (another writer moved it)."""
+
+    def forget_files(self, experiment_id: str, paths: Collection[str]) -> None:
+        """Files gone from the logdir: their points, and runs and series left empty, disappear."""
+
+    def settle(self) -> None:
+        """After an ingest pass that wrote: make what was written as fast to read as the rest."""
