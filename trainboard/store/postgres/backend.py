@@ -43,6 +43,12 @@ from trainboard.store.values import (
 POINT = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
 CONNECT_SECONDS = 10
 POOL_SIZE = 16
+# The points at (chunk id, byte offset + 1) pairs, in the order given.
+PICKS_SQL = (
+    f"SELECT substring(c.points FROM wanted.start FOR {POINT.itemsize})"
+    " FROM unnest(%s::bigint[], %s::integer[]) WITH ORDINALITY AS wanted (chunk_id, start, n)"
+    " JOIN scalar_chunks c ON c.experiment_id = %s AND c.chunk_id = wanted.chunk_id ORDER BY wanted.n"
+)
 # Any constant shared by every trainboard process: migrations of one database run one at a time.
 MIGRATION_LOCK = 0x7472_6169_6E62_6F61
 
@@ -196,12 +202,7 @@ class PostgresBackend:
         # One query for every point picked: substring() of an uncompressed value reads only the slices it needs.
         chunk_ids = [chunk_id for chunk_id, positions in picks for _ in positions]
         offsets = [position * POINT.itemsize + 1 for _, positions in picks for position in positions]
-        rows = self._rows(
-            f"SELECT substring(c.points FROM wanted.start FOR {POINT.itemsize})"
-            " FROM unnest(%s::bigint[], %s::integer[]) WITH ORDINALITY AS wanted (chunk_id, start, n)"
-            " JOIN scalar_chunks c ON c.experiment_id = %s AND c.chunk_id = wanted.chunk_id ORDER BY wanted.n",
-            (chunk_ids, offsets, experiment_id),
-        )
+        rows = self._rows(PICKS_SQL, (chunk_ids, offsets, experiment_id))
         return _unpacked(b"".join(point for (point,) in rows))
 
     def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
