@@ -208,20 +208,22 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _ingest(settings: Settings) -> None:
     from trainboard.wiring import ingest
 
-    print(
-        f"Ingesting {settings.logdir or settings.logdir_spec} into experiment {settings.experiment!r}", file=sys.stderr
-    )
     progress = IngestProgress()
     stop = threading.Event()
     shown = threading.Thread(target=follow, args=(progress, sys.stderr, stop), name="trainboard-progress", daemon=True)
-    shown.start()
+
+    def started() -> None:
+        print(f"Ingesting {settings.logdir or settings.logdir_spec} into {settings.experiment!r}", file=sys.stderr)
+        shown.start()
+
     try:
-        ingest(settings, progress, stop)
+        ingest(settings, progress, stop, started)
     except KeyboardInterrupt:
         pass
     finally:
         stop.set()
-        shown.join(timeout=1)
+        if shown.is_alive():
+            shown.join(timeout=1)
 
 
 def _serve(settings: Settings, given: frozenset[str], command: str) -> None:

@@ -8,8 +8,9 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from starlette.applications import Starlette
 
@@ -21,7 +22,10 @@ from trainboard.provider.provider import DataProvider
 from trainboard.reader.logdir import LogDir, RunSource
 from trainboard.reader.logdir_spec import LogDirSpec
 from trainboard.settings import Settings
+from trainboard.store.errors import StoreUnavailable
 from trainboard.store.opening import open_store
+
+logger = logging.getLogger("trainboard")
 
 # How long a stopping server waits for an ingest pass to end before closing the store under it.
 INGEST_STOP_SECONDS = 10
@@ -36,7 +40,9 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     with the app and stopped after it."""
     location = settings.logdir or settings.logdir_spec
     store = open_store(settings.store_url(location), settings.blobs or None)
-    experiment = store.create_experiment(location)
+    experiment = store.create_experiment(location, location=location)
+    # A second `trainboard` on the same logdir and store serves what the first one writes, and writes nothing.
+    writing = store.claim_writer(experiment.id)
     logdir = logdir_of(settings)
     loader = Loader(logdir, store, experiment.id, progress, workers=default_workers())
     experiments = Experiments(
@@ -47,18 +53,28 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
         max_projection_points=settings.max_projection_points,
     )
 
+    if not writing:
+        logger.warning(
+            "another process is ingesting %s into %s: serving what it writes, without ingesting",
+            location,
+            store.location,
+        )
+        progress.end_pass()
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         stop = threading.Event()
         thread = threading.Thread(
             target=loader.run_forever, args=(settings.reload_interval, stop), name="trainboard-ingest", daemon=True
         )
-        thread.start()
+        if writing:
+            thread.start()
         try:
             yield
         finally:
             stop.set()
-            thread.join(timeout=INGEST_STOP_SECONDS)
+            if writing:
+                thread.join(timeout=INGEST_STOP_SECONDS)
             store.close()
 
     return create_app(experiments, settings, lifespan=lifespan)
@@ -80,12 +96,20 @@ def store_app(settings: Settings) -> Starlette:
     return create_app(experiments, settings, lifespan=lifespan)
 
 
-def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event) -> None:
-    """Load the logdir into the experiment once, or until `stop` with --watch."""
+def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event, started: Callable[[], None]) -> None:
+    """Load the logdir into the experiment once, or until `stop` with --watch; `started` is called once the store is
+    open (its errors raise `StoreUnavailable` before)."""
     store = open_store(settings.db, settings.blobs or None)
     try:
-        experiment = store.create_experiment(settings.experiment)
+        location = settings.logdir or settings.logdir_spec
+        experiment = store.create_experiment(settings.experiment, location=location)
+        if not store.claim_writer(experiment.id):
+            raise StoreUnavailable(
+                f"another process is ingesting into experiment {settings.experiment!r} of {store.location}:"
+                " stop it first (one writer per experiment)"
+            )
         loader = Loader(logdir_of(settings), store, experiment.id, progress, workers=default_workers())
+        started()
         loader.run_forever(settings.reload_interval if settings.watch else 0, stop)
     finally:
         store.close()

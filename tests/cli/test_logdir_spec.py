@@ -45,7 +45,7 @@ def test_runs_are_named_by_group_and_a_file_two_items_reach_is_read_once(tmp_pat
     runs = spec.runs()
     assert sorted(runs) == [".", "outer/.", "outer/x/deep"]
     deep = runs["outer/x/deep"][0]
-    assert spec.size(deep) == (tmp_path / "a" / "x" / "deep" / "events.out.tfevents.1.host").stat().st_size
+    assert spec.stat(deep).size == (tmp_path / "a" / "x" / "deep" / "events.out.tfevents.1.host").stat().st_size
     with spec.open(runs["."][0]) as stream:
         assert stream.read() == (tmp_path / "b" / "events.out.tfevents.1.host").read_bytes()
     with pytest.raises(PermissionError, match="is in none of the log directories"):

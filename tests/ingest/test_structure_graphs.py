@@ -10,12 +10,10 @@ from typing import Any
 
 import pytest
 
+from tests.stores import TestStore
 from trainboard.errors import NotFoundError
-from trainboard.ingest.loader import Loader
 from trainboard.plugins.tsvis.graph import graph
-from trainboard.provider.provider import DataProvider
 from trainboard.reader.logdir import LogDir
-from trainboard.store.sqlite import SqliteStore
 
 
 def keras_model(*names: str) -> dict[str, Any]:
@@ -28,10 +26,9 @@ def keras_model(*names: str) -> dict[str, Any]:
     return {"class_name": "Functional", "backend": "tensorflow", "config": {"name": "model", "layers": layers}}
 
 
-def served_graph(logdir: Path, store: SqliteStore, run: str) -> list[list[dict[str, Any]]]:
-    Loader(LogDir(str(logdir)), lambda: store).poll()
-    provider = DataProvider(store, data_location=str(logdir))
-    net: list[list[dict[str, Any]]] = json.loads(graph(provider, run, "s_graph"))["net"]
+def served_graph(logdir: Path, store: TestStore, run: str) -> list[list[dict[str, Any]]]:
+    store.loader(LogDir(str(logdir))).poll()
+    net: list[list[dict[str, Any]]] = json.loads(graph(store.provider(), store.experiment_id, run, "s_graph"))["net"]
     return net
 
 
@@ -39,7 +36,7 @@ def test_a_keras_model_is_served_and_replaced_when_rewritten(tmp_path: Path) -> 
     logdir = tmp_path / "logs"
     (logdir / "run").mkdir(parents=True)
     (logdir / "run" / "model.json").write_text(json.dumps([keras_model("input", "hidden/dense", "hidden/out")]))
-    store = SqliteStore(tmp_path / "store.sqlite")
+    store = TestStore(tmp_path / "store.sqlite")
     (nodes,) = served_graph(logdir, store, "run")
     assert [node["uid"] for node in nodes] == ["input", "hidden"]
     assert [target["id"] for target in nodes[0]["targets"]] == ["hidden", "hidden/dense"]
@@ -62,11 +59,11 @@ def test_other_json_makes_no_run(tmp_path: Path) -> None:
     (logdir / "configs").mkdir(parents=True)
     (logdir / "configs" / "config.json").write_text(json.dumps({"class_name": "not a list", "lr": 0.1}))
     (logdir / "configs" / "values.json").write_text(json.dumps([1, 2, 3] * 1000))
-    store = SqliteStore(tmp_path / "store.sqlite")
-    Loader(LogDir(str(logdir)), lambda: store).poll()
+    store = TestStore(tmp_path / "store.sqlite")
+    store.loader(LogDir(str(logdir))).poll()
     assert store.runs() == []
     with pytest.raises(NotFoundError):
-        graph(DataProvider(store, data_location=str(logdir)), "configs", "s_graph")
+        graph(store.provider(), store.experiment_id, "configs", "s_graph")
 
 
 def test_a_broken_structure_graph_is_logged_and_skipped(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -74,8 +71,8 @@ def test_a_broken_structure_graph_is_logged_and_skipped(tmp_path: Path, caplog: 
     (logdir / "run").mkdir(parents=True)
     text = json.dumps([keras_model("x", "y")])
     (logdir / "run" / "model.json").write_text(text[: len(text) // 2])
-    store = SqliteStore(tmp_path / "store.sqlite")
+    store = TestStore(tmp_path / "store.sqlite")
     with caplog.at_level(logging.INFO, logger="trainboard.reader"):
-        Loader(LogDir(str(logdir)), lambda: store).poll()
+        store.loader(LogDir(str(logdir))).poll()
     assert any("model.json: not JSON" in record.getMessage() for record in caplog.records)
     assert store.runs() == []

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.stores import TestStore
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.normaliser.points import (
     Batch,
@@ -18,19 +19,18 @@ from trainboard.normaliser.points import (
     SeriesMetadata,
     TensorPoint,
 )
-from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import RunTagFilter
+from trainboard.provider.provider import MAX_POINTS, DataProvider
+from trainboard.provider.values import IndexRange, RunTagFilter, StepRange
 from trainboard.reader.protos.tensor_pb2 import TensorProto
 from trainboard.reader.tail import FileCursor
 from trainboard.store.downsample import sample_indices
-from trainboard.store.sqlite import SqliteStore
 
 SCALARS = SeriesMetadata(plugin_name="scalars", data_class=DataClass.SCALAR)
 
 
 @pytest.fixture
-def provider(tmp_path: Path) -> Iterator[DataProvider]:
-    store = SqliteStore(tmp_path / "s.sqlite")
+def stored(tmp_path: Path) -> Iterator[TestStore]:
+    store = TestStore(tmp_path / "s.sqlite")
     for run, start in (("train", 10.0), ("eval", 5.0)):
         ops = [ScalarPoint(tag=tag, step=s, wall_time=start + s, value=s * 0.25) for s in range(1000) for tag in "ab"]
         tensor = TensorProto(dtype=2, tensor_content=np.arange(6, dtype="<f8").tobytes())
@@ -44,15 +44,27 @@ def provider(tmp_path: Path) -> Iterator[DataProvider]:
             "h": SeriesMetadata(plugin_name="histograms", data_class=DataClass.TENSOR),
             "img": SeriesMetadata(plugin_name="images", data_class=DataClass.BLOB_SEQUENCE),
         }
-        store.write_batch(
+        store.store.write_batch(
+            store.experiment_id,
             run,
-            FileCursor(path=f"/{run}", offset=1, size=1, head=b""),
+            FileCursor(path=f"/{run}", offset=1, size=1, mtime=0.0, head=b""),
             RunState(start_time=start),
             Batch(operations=ops, metadata=metadata),
             restarted=False,
+            previous=None,
         )
-    yield DataProvider(store, data_location="/logs")
+    yield store
     store.close()
+
+
+@pytest.fixture
+def provider(stored: TestStore) -> DataProvider:
+    return stored.provider()
+
+
+@pytest.fixture
+def experiment_id(stored: TestStore) -> str:
+    return stored.experiment_id
 
 
 def test_sample_indices_keep_first_and_last_and_are_increasing() -> None:
@@ -67,20 +79,25 @@ def test_sample_indices_keep_first_and_last_and_are_increasing() -> None:
                 assert indices[-1] == length - 1
 
 
-def test_runs_plugins_and_listing(provider: DataProvider) -> None:
-    assert [(r.run_name, r.start_time) for r in provider.list_runs()] == [("train", 10.0), ("eval", 5.0)]
-    assert provider.list_plugins() == ["histograms", "images", "scalars"]
-    listing = provider.list_scalars(plugin_name="scalars")
+def test_runs_plugins_and_listing(provider: DataProvider, experiment_id: str) -> None:
+    assert [(r.run_name, r.start_time) for r in provider.list_runs(experiment_id=experiment_id)] == [
+        ("train", 10.0),
+        ("eval", 5.0),
+    ]
+    assert provider.list_plugins(experiment_id=experiment_id) == ["histograms", "images", "scalars"]
+    listing = provider.list_scalars(experiment_id=experiment_id, plugin_name="scalars")
     assert set(listing) == {"train", "eval"}
     assert listing["eval"]["a"].max_step == 999 and listing["eval"]["a"].max_wall_time == 1004.0
-    assert provider.list_scalars(plugin_name="histograms") == {}
+    assert provider.list_scalars(experiment_id=experiment_id, plugin_name="histograms") == {}
 
 
-def test_read_scalars_every_point_and_downsampled(provider: DataProvider) -> None:
-    every = provider.read_scalars(plugin_name="scalars", downsample=None)
+def test_read_scalars_every_point_and_downsampled(provider: DataProvider, experiment_id: str) -> None:
+    every = provider.read_scalars(experiment_id=experiment_id, plugin_name="scalars", downsample=None)
     assert len(every["train"]["a"]) == 1000
     assert every["train"]["a"][10].value == 2.5
-    sampled = provider.read_scalars(plugin_name="scalars", downsample=100, run_tag_filter=RunTagFilter.of(["train"]))
+    sampled = provider.read_scalars(
+        experiment_id=experiment_id, plugin_name="scalars", downsample=100, run_tag_filter=RunTagFilter.of(["train"])
+    )
     a, b = sampled["train"]["a"], sampled["train"]["b"]
     assert len(a) == 100
     assert a[0].step == 0 and a[-1].step == 999
@@ -88,24 +105,74 @@ def test_read_scalars_every_point_and_downsampled(provider: DataProvider) -> Non
     assert set(sampled) == {"train"}
 
 
-def test_filters_and_argument_checks(provider: DataProvider) -> None:
-    only = provider.read_scalars(plugin_name="scalars", downsample=5, run_tag_filter=RunTagFilter.of(["eval"], ["b"]))
+def test_filters_and_argument_checks(provider: DataProvider, experiment_id: str) -> None:
+    only = provider.read_scalars(
+        experiment_id=experiment_id,
+        plugin_name="scalars",
+        downsample=5,
+        run_tag_filter=RunTagFilter.of(["eval"], ["b"]),
+    )
     assert list(only) == ["eval"] and list(only["eval"]) == ["b"]
     with pytest.raises(TypeError):
         RunTagFilter.of(runs="train")
     with pytest.raises(InvalidArgumentError):
-        provider.read_scalars(plugin_name="scalars", downsample=-1)
+        provider.read_scalars(experiment_id=experiment_id, plugin_name="scalars", downsample=-1)
 
 
-def test_tensors_and_blobs(provider: DataProvider) -> None:
-    (datum,) = provider.read_tensors(plugin_name="histograms", downsample=None)["train"]["h"]
+def test_tensors_and_blobs(provider: DataProvider, experiment_id: str) -> None:
+    (datum,) = provider.read_tensors(experiment_id=experiment_id, plugin_name="histograms", downsample=None)["train"][
+        "h"
+    ]
     assert datum.step == 7
     assert datum.numpy.shape == (2, 3) and datum.numpy[1, 2] == 5.0
-    listing = provider.list_blob_sequences(plugin_name="images")
+    listing = provider.list_blob_sequences(experiment_id=experiment_id, plugin_name="images")
     assert listing["train"]["img"].max_length == 3
-    (point,) = provider.read_blob_sequences(plugin_name="images", downsample=10)["train"]["img"]
-    assert provider.read_blob(blob_key=point.values[2].blob_key) == b"\x89PNG"
+    (point,) = provider.read_blob_sequences(experiment_id=experiment_id, plugin_name="images", downsample=10)["train"][
+        "img"
+    ]
+    assert provider.read_blob(experiment_id=experiment_id, blob_key=point.values[2].blob_key) == b"\x89PNG"
     with pytest.raises(InvalidArgumentError):
-        provider.read_blob(blob_key="../../etc/passwd")
+        provider.read_blob(experiment_id=experiment_id, blob_key="../../etc/passwd")
     with pytest.raises(NotFoundError):
-        provider.read_blob(blob_key="999999.0")
+        provider.read_blob(experiment_id=experiment_id, blob_key="0" * 64)
+
+
+def test_step_ranges_index_ranges_and_the_top_level_listing(provider: DataProvider, experiment_id: str) -> None:
+    window = provider.read_scalars(
+        experiment_id=experiment_id, plugin_name="scalars", downsample=None, steps=StepRange(first=10, last=19)
+    )
+    assert [d.step for d in window["eval"]["a"]] == list(range(10, 20))
+    latest = provider.read_scalars(
+        experiment_id=experiment_id, plugin_name="scalars", downsample=2, steps=StepRange(latest=5)
+    )
+    assert [d.step for d in latest["train"]["b"]] == [995, 999]
+    (point,) = provider.read_blob_sequences(
+        experiment_id=experiment_id, plugin_name="images", downsample=None, indices=IndexRange(first=1, last=5)
+    )["eval"]["img"]
+    assert [provider.read_blob(experiment_id=experiment_id, blob_key=v.blob_key) for v in point.values] == [
+        b"2",
+        b"\x89PNG",
+    ]
+    (last,) = provider.read_blob_sequences(
+        experiment_id=experiment_id, plugin_name="images", downsample=None, indices=IndexRange(latest=True)
+    )["eval"]["img"]
+    assert [provider.read_blob(experiment_id=experiment_id, blob_key=v.blob_key) for v in last.values] == [b"\x89PNG"]
+    listed = provider.list_series(experiment_id=experiment_id, plugin_name="histograms")
+    assert listed["train"]["h"].data_class == DataClass.TENSOR and set(listed) == {"train", "eval"}
+
+
+def test_a_read_over_the_bound_is_refused_naming_it(stored: TestStore) -> None:
+    provider = DataProvider(stored.store, max_points={**MAX_POINTS, DataClass.SCALAR: 3000})
+    everything = {"experiment_id": stored.experiment_id, "plugin_name": "scalars", "downsample": None}
+    with pytest.raises(InvalidArgumentError, match="4,000 points .* bound of 3,000"):
+        provider.read_scalars(**everything)  # type: ignore[arg-type]
+    assert len(provider.read_scalars(**{**everything, "downsample": 750})["eval"]) == 2  # type: ignore[arg-type]
+
+
+def test_blob_keys_belong_to_their_experiment(stored: TestStore, provider: DataProvider) -> None:
+    (point,) = provider.read_blob_sequences(experiment_id=stored.experiment_id, plugin_name="images", downsample=None)[
+        "train"
+    ]["img"]
+    other = stored.store.create_experiment("other").id
+    with pytest.raises(NotFoundError):
+        provider.read_blob(experiment_id=other, blob_key=point.values[2].blob_key)

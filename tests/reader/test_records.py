@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tensorboardX import summary
 
-from trainboard.ingest.loader import Loader
+from tests.stores import TestStore
 from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.points import RunState
 from trainboard.reader.logdir import LogDir
@@ -28,7 +28,6 @@ from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.summary_pb2 import Summary
 from trainboard.reader.records import HEADER_SIZE, read_frames, read_records, write_record
 from trainboard.reader.tail import FileCursor, read_new
-from trainboard.store.sqlite import SqliteStore
 
 payloads = st.lists(st.binary(min_size=0, max_size=64), min_size=1, max_size=12)
 # Small read windows put record boundaries, corruption and skips at every place relative to a window's end.
@@ -243,10 +242,10 @@ def test_garbage_payloads_never_stop_ingest(data: st.DataObject) -> None:
         for payload in records:
             write_record(stream, payload)
         (run / unique_path()).write_bytes(stream.getvalue())
-        store = SqliteStore(Path(scratch, "store.sqlite"))
+        store = TestStore(Path(scratch, "store.sqlite"))
         try:
             with ingest_failures() as failed:
-                Loader(LogDir(str(run.parent)), lambda: store).poll()
+                store.loader(LogDir(str(run.parent))).poll()
             assert failed == []
             steps = store_steps(store)
         finally:
@@ -268,7 +267,7 @@ def test_garbage_payloads_are_logged_once_and_skipped(caplog: pytest.LogCaptureF
     assert len(warnings) == 1, warnings
 
 
-def store_steps(store: SqliteStore, run: str = "run") -> list[int]:
+def store_steps(store: TestStore, run: str = "run") -> list[int]:
     rows = list(store.series(runs=[run], tags=["x"]))
     return sorted(store.scalars(rows[0].id).steps.tolist()) if rows else []
 
@@ -316,7 +315,7 @@ def test_tailing_a_growing_file_reads_each_intact_record_once(
 
 class Files:
     """Event files in one run directory and the steps a loader must hold for them: the complete records of each file
-    as it is now, and of a vanished file what was read of it before it vanished."""
+    as it is now; nothing of a vanished file."""
 
     def __init__(self, run: Path) -> None:
         self.run = run
@@ -324,7 +323,6 @@ class Files:
         self.steps: dict[str, list[tuple[int, int]]] = {}  # each record's end offset and step
         self.sizes: dict[str, int] = {}  # the bytes on disk now
         self.last_sizes: dict[str, int] = {}  # the size each file had when last seen, vanished ones included
-        self.kept: dict[str, list[int]] = {}  # steps of vanished files
         self._wall_times = itertools.count(1)
         self._steps = itertools.count()
 
@@ -338,7 +336,6 @@ class Files:
             write_record(stream, scalar_event(step))
             ends.append((stream.tell(), step))
         self.written[name], self.steps[name] = stream.getvalue(), ends
-        self.kept.pop(name, None)
 
     def write(self, name: str, size: int) -> None:
         path = self.run / name
@@ -349,7 +346,6 @@ class Files:
         self.sizes[name] = self.last_sizes[name] = size
 
     def vanish(self, name: str) -> None:
-        self.kept[name] = self.expected_of(name)
         (self.run / name).unlink()
         del self.sizes[name]
 
@@ -357,7 +353,7 @@ class Files:
         return [step for end, step in self.steps[name] if end <= self.sizes[name]]
 
     def expected(self) -> list[int]:
-        return sorted([*itertools.chain(*self.kept.values()), *itertools.chain(*map(self.expected_of, self.sizes))])
+        return sorted(itertools.chain(*map(self.expected_of, self.sizes)))
 
 
 operations = st.lists(
@@ -378,8 +374,8 @@ def test_files_that_grow_appear_vanish_are_truncated_or_replaced(steps: list[tup
         run = Path(scratch, "logs", "run")
         run.mkdir(parents=True)
         files = Files(run)
-        store = SqliteStore(Path(scratch, "store.sqlite"))
-        loader = Loader(LogDir(str(run.parent)), lambda: store)
+        store = TestStore(Path(scratch, "store.sqlite"))
+        loader = store.loader(LogDir(str(run.parent)))
         try:
             with ingest_failures() as failed:
                 for operation, which, amount in steps:
@@ -398,15 +394,15 @@ def unique_name(which: int) -> str:
 def apply(files: Files, operation: str, name: str, amount: float) -> None:
     """One change to the run directory, as writers, sync tools and people make them."""
     if name not in files.sizes:
-        operation = "replace" if name in files.kept else "appear"
+        operation = "replace" if name in files.last_sizes else "appear"
     elif operation == "appear":
         operation = "replace"
     if operation == "appear":
         files.start(name, records=1 + int(amount * 8))
         files.write(name, int(amount * len(files.written[name])))
     elif operation == "replace":
-        # A different file under the same name. Its size must differ from the old one's: a file is only read again
-        # when its size changed (the loader's cheap check for news).
+        # A different file under the same name. Its size differs from the old one's: a file is read again when its
+        # size or modification time changed, and writes within one tick of the file system's clock keep the time.
         old = files.last_sizes[name]
         if name in files.sizes:
             (files.run / name).unlink()

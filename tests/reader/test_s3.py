@@ -13,12 +13,11 @@ import pytest
 from tensorboardX import SummaryWriter
 
 from tests.s3server import S3Server, s3_server
-from trainboard.ingest.loader import Loader
+from tests.stores import TestStore
 from trainboard.normaliser.points import DataClass
 from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
-from trainboard.store.sqlite import SqliteStore
 
 pytestmark = pytest.mark.s3
 
@@ -47,7 +46,7 @@ def append_scalars(path: Path, steps: range) -> None:
             write_record(stream, event.SerializeToString())
 
 
-def contents(store: SqliteStore) -> dict[tuple[str, str], tuple[Any, list[Any]]]:
+def contents(store: TestStore) -> dict[tuple[str, str], tuple[Any, list[Any]]]:
     """Every series of the store: its metadata and every point (step, wall time, value or tensor or blobs)."""
     found: dict[tuple[str, str], tuple[Any, list[Any]]] = {}
     for row in store.series():
@@ -59,7 +58,7 @@ def contents(store: SqliteStore) -> dict[tuple[str, str], tuple[Any, list[Any]]]
             )
         elif row.metadata.data_class == DataClass.BLOB_SEQUENCE:
             points = [
-                (point.step, point.wall_time, [store.blob(point.point_id, index) for index in range(point.length)])
+                (point.step, point.wall_time, [store.blob(key) for key in point.blob_keys])
                 for point in store.blob_sequences(row.id)
             ]
         else:
@@ -80,10 +79,10 @@ class Mirror:
         # Its own client, as another machine's sync tool: no cache shared with the logdir's.
         self.filesystem = fsspec.filesystem("s3", skip_instance_cache=True, **s3.storage_options())
         self.remote = LogDir(f"s3://{s3.bucket}/{prefix}", storage_options=s3.storage_options())
-        self.local_store = SqliteStore(scratch / "local.sqlite")
-        self.remote_store = SqliteStore(scratch / "remote.sqlite")
-        self.local_loader = Loader(LogDir(str(local)), lambda: self.local_store)
-        self.remote_loader = Loader(self.remote, lambda: self.remote_store)
+        self.local_store = TestStore(scratch / "local.sqlite")
+        self.remote_store = TestStore(scratch / "remote.sqlite")
+        self.local_loader = self.local_store.loader(LogDir(str(local)))
+        self.remote_loader = self.remote_store.loader(self.remote)
 
     def key(self, path: Path) -> str:
         return f"{self.s3.bucket}/{self.prefix}/{path.relative_to(self.local).as_posix()}"

@@ -22,6 +22,7 @@ from trainboard.reader.dialect import is_structure_graph_file
 from trainboard.reader.logdir import FileStat, RunSource
 from trainboard.reader.structure_graph import read_structure_graph
 from trainboard.reader.tail import FileCursor, read_new
+from trainboard.store.backend import StaleOffsetError
 from trainboard.store.writer import StoreWriter
 
 logger = logging.getLogger("trainboard.ingest")
@@ -125,6 +126,9 @@ def _load_run(
                 _load_structure_graph(logdir, target, cursor, state, report)
             else:
                 _load_file(logdir, target, cursor, state, report)
+        except StaleOffsetError as error:
+            logger.warning("skipping %s for now: another process wrote it meanwhile (%s)", path, error)
+            state = store.run_state(experiment_id, job.run) or RunState()
         except Exception:
             # The ingest boundary: one bad file must not stop the others.
             logger.exception("skipping %s for now: ingest failed", path)
@@ -183,9 +187,12 @@ def _load_structure_graph(
 
 
 def _has_news(paths: list[str], cursors: dict[str, FileCursor], stats: dict[str, FileStat]) -> bool:
-    """Whether any file of a run may hold unread records: one never read, or of another size or modification time."""
+    """Whether any file of a run may hold unread records: one never read, one not read to its end (a run stopped
+    between two reads of a long file), or one of another size or modification time."""
     return any(
-        path not in cursors or (cursors[path].size, cursors[path].mtime) != (stats[path].size, stats[path].mtime)
+        path not in cursors
+        or cursors[path].offset != stats[path].size
+        or (cursors[path].size, cursors[path].mtime) != (stats[path].size, stats[path].mtime)
         for path in paths
     )
 

@@ -84,9 +84,10 @@ class DataProvider:
     def experiment_metadata(self, *, experiment_id: str) -> ExperimentMetadata:
         for row in self._store.experiments():
             if row.id == experiment_id:
+                # An experiment named by its logdir (`trainboard --logdir`) has no name of its own, as in TensorBoard.
                 return ExperimentMetadata(
-                    data_location=row.name,
-                    experiment_name=row.name,
+                    data_location=row.location or row.name,
+                    experiment_name="" if row.name == row.location else row.name,
                     experiment_description=row.description,
                     creation_time=row.created,
                 )

@@ -123,7 +123,7 @@ class Backend(Protocol):
     # Experiments.
     def experiments(self) -> list[ExperimentRow]: ...
 
-    def create_experiment(self, experiment_id: str, name: str, description: str) -> ExperimentRow:
+    def create_experiment(self, experiment_id: str, name: str, description: str, location: str) -> ExperimentRow:
         """A new experiment, or the existing one of that name."""
 
     def generation(self, experiment_id: str) -> int: ...
@@ -169,6 +169,10 @@ class Backend(Protocol):
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
 
     # Writes.
+    def claim_writer(self, experiment_id: str) -> bool:
+        """Become the experiment's one writer until `close` (or the process ends, however it ends); False when another
+        process is."""
+
     def transaction(self, experiment_id: str) -> AbstractContextManager[Transaction]: ...
 
     def settle(self) -> None:

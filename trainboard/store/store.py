@@ -48,14 +48,17 @@ class Store:
     def experiments(self) -> list[ExperimentRow]:
         return self.backend.experiments()
 
-    def create_experiment(self, name: str, description: str = "") -> ExperimentRow:
+    def create_experiment(self, name: str, description: str = "", location: str = "") -> ExperimentRow:
         for experiment in self.backend.experiments():
             if experiment.name == name:
                 return experiment
-        return self.backend.create_experiment(secrets.token_urlsafe(9), name, description)
+        return self.backend.create_experiment(secrets.token_urlsafe(9), name, description, location)
 
     def generation(self, experiment_id: str) -> int:
         return self.backend.generation(experiment_id)
+
+    def claim_writer(self, experiment_id: str) -> bool:
+        return self.backend.claim_writer(experiment_id)
 
     # Reads.
 

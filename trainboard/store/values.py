@@ -16,6 +16,7 @@ class ExperimentRow:
     id: str
     name: str
     description: str
+    location: str
     created: float
     updated: float
     run_count: int

@@ -1,5 +1,5 @@
-"""The write contract: what ingest writes. One writer per store and file: a batch commits only if the file's stored
-offset is still the one it read from."""
+"""The write contract: what ingest writes. One writer per experiment (`claim_writer`), and a batch commits only if
+the file's stored offset is still the one it read from, so that even two writers never double a point."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ from trainboard.store.values import ExperimentRow
 
 
 class StoreWriter(Protocol):
-    def create_experiment(self, name: str, description: str = "") -> ExperimentRow:
-        """The experiment of this name, created when new."""
+    def create_experiment(self, name: str, description: str = "", location: str = "") -> ExperimentRow:
+        """The experiment of this name, created when new; `location` says where its data comes from."""
+
+    def claim_writer(self, experiment_id: str) -> bool:
+        """Become the experiment's one writer for as long as this store is open; False when another process is."""
 
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import sqlite3
 import sys
 import threading
@@ -59,6 +61,7 @@ class SqliteBackend:
         self.write_lock = threading.RLock()
         self._readers = threading.local()
         self._reader_connections: list[sqlite3.Connection] = []
+        self._writer_locks: list[int] = []
         self._migrate()
 
     def _migrate(self) -> None:
@@ -95,6 +98,9 @@ class SqliteBackend:
             self.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
+        for descriptor in self._writer_locks:
+            os.close(descriptor)  # releases its lock
+        self._writer_locks.clear()
         for connection in self._reader_connections:
             connection.close()
         self._reader_connections.clear()
@@ -104,18 +110,18 @@ class SqliteBackend:
 
     def experiments(self) -> list[ExperimentRow]:
         rows = self.reader().execute(
-            "SELECT e.id, e.name, e.description, e.created, e.updated,"
+            "SELECT e.id, e.name, e.description, e.location, e.created, e.updated,"
             " (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id) FROM experiments e ORDER BY e.created, e.id"
         )
         return [ExperimentRow(*row) for row in rows]
 
-    def create_experiment(self, experiment_id: str, name: str, description: str) -> ExperimentRow:
+    def create_experiment(self, experiment_id: str, name: str, description: str, location: str) -> ExperimentRow:
         now = time.time()
         with self.write_lock:
             self.writer.execute(
-                "INSERT INTO experiments (id, name, description, created, updated) VALUES (?, ?, ?, ?, ?)"
+                "INSERT INTO experiments (id, name, description, location, created, updated) VALUES (?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (name) DO NOTHING",
-                (experiment_id, name, description, now, now),
+                (experiment_id, name, description, location, now, now),
             )
         return next(e for e in self.experiments() if e.name == name)
 
@@ -275,6 +281,17 @@ class SqliteBackend:
         }
 
     # Writes.
+
+    def claim_writer(self, experiment_id: str) -> bool:
+        """A lock on a file beside the store's, which the system releases when the process ends."""
+        descriptor = os.open(f"{self.path}.{experiment_id}.writer", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(descriptor)
+            return False
+        self._writer_locks.append(descriptor)
+        return True
 
     @contextlib.contextmanager
     def transaction(self, experiment_id: str) -> Iterator[SqliteTransaction]:

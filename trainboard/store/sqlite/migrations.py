@@ -20,6 +20,8 @@ MIGRATIONS: list[tuple[str, str]] = [
             id TEXT PRIMARY KEY,
             name TEXT NOT NULL UNIQUE,
             description TEXT NOT NULL DEFAULT '',
+            -- Where its data was read from (a logdir), when one process ingests it.
+            location TEXT NOT NULL DEFAULT '',
             created REAL NOT NULL,
             updated REAL NOT NULL,
             -- Bumped by every write: readers cache what they derived from an experiment until it changes.
