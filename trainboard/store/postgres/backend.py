@@ -49,8 +49,10 @@ PICKS_SQL = (
     " FROM unnest(%s::bigint[], %s::integer[]) WITH ORDINALITY AS wanted (chunk_id, start, n)"
     " JOIN scalar_chunks c ON c.experiment_id = %s AND c.chunk_id = wanted.chunk_id ORDER BY wanted.n"
 )
-# Any constant shared by every trainboard process: migrations of one database run one at a time.
+# Advisory lock keys, the same in every trainboard process: migrations of one database run one at a time, and an
+# experiment's writer claim is a lock keyed by a hash of its id seeded with WRITER_LOCKS.
 MIGRATION_LOCK = 0x7472_6169_6E62_6F61
+WRITER_LOCKS = 0x7772_6974_6572
 
 
 class PostgresBackend:
@@ -72,6 +74,10 @@ class PostgresBackend:
             open=True,
             name="trainboard",
         )
+        self._url = url
+        # One connection per experiment this store writes, holding the writer's claim (a session advisory lock)
+        # until it closes: however the process ends, the server releases the claim with its connection.
+        self._claims: list[psycopg.Connection[Any]] = []
         # The connection of the write transaction open on this thread, if any: the database's own blob store writes
         # inside it, so a batch's blobs commit with its points.
         self._writing = threading.local()
@@ -94,26 +100,29 @@ class PostgresBackend:
         """Nothing to do: PostgreSQL's autovacuum keeps tables fit to read."""
 
     def close(self) -> None:
+        for claim in self._claims:
+            claim.close()
+        self._claims.clear()
         self.pool.close()
 
     # Experiments.
 
     def experiments(self) -> list[ExperimentRow]:
         rows = self._rows(
-            "SELECT e.experiment_id, e.name, e.description, e.created, s.updated,"
+            "SELECT e.experiment_id, e.name, e.description, e.location, e.created, s.updated,"
             " (SELECT count(*) FROM runs r WHERE r.experiment_id = e.experiment_id)"
             " FROM experiments e JOIN experiment_state s USING (experiment_id) ORDER BY e.created, e.experiment_id"
         )
         return [ExperimentRow(*row) for row in rows]
 
-    def create_experiment(self, experiment_id: str, name: str, description: str) -> ExperimentRow:
+    def create_experiment(self, experiment_id: str, name: str, description: str, location: str) -> ExperimentRow:
         with self.pool.connection() as connection:
             # Two processes creating one name at once: the second inserts nothing and finds the first's.
             connection.execute(
-                "WITH created AS (INSERT INTO experiments (experiment_id, name, description, created)"
-                " VALUES (%s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING experiment_id, created)"
+                "WITH created AS (INSERT INTO experiments (experiment_id, name, description, location, created)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING experiment_id, created)"
                 " INSERT INTO experiment_state (experiment_id, updated) SELECT experiment_id, created FROM created",
-                (experiment_id, name, description, time.time()),
+                (experiment_id, name, description, location, time.time()),
             )
         return next(e for e in self.experiments() if e.name == name)
 
@@ -257,6 +266,20 @@ class PostgresBackend:
         }
 
     # Writes.
+
+    def claim_writer(self, experiment_id: str) -> bool:
+        try:
+            connection = psycopg.connect(self._url, connect_timeout=CONNECT_SECONDS, autocommit=True)
+        except psycopg.OperationalError as error:
+            raise StoreUnavailable(f"cannot reach the database {self.location}: {_reason(error)}") from None
+        row = connection.execute(
+            "SELECT pg_try_advisory_lock(hashtextextended(%s, %s))", (experiment_id, WRITER_LOCKS)
+        ).fetchone()
+        if row is None or not row[0]:
+            connection.close()
+            return False
+        self._claims.append(connection)
+        return True
 
     @contextlib.contextmanager
     def transaction(self, experiment_id: str) -> Iterator[PostgresTransaction]:

@@ -16,6 +16,8 @@ MIGRATIONS: list[tuple[str, str]] = [
             experiment_id TEXT PRIMARY KEY,
             name TEXT NOT NULL UNIQUE,
             description TEXT NOT NULL DEFAULT '',
+            -- Where its data was read from (a logdir), when one process ingests it.
+            location TEXT NOT NULL DEFAULT '',
             created DOUBLE PRECISION NOT NULL
         );
         -- What every write changes, apart from `experiments` so that a write touches one node. A write transaction
