@@ -13,12 +13,14 @@ import contextlib
 import dataclasses
 import errno
 import os
+import signal
 import socket
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from types import FrameType
 
-from trainboard import __version__
+from trainboard import __version__, tensorboard_flags
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
 from trainboard.settings import SETTINGS, Setting, Settings, parse_samples_per_plugin, parse_switch
@@ -58,13 +60,15 @@ def parse_flags(
     )
     settings_of_command = [setting for setting in SETTINGS if command in setting.commands]
     for setting in settings_of_command:
-        if isinstance(setting.default, bool):
+        if isinstance(setting.default, bool) and setting.parse is None:
             parser.add_argument(f"--{setting.name}", action="store_true", default=argparse.SUPPRESS, help=setting.help)
         else:
             shown = f" Default: {setting.default}." if setting.default else ""
             parser.add_argument(
                 f"--{setting.name}", type=_parser_of(setting), default=argparse.SUPPRESS, help=setting.help + shown
             )
+    if command == "trainboard":
+        tensorboard_flags.define(parser)
     flags = vars(parser.parse_args(argv))
     values: dict[str, object] = {}
     given: set[str] = set()
@@ -84,6 +88,8 @@ def parse_flags(
         if value is not None:
             given.add(setting.name)
     settings = Settings(**values)  # type: ignore[arg-type]
+    if command == "trainboard":
+        tensorboard_flags.apply(parser, flags, logdir=settings.logdir, logdir_spec=settings.logdir_spec)
     _check(parser, settings, given)
     for name in REQUIRED.get(command, ()):
         if name not in given:
@@ -131,7 +137,7 @@ def listen(settings: Settings, *, scan: bool) -> socket.socket:
     host = None if settings.bind_all else settings.host
     for port in ports:
         try:
-            return _bind(host, port)
+            return _bind(host, port, reuse_port=settings.reuse_port)
         except OSError as error:
             if error.errno == errno.EADDRINUSE and scan:
                 continue
@@ -139,7 +145,7 @@ def listen(settings: Settings, *, scan: bool) -> socket.socket:
     raise ListenError(f"could not bind to any port from {ports.start} to {ports.stop - 1}: all are in use")
 
 
-def _bind(host: str | None, port: int) -> socket.socket:
+def _bind(host: str | None, port: int, *, reuse_port: bool = False) -> socket.socket:
     """A socket listening at host:port; host None: every interface, IPv6 and IPv4 on one socket where possible."""
     try:
         addresses = socket.getaddrinfo(
@@ -154,6 +160,8 @@ def _bind(host: str | None, port: int) -> socket.socket:
     listener = socket.socket(family, kind, protocol)
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         if host is None and family == socket.AF_INET6:
             with contextlib.suppress(OSError):
                 listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
@@ -190,6 +198,21 @@ def url(settings: Settings, listener: socket.socket) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    # Ctrl+C or SIGTERM: uvicorn shuts down cleanly (the app's lifespan closes the store), then raises the signal
+    # again for its default effect: a KeyboardInterrupt (after asyncio's CancelledError), or death by SIGTERM. A
+    # shutdown the user asked for is no failure: exit 0, no traceback. Before the server runs, the same.
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        _run(argv)
+    except KeyboardInterrupt:
+        raise SystemExit(0) from None
+
+
+def _interrupt(number: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _run(argv: Sequence[str] | None) -> None:
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve") else "trainboard"
     settings, given = parse_flags(arguments, command=command)

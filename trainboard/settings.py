@@ -75,6 +75,14 @@ def parse_switch(text: str) -> bool:
     raise argparse.ArgumentTypeError("expected 1/true/yes/on or 0/false/no/off")
 
 
+def parse_true_false(text: str) -> bool:
+    """TensorBoard's BOOL flags: true or false, in any case."""
+    value = {"true": True, "false": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected true or false, not {text!r}")
+    return value
+
+
 def parse_path_prefix(text: str) -> str:
     """TensorBoard's rule: a trailing slash is dropped, a prefix must start with one."""
     prefix = text.rstrip("/")
@@ -102,6 +110,12 @@ SETTINGS: tuple[Setting, ...] = (
         6006,
         "Port to listen on: 6006 or the next free one when not given, 0 for any free port.",
         parse_port,
+    ),
+    Setting(
+        "reuse_port",
+        False,
+        "true: set SO_REUSEPORT on the listening socket, so that another process may listen on the port too.",
+        parse_true_false,
     ),
     Setting(
         "reload_interval", 5.0, "Seconds between looks for new data; 0 loads once.", parse_seconds, commands=INGEST
@@ -146,6 +160,7 @@ class Settings:
     host: str = "127.0.0.1"
     bind_all: bool = False
     port: int = 6006
+    reuse_port: bool = False
     reload_interval: float = 5.0
     samples_per_plugin: str = ""
     path_prefix: str = ""

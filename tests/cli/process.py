@@ -30,6 +30,7 @@ class Trainboard:
     url: str
     stdout: Path
     stderr: Path
+    process: subprocess.Popen[bytes]
 
     def errors(self) -> str:
         """What it printed on stderr, carriage returns kept."""
@@ -64,7 +65,7 @@ def trainboard(
             os.close(err)
             threading.Thread(target=_copy, args=(terminal, stderr), daemon=True).start()
         stack.callback(stop, process)
-        server = Trainboard(url or _printed_url(process, stderr), stdout, stderr)
+        server = Trainboard(url or _printed_url(process, stderr), stdout, stderr, process)
         _wait_for_ingest(process, server)
         yield server
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import socket
 
-from trainboard.cli import listen, url
+import pytest
+
+from trainboard.cli import ListenError, listen, url
 from trainboard.settings import Settings
 
 
@@ -26,3 +28,13 @@ def test_a_given_host_is_the_only_address() -> None:
     with listen(Settings(host="127.0.0.1", port=0), scan=False) as listener:
         assert listener.getsockname()[0] == "127.0.0.1"
         assert url(Settings(host="127.0.0.1"), listener) == f"http://127.0.0.1:{listener.getsockname()[1]}/"
+
+
+def test_reuse_port_lets_two_sockets_listen_on_one_port() -> None:
+    settings = Settings(host="127.0.0.1", port=0, reuse_port=True)
+    with listen(settings, scan=False) as first:
+        port = first.getsockname()[1]
+        with listen(Settings(host="127.0.0.1", port=port, reuse_port=True), scan=False) as second:
+            assert second.getsockname()[1] == port
+        with pytest.raises(ListenError, match=f"could not bind to port {port}: it is already in use"):
+            listen(Settings(host="127.0.0.1", port=port), scan=False)

@@ -31,12 +31,13 @@ def create_app(experiments: Experiments, settings: Settings, *, lifespan: Lifesp
         "tsvis": tsvis_ui.routes,
         "trainboard": index_page.routes,
     }[settings.ui]()
-    per_experiment: list[BaseRoute] = [*tensorboard.routes(), *tsvis.routes(), *pages]
-    routes: list[BaseRoute] = [
+    per_experiment: list[BaseRoute] = [
         Route("/data/experiments", list_experiments),
-        Mount("/experiment/{experiment_id}", routes=per_experiment),
-        *per_experiment,
+        *tensorboard.routes(),
+        *tsvis.routes(),
+        *pages,
     ]
+    routes: list[BaseRoute] = [Mount("/experiment/{experiment_id}", routes=per_experiment), *per_experiment]
     if settings.path_prefix.strip("/"):
         routes = [Mount("/" + settings.path_prefix.strip("/"), routes=routes)]
     app = Starlette(
