@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.logdirs import write_full_logdir
+from tests.pgserver import PostgresServer, postgres_server
+from tests.s3server import S3Server, s3_server
 from tests.servers import Server, tensorboard_server, trainboard_server
 
 
@@ -36,3 +39,39 @@ def full_trainboard(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory)
     """trainboard serving the full logdir, its ingest done."""
     with trainboard_server(full_logdir, tmp_path_factory.mktemp("trainboard")) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One real PostgreSQL per test session (per xdist worker), started on first use."""
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres: PostgresServer, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The URL of a new, empty database of its own for this test, dropped afterwards."""
+    url = postgres.create_database(f"{request.node.name[:50]}_{uuid.uuid4().hex[:8]}")
+    yield url
+    postgres.drop_database(url)
+
+
+@pytest.fixture(scope="session")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    """One real S3 server (SeaweedFS) per test session (per xdist worker), started on first use."""
+    with s3_server(tmp_path_factory.mktemp("s3")) as server:
+        yield server
+
+
+@pytest.fixture
+def s3_blobs_url(s3: S3Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    """An `s3://` URL under a prefix of its own for this test, with the server in the standard AWS environment
+    variables as a user would set them (and no AWS configuration of this machine in the way)."""
+    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION", "AWS_REGION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "trainboard")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "trainboard")
+    return f"s3://{s3.bucket}/{uuid.uuid4().hex}"

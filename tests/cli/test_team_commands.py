@@ -26,9 +26,12 @@ from trainboard.store.store import Store
 TIMEOUT = 120.0
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A fresh database of each backend, as `--db` takes it."""
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("postgres_url")
+        return url
     return f"sqlite:{tmp_path / 'team.sqlite'}"
 
 

@@ -10,14 +10,26 @@ from trainboard.store.store import Store
 
 StoreOpener = Callable[[], Store]
 
+BACKENDS = [
+    pytest.param("sqlite"),
+    pytest.param("postgres", marks=pytest.mark.postgres),
+    pytest.param("postgres+s3", marks=[pytest.mark.postgres, pytest.mark.s3]),
+]
 
-@pytest.fixture(params=["sqlite"])
+
+@pytest.fixture(params=BACKENDS)
 def open_test_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreOpener]:
     """Opens a new store on one fresh database of each backend; the contract tests run once per backend."""
+    db = f"sqlite:{tmp_path / 'store.sqlite'}"
+    blobs = None
+    if request.param.startswith("postgres"):
+        db = request.getfixturevalue("postgres_url")
+    if request.param.endswith("+s3"):
+        blobs = request.getfixturevalue("s3_blobs_url")
     opened: list[Store] = []
 
     def opener() -> Store:
-        store = open_store(f"sqlite:{tmp_path / 'store.sqlite'}")
+        store = open_store(db, blobs)
         opened.append(store)
         return store
 

@@ -394,3 +394,15 @@ def test_a_blob_of_any_size_round_trips(store: Store) -> None:
     (row,) = store.series(eid(store))
     (point,) = store.blob_sequences(eid(store), row.id)
     assert store.blob(point.blob_keys[0]) == big
+
+
+def test_one_writer_per_experiment(store: Store, open_test_store: StoreOpener) -> None:
+    """As two processes would: the second store on one database may write another experiment but not the first's,
+    until the first store closes."""
+    first, other = store.create_experiment("first").id, store.create_experiment("other").id
+    assert store.claim_writer(first)
+    second = open_test_store()
+    assert not second.claim_writer(first)
+    assert second.claim_writer(other)
+    store.close()
+    assert second.claim_writer(first)

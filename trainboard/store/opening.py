@@ -22,10 +22,17 @@ POSTGRES_SCHEMES = ("postgresql", "postgres")
 def open_store(db: str, blobs: str | None = None) -> Store:
     scheme = urlsplit(db).scheme if "://" in db or db.startswith("sqlite:") else ""
     if scheme in POSTGRES_SCHEMES:
-        from trainboard.store.postgres.backend import PostgresBackend, PostgresBlobs
+        from trainboard.store.postgres.backend import PostgresBackend
+        from trainboard.store.postgres.blobs import PostgresBlobs
 
-        postgres = PostgresBackend(db)
-        return Store(postgres, _blob_store(blobs) or PostgresBlobs(postgres), location=redacted(db))
+        blob_store = _blob_store(blobs)
+        try:
+            postgres = PostgresBackend(db, location=redacted(db))
+        except StoreUnavailable:
+            if blob_store is not None:
+                blob_store.close()
+            raise
+        return Store(postgres, blob_store or PostgresBlobs(postgres), location=redacted(db))
     if scheme not in ("", "sqlite"):
         raise StoreUnavailable(f"{db}: unknown store scheme {scheme!r} (expected a path, sqlite: or postgresql://)")
     from trainboard.store.sqlite.backend import SqliteBackend

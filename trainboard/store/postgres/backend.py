@@ -1,0 +1,594 @@
+"""The server backend: PostgreSQL through psycopg 3, a pool of connections, COPY for the points of a batch.
+
+Reads run on pooled connections in autocommit, so each sees the last committed batch and never waits for a writer.
+A write transaction first locks its experiment's row in `experiment_state`: writers of one experiment take turns (in
+this process or any other), writers of different experiments run side by side.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Collection, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+import psycopg_pool
+
+from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
+from trainboard.reader.tail import FileCursor
+from trainboard.store.backend import (
+    BlobSequenceRecord,
+    ScalarChunk,
+    StaleOffsetError,
+    SummaryDelta,
+    TensorRecord,
+)
+from trainboard.store.errors import StoreUnavailable
+from trainboard.store.postgres.migrations import MIGRATIONS
+from trainboard.store.values import (
+    BlobSequenceRow,
+    ChunkIndex,
+    ExperimentRow,
+    PointIndex,
+    RunRow,
+    ScalarColumns,
+    SeriesRow,
+    StepRange,
+)
+
+# One packed scalar point (see migrations.py).
+POINT = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
+CONNECT_SECONDS = 10
+POOL_SIZE = 16
+# The points at (chunk id, byte offset + 1) pairs, in the order given.
+PICKS_SQL = (
+    f"SELECT substring(c.points FROM wanted.start FOR {POINT.itemsize})"
+    " FROM unnest(%s::bigint[], %s::integer[]) WITH ORDINALITY AS wanted (chunk_id, start, n)"
+    " JOIN scalar_chunks c ON c.experiment_id = %s AND c.chunk_id = wanted.chunk_id ORDER BY wanted.n"
+)
+# Advisory lock keys, the same in every trainboard process: migrations of one database run one at a time, and an
+# experiment's writer claim is a lock keyed by a hash of its id seeded with WRITER_LOCKS.
+MIGRATION_LOCK = 0x7472_6169_6E62_6F61
+WRITER_LOCKS = 0x7772_6974_6572
+
+
+class PostgresBackend:
+    def __init__(self, url: str, *, location: str | None = None, pool_size: int = POOL_SIZE) -> None:
+        """Open the database at `url` (a postgresql:// URL) and bring its schema up to date; `location` names it in
+        messages (the URL without its password)."""
+        self.location = location or url
+        try:
+            with psycopg.connect(url, connect_timeout=CONNECT_SECONDS, autocommit=True) as connection:
+                _migrate(connection)
+        except psycopg.OperationalError as error:
+            raise StoreUnavailable(f"cannot reach the database {self.location}: {_reason(error)}") from None
+        self.pool = psycopg_pool.ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_SECONDS},
+            check=psycopg_pool.ConnectionPool.check_connection,
+            open=True,
+            name="trainboard",
+        )
+        self._url = url
+        # One connection per experiment this store writes, holding the writer's claim (a session advisory lock)
+        # until it closes: however the process ends, the server releases the claim with its connection.
+        self._claims: list[psycopg.Connection[Any]] = []
+        # The connection of the write transaction open on this thread, if any: the database's own blob store writes
+        # inside it, so a batch's blobs commit with its points.
+        self._writing = threading.local()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[psycopg.Connection[Any]]:
+        """The connection of the write transaction open on this thread, else a pooled one (in autocommit)."""
+        connection: psycopg.Connection[Any] | None = getattr(self._writing, "connection", None)
+        if connection is not None:
+            yield connection
+            return
+        with self.pool.connection() as connection:
+            yield connection
+
+    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        with self.pool.connection() as connection:
+            return connection.execute(sql, params, binary=True).fetchall()
+
+    def settle(self) -> None:
+        """Nothing to do: PostgreSQL's autovacuum keeps tables fit to read."""
+
+    def close(self) -> None:
+        for claim in self._claims:
+            claim.close()
+        self._claims.clear()
+        self.pool.close()
+
+    # Experiments.
+
+    def experiments(self) -> list[ExperimentRow]:
+        rows = self._rows(
+            "SELECT e.experiment_id, e.name, e.description, e.location, e.created, s.updated,"
+            " (SELECT count(*) FROM runs r WHERE r.experiment_id = e.experiment_id)"
+            " FROM experiments e JOIN experiment_state s USING (experiment_id) ORDER BY e.created, e.experiment_id"
+        )
+        return [ExperimentRow(*row) for row in rows]
+
+    def create_experiment(self, experiment_id: str, name: str, description: str, location: str) -> ExperimentRow:
+        with self.pool.connection() as connection:
+            # Two processes creating one name at once: the second inserts nothing and finds the first's.
+            connection.execute(
+                "WITH created AS (INSERT INTO experiments (experiment_id, name, description, location, created)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING experiment_id, created)"
+                " INSERT INTO experiment_state (experiment_id, updated) SELECT experiment_id, created FROM created",
+                (experiment_id, name, description, location, time.time()),
+            )
+        return next(e for e in self.experiments() if e.name == name)
+
+    def generation(self, experiment_id: str) -> int:
+        rows = self._rows("SELECT generation FROM experiment_state WHERE experiment_id = %s", (experiment_id,))
+        return -1 if not rows else int(rows[0][0])
+
+    # Reads.
+
+    def runs(self, experiment_id: str) -> list[RunRow]:
+        rows = self._rows(
+            "SELECT name, start_time FROM runs WHERE experiment_id = %s ORDER BY run_id", (experiment_id,)
+        )
+        return [RunRow(name=name, start_time=start_time) for name, start_time in rows]
+
+    def run_state(self, experiment_id: str, run: str) -> RunState | None:
+        rows = self._rows(
+            "SELECT file_version, most_recent_step, seen_session_start, start_time FROM runs"
+            " WHERE experiment_id = %s AND name = %s",
+            (experiment_id, run),
+        )
+        if not rows:
+            return None
+        file_version, most_recent_step, seen_session_start, start_time = rows[0]
+        return RunState(
+            file_version=file_version,
+            most_recent_step=most_recent_step,
+            seen_session_start=seen_session_start,
+            start_time=start_time,
+        )
+
+    def plugin_names(self, experiment_id: str) -> list[str]:
+        rows = self._rows(
+            "SELECT DISTINCT plugin_name FROM series WHERE experiment_id = %s ORDER BY plugin_name", (experiment_id,)
+        )
+        return [name for (name,) in rows]
+
+    def series(
+        self,
+        experiment_id: str,
+        *,
+        plugin_name: str | None,
+        data_class: DataClass | None,
+        runs: Collection[str] | None,
+        tags: Collection[str] | None,
+    ) -> list[SeriesRow]:
+        sql = (
+            "SELECT s.series_id, r.name, s.tag, s.plugin_name, s.data_class, s.plugin_content, s.display_name,"
+            " s.description, s.point_count, s.max_step, s.max_wall_time, s.max_length"
+            " FROM series s JOIN runs r USING (experiment_id, run_id) WHERE s.experiment_id = %s"
+        )
+        params: list[object] = [experiment_id]
+        if plugin_name is not None:
+            sql += " AND s.plugin_name = %s"
+            params.append(plugin_name)
+        if data_class is not None:
+            sql += " AND s.data_class = %s"
+            params.append(int(data_class))
+        if runs is not None:
+            sql += " AND r.name = ANY(%s::text[])"
+            params.append(list(runs))
+        if tags is not None:
+            sql += " AND s.tag = ANY(%s::text[])"
+            params.append(list(tags))
+        sql += " ORDER BY s.run_id, s.series_id"
+        return [_series_row(row) for row in self._rows(sql, params)]
+
+    def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex:
+        rows = self._rows(
+            "SELECT chunk_id, point_count, min_step, max_step FROM scalar_chunks"
+            " WHERE experiment_id = %s AND series_id = %s ORDER BY chunk_id",
+            (experiment_id, series_id),
+        )
+        columns = np.array(rows, dtype=np.int64).reshape(-1, 4)
+        return ChunkIndex(ids=columns[:, 0], counts=columns[:, 1], min_steps=columns[:, 2], max_steps=columns[:, 3])
+
+    def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[ScalarColumns]:
+        rows = self._rows(
+            "SELECT c.points FROM unnest(%s::bigint[]) WITH ORDINALITY AS wanted (chunk_id, n)"
+            " JOIN scalar_chunks c ON c.experiment_id = %s AND c.chunk_id = wanted.chunk_id ORDER BY wanted.n",
+            (list(chunk_ids), experiment_id),
+        )
+        return [_unpacked(points) for (points,) in rows]
+
+    def scalar_picks(self, experiment_id: str, picks: list[tuple[int, list[int]]]) -> ScalarColumns:
+        # One query for every point picked: substring() of an uncompressed value reads only the slices it needs.
+        chunk_ids = [chunk_id for chunk_id, positions in picks for _ in positions]
+        offsets = [position * POINT.itemsize + 1 for _, positions in picks for position in positions]
+        rows = self._rows(PICKS_SQL, (chunk_ids, offsets, experiment_id))
+        return _unpacked(b"".join(point for (point,) in rows))
+
+    def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
+        rows = self._rows(
+            f"SELECT DISTINCT ON (series_id) series_id,"
+            f" substring(points FROM (point_count - 1) * {POINT.itemsize} + 1 FOR {POINT.itemsize})"
+            " FROM scalar_chunks WHERE experiment_id = %s AND series_id = ANY(%s::bigint[])"
+            " ORDER BY series_id, chunk_id DESC",
+            (experiment_id, list(series_ids)),
+        )
+        return {series_id: _unpacked(point) for series_id, point in rows}
+
+    def tensor_index(self, experiment_id: str, series_id: int, steps: StepRange) -> PointIndex:
+        sql, params = _in_steps(
+            "SELECT point_id, step, wall_time FROM tensor_points WHERE experiment_id = %s AND series_id = %s",
+            [experiment_id, series_id],
+            steps,
+        )
+        rows = self._rows(sql + " ORDER BY point_id", params)
+        return PointIndex(
+            ids=np.array([row[0] for row in rows], dtype=np.int64),
+            steps=np.array([row[1] for row in rows], dtype=np.int64),
+            wall_times=np.array([row[2] for row in rows], dtype=np.float64),
+        )
+
+    def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[bytes]:
+        rows = self._rows(
+            "SELECT t.tensor FROM unnest(%s::bigint[]) WITH ORDINALITY AS wanted (point_id, n)"
+            " JOIN tensor_points t ON t.experiment_id = %s AND t.point_id = wanted.point_id ORDER BY wanted.n",
+            (list(point_ids), experiment_id),
+        )
+        return [tensor for (tensor,) in rows]
+
+    def blob_sequences(self, experiment_id: str, series_id: int, steps: StepRange) -> list[BlobSequenceRow]:
+        sql, params = _in_steps(
+            "SELECT step, wall_time, blob_keys FROM blob_points WHERE experiment_id = %s AND series_id = %s",
+            [experiment_id, series_id],
+            steps,
+        )
+        return [
+            BlobSequenceRow(step=step, wall_time=wall_time, blob_keys=tuple(keys))
+            for step, wall_time, keys in self._rows(sql + " ORDER BY point_id", params)
+        ]
+
+    def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]:
+        rows = self._rows(
+            "SELECT path, read_offset, size, mtime, head FROM files WHERE experiment_id = %s", (experiment_id,)
+        )
+        return {
+            path: FileCursor(path=path, offset=offset, size=size, mtime=mtime, head=head)
+            for path, offset, size, mtime, head in rows
+        }
+
+    # Writes.
+
+    def claim_writer(self, experiment_id: str) -> bool:
+        try:
+            connection = psycopg.connect(self._url, connect_timeout=CONNECT_SECONDS, autocommit=True)
+        except psycopg.OperationalError as error:
+            raise StoreUnavailable(f"cannot reach the database {self.location}: {_reason(error)}") from None
+        row = connection.execute(
+            "SELECT pg_try_advisory_lock(hashtextextended(%s, %s))", (experiment_id, WRITER_LOCKS)
+        ).fetchone()
+        if row is None or not row[0]:
+            connection.close()
+            return False
+        self._claims.append(connection)
+        return True
+
+    @contextlib.contextmanager
+    def transaction(self, experiment_id: str) -> Iterator[PostgresTransaction]:
+        with self.pool.connection() as connection, connection.transaction():
+            # The experiment's row stays locked until the commit: the next writer of this experiment waits here.
+            connection.execute(
+                "UPDATE experiment_state SET generation = generation + 1 WHERE experiment_id = %s", (experiment_id,)
+            )
+            self._writing.connection = connection
+            try:
+                yield PostgresTransaction(connection, experiment_id)
+            finally:
+                self._writing.connection = None
+            connection.execute(
+                "UPDATE experiment_state SET updated = %s WHERE experiment_id = %s", (time.time(), experiment_id)
+            )
+
+
+class PostgresTransaction:
+    def __init__(self, connection: psycopg.Connection[Any], experiment_id: str) -> None:
+        self._db = connection
+        self._experiment_id = experiment_id
+
+    def _rows(self, sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
+        return self._db.execute(sql, params, binary=True).fetchall()
+
+    def _ids(self, sql: str, params: Sequence[object]) -> list[int]:
+        return [row[0] for row in self._rows(sql, params)]
+
+    def save_run(self, run: str, state: RunState) -> int:
+        (run_id,) = self._ids(
+            "INSERT INTO runs (experiment_id, name, start_time, file_version, most_recent_step, seen_session_start)"
+            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (experiment_id, name) DO UPDATE SET"
+            " start_time = excluded.start_time, file_version = excluded.file_version,"
+            " most_recent_step = excluded.most_recent_step, seen_session_start = excluded.seen_session_start"
+            " RETURNING run_id",
+            (
+                self._experiment_id,
+                run,
+                state.start_time,
+                state.file_version,
+                state.most_recent_step,
+                state.seen_session_start,
+            ),
+        )
+        return run_id
+
+    def save_file(self, run_id: int, cursor: FileCursor, *, expected_offset: int | None) -> int:
+        stored = self._ids(
+            "SELECT read_offset FROM files WHERE experiment_id = %s AND path = %s", (self._experiment_id, cursor.path)
+        )
+        if (stored[0] if stored else None) != expected_offset:
+            raise StaleOffsetError(f"{cursor.path}: read from {expected_offset}, but the store is at {stored}")
+        (file_id,) = self._ids(
+            "INSERT INTO files (experiment_id, run_id, path, read_offset, size, mtime, head)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (experiment_id, path) DO UPDATE SET"
+            " run_id = excluded.run_id, read_offset = excluded.read_offset, size = excluded.size,"
+            " mtime = excluded.mtime, head = excluded.head RETURNING file_id",
+            (self._experiment_id, run_id, cursor.path, cursor.offset, cursor.size, cursor.mtime, cursor.head),
+        )
+        return file_id
+
+    def save_series(self, run_id: int, metadata: dict[str, SeriesMetadata]) -> dict[str, int]:
+        if metadata:
+            tags, values = list(metadata), list(metadata.values())
+            self._db.execute(
+                "INSERT INTO series (experiment_id, run_id, tag, plugin_name, data_class, plugin_content,"
+                " display_name, description) SELECT %s, %s, * FROM unnest(%s::text[], %s::text[], %s::smallint[],"
+                " %s::bytea[], %s::text[], %s::text[]) ON CONFLICT (experiment_id, run_id, tag) DO NOTHING",
+                (
+                    self._experiment_id,
+                    run_id,
+                    tags,
+                    [m.plugin_name for m in values],
+                    [int(m.data_class) for m in values],
+                    [m.plugin_content for m in values],
+                    [m.display_name for m in values],
+                    [m.description for m in values],
+                ),
+            )
+        rows = self._rows(
+            "SELECT tag, series_id FROM series WHERE experiment_id = %s AND run_id = %s", (self._experiment_id, run_id)
+        )
+        return {tag: series_id for tag, series_id in rows}
+
+    def insert_scalar_chunks(self, chunks: list[ScalarChunk]) -> None:
+        self._copy(
+            "scalar_chunks",
+            ("series_id", "file_id", "point_count", "min_step", "max_step", "max_wall_time", "points"),
+            ("int8", "int8", "int4", "int8", "int8", "float8", "bytea"),
+            (
+                (c.series_id, c.file_id, len(c.columns), c.min_step, c.max_step, c.max_wall_time, _packed(c.columns))
+                for c in chunks
+            ),
+        )
+
+    def insert_tensors(self, records: list[TensorRecord]) -> None:
+        self._copy(
+            "tensor_points",
+            ("series_id", "file_id", "step", "wall_time", "tensor"),
+            ("int8", "int8", "int8", "float8", "bytea"),
+            ((r.series_id, r.file_id, r.step, r.wall_time, r.tensor) for r in records),
+        )
+
+    def insert_blob_sequences(self, records: list[BlobSequenceRecord]) -> None:
+        self._copy(
+            "blob_points",
+            ("series_id", "file_id", "step", "wall_time", "blob_keys"),
+            ("int8", "int8", "int8", "float8", "text[]"),
+            ((r.series_id, r.file_id, r.step, r.wall_time, list(r.blob_keys)) for r in records),
+        )
+
+    def _copy(self, table: str, columns: Sequence[str], types: Sequence[str], rows: Iterator[tuple[Any, ...]]) -> None:
+        """COPY rows in binary, in order: their identities increase in the order given."""
+        with self._db.cursor() as cursor:
+            names = ", ".join(("experiment_id", *columns))
+            with cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(["text", *types])
+                for row in rows:
+                    copy.write_row((self._experiment_id, *row))
+
+    def add_to_summaries(self, deltas: list[SummaryDelta]) -> None:
+        if not deltas:
+            return
+        # GREATEST ignores NULLs: a series' first points set its maxima.
+        self._db.execute(
+            "UPDATE series s SET point_count = s.point_count + d.count, max_step = GREATEST(s.max_step, d.max_step),"
+            " max_wall_time = GREATEST(s.max_wall_time, d.max_wall_time),"
+            " max_length = GREATEST(s.max_length, d.max_length)"
+            " FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::float8[], %s::integer[])"
+            " AS d (series_id, count, max_step, max_wall_time, max_length)"
+            " WHERE s.experiment_id = %s AND s.series_id = d.series_id",
+            (
+                [d.series_id for d in deltas],
+                [d.count for d in deltas],
+                [d.max_step for d in deltas],
+                [d.max_wall_time for d in deltas],
+                [d.max_length for d in deltas],
+                self._experiment_id,
+            ),
+        )
+
+    def series_reaching(self, run_id: int, step: int, tags: Collection[str] | None) -> list[int]:
+        sql = "SELECT series_id FROM series WHERE experiment_id = %s AND run_id = %s AND max_step >= %s"
+        params: list[object] = [self._experiment_id, run_id, step]
+        if tags is not None:
+            sql += " AND tag = ANY(%s::text[])"
+            params.append(list(tags))
+        return self._ids(sql, params)
+
+    def delete_points_from(self, series_ids: Collection[int], step: int) -> list[str]:
+        params = (self._experiment_id, list(series_ids), step)
+        where = "WHERE experiment_id = %s AND series_id = ANY(%s::bigint[])"
+        self._db.execute(f"DELETE FROM scalar_chunks {where} AND min_step >= %s", params)
+        self._db.execute(f"DELETE FROM tensor_points {where} AND step >= %s", params)
+        return self._deleted_keys(f"DELETE FROM blob_points {where} AND step >= %s RETURNING blob_keys", params)
+
+    def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns]]:
+        rows = self._rows(
+            "SELECT chunk_id, points FROM scalar_chunks WHERE experiment_id = %s AND series_id = ANY(%s::bigint[])"
+            " AND min_step < %s AND max_step >= %s",
+            (self._experiment_id, list(series_ids), step, step),
+        )
+        return [(chunk_id, _unpacked(points)) for chunk_id, points in rows]
+
+    def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None:
+        self._db.execute(
+            "UPDATE scalar_chunks SET point_count = %s, min_step = %s, max_step = %s, max_wall_time = %s, points = %s"
+            " WHERE experiment_id = %s AND chunk_id = %s",
+            (
+                len(chunk.columns),
+                chunk.min_step,
+                chunk.max_step,
+                chunk.max_wall_time,
+                _packed(chunk.columns),
+                self._experiment_id,
+                chunk_id,
+            ),
+        )
+
+    def delete_file_points(self, file_id: int) -> list[str]:
+        params = (self._experiment_id, file_id)
+        self._db.execute("DELETE FROM scalar_chunks WHERE experiment_id = %s AND file_id = %s", params)
+        self._db.execute("DELETE FROM tensor_points WHERE experiment_id = %s AND file_id = %s", params)
+        deleted = self._deleted_keys(
+            "DELETE FROM blob_points WHERE experiment_id = %s AND file_id = %s RETURNING blob_keys", params
+        )
+        self.refresh_summaries(
+            self._ids(
+                "SELECT s.series_id FROM series s JOIN files f USING (experiment_id, run_id)"
+                " WHERE f.experiment_id = %s AND f.file_id = %s",
+                params,
+            )
+        )
+        return deleted
+
+    def delete_files(self, paths: Collection[str]) -> list[str]:
+        files = self._rows(
+            "SELECT file_id, run_id FROM files WHERE experiment_id = %s AND path = ANY(%s::text[])",
+            (self._experiment_id, list(paths)),
+        )
+        deleted: list[str] = []
+        for file_id, _ in files:
+            deleted += self.delete_file_points(file_id)
+        params = (self._experiment_id, [file_id for file_id, _ in files])
+        self._db.execute("DELETE FROM files WHERE experiment_id = %s AND file_id = ANY(%s::bigint[])", params)
+        run_ids = (self._experiment_id, list({run_id for _, run_id in files}))
+        self._db.execute(
+            "DELETE FROM series WHERE experiment_id = %s AND run_id = ANY(%s::bigint[]) AND point_count = 0", run_ids
+        )
+        self._db.execute(
+            "DELETE FROM runs r WHERE r.experiment_id = %s AND r.run_id = ANY(%s::bigint[]) AND NOT EXISTS"
+            " (SELECT 1 FROM files f WHERE f.experiment_id = r.experiment_id AND f.run_id = r.run_id)",
+            run_ids,
+        )
+        return deleted
+
+    def refresh_summaries(self, series_ids: Collection[int]) -> None:
+        if not series_ids:
+            return
+        self._db.execute(
+            "WITH totals AS (SELECT series_id, sum(count) AS count, max(max_step) AS max_step,"
+            " max(max_wall_time) AS max_wall_time, max(max_length) AS max_length FROM ("
+            " SELECT series_id, point_count AS count, max_step, max_wall_time, 0 AS max_length FROM scalar_chunks"
+            " WHERE experiment_id = %(e)s AND series_id = ANY(%(s)s::bigint[])"
+            " UNION ALL SELECT series_id, 1, step, wall_time, 0 FROM tensor_points"
+            " WHERE experiment_id = %(e)s AND series_id = ANY(%(s)s::bigint[])"
+            " UNION ALL SELECT series_id, 1, step, wall_time, cardinality(blob_keys) FROM blob_points"
+            " WHERE experiment_id = %(e)s AND series_id = ANY(%(s)s::bigint[])) points GROUP BY series_id)"
+            " UPDATE series s SET point_count = COALESCE(t.count, 0), max_step = t.max_step,"
+            " max_wall_time = t.max_wall_time, max_length = COALESCE(t.max_length, 0)"
+            " FROM unnest(%(s)s::bigint[]) AS wanted (series_id) LEFT JOIN totals t USING (series_id)"
+            " WHERE s.experiment_id = %(e)s AND s.series_id = wanted.series_id",
+            {"e": self._experiment_id, "s": list(series_ids)},
+        )
+
+    def unreferenced(self, blob_keys: Collection[str]) -> list[str]:
+        if not blob_keys:
+            return []
+        rows = self._rows(
+            "SELECT key FROM unnest(%s::text[]) AS candidates (key) WHERE NOT EXISTS (SELECT 1 FROM blob_points p"
+            " WHERE p.experiment_id = %s AND p.blob_keys @> ARRAY[candidates.key])",
+            (list(blob_keys), self._experiment_id),
+        )
+        return [key for (key,) in rows]
+
+    def _deleted_keys(self, delete_returning_keys: str, params: Sequence[object]) -> list[str]:
+        return [key for (keys,) in self._rows(delete_returning_keys, params) for key in keys]
+
+
+def _migrate(connection: psycopg.Connection[Any]) -> None:
+    with connection.transaction():
+        # Held until this transaction ends: another process opening the same database waits, then finds it migrated.
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)"
+        )
+        applied = {name for (name,) in connection.execute("SELECT name FROM migrations")}
+        for name, sql in MIGRATIONS:
+            if name not in applied:
+                connection.execute(sql.encode())
+                connection.execute("INSERT INTO migrations (name, applied_at) VALUES (%s, %s)", (name, time.time()))
+
+
+def _reason(error: Exception) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+def _in_steps(sql: str, params: list[object], steps: StepRange) -> tuple[str, list[object]]:
+    if steps.first is not None:
+        sql += " AND step >= %s"
+        params.append(steps.first)
+    if steps.last is not None:
+        sql += " AND step <= %s"
+        params.append(steps.last)
+    return sql, params
+
+
+def _packed(columns: ScalarColumns) -> bytes:
+    points = np.empty(len(columns), POINT)
+    points["step"] = columns.steps
+    points["wall_time"] = columns.wall_times
+    points["value"] = columns.values
+    return points.tobytes()
+
+
+def _unpacked(packed: bytes) -> ScalarColumns:
+    points = np.frombuffer(packed, POINT)
+    return ScalarColumns(
+        steps=points["step"].astype(np.int64),
+        wall_times=points["wall_time"].astype(np.float64),
+        values=points["value"].astype(np.float64),
+    )
+
+
+def _series_row(row: tuple[Any, ...]) -> SeriesRow:
+    return SeriesRow(
+        id=row[0],
+        run=row[1],
+        tag=row[2],
+        metadata=SeriesMetadata(
+            plugin_name=row[3],
+            data_class=DataClass(row[4]),
+            plugin_content=row[5],
+            display_name=row[6],
+            description=row[7],
+        ),
+        point_count=row[8],
+        max_step=row[9],
+        max_wall_time=row[10],
+        max_length=row[11],
+    )

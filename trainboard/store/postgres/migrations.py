@@ -1,0 +1,142 @@
+"""The PostgreSQL schema as named, ordered migrations, each applied once and recorded in `migrations`.
+
+Every primary key starts with `experiment_id`, and every foreign key and unique constraint includes it, so that the
+tables can be distributed by experiment (Citus) without a rewrite; docs/storage.md explains the layout. Ids are
+bigint identities, unique across experiments, that never leave the store.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_experiments",
+        """
+        -- A small table that every other one refers to: Citus would replicate it to every node (a reference table).
+        CREATE TABLE experiments (
+            experiment_id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            description TEXT NOT NULL DEFAULT '',
+            -- Where its data was read from (a logdir), when one process ingests it.
+            location TEXT NOT NULL DEFAULT '',
+            created DOUBLE PRECISION NOT NULL
+        );
+        -- What every write changes, apart from `experiments` so that a write touches one node. A write transaction
+        -- locks its experiment's row here first: writers of one experiment take turns, readers never wait.
+        CREATE TABLE experiment_state (
+            experiment_id TEXT PRIMARY KEY REFERENCES experiments,
+            -- Bumped by every write: readers cache what they derived from an experiment until it changes.
+            generation BIGINT NOT NULL DEFAULT 0,
+            updated DOUBLE PRECISION NOT NULL
+        );
+        CREATE TABLE runs (
+            experiment_id TEXT NOT NULL REFERENCES experiments,
+            run_id BIGINT GENERATED ALWAYS AS IDENTITY,
+            name TEXT NOT NULL,
+            start_time DOUBLE PRECISION,
+            file_version DOUBLE PRECISION,
+            most_recent_step BIGINT NOT NULL DEFAULT -1,
+            seen_session_start BOOLEAN NOT NULL DEFAULT FALSE,
+            PRIMARY KEY (experiment_id, run_id),
+            UNIQUE (experiment_id, name)
+        );
+        CREATE TABLE files (
+            experiment_id TEXT NOT NULL,
+            file_id BIGINT GENERATED ALWAYS AS IDENTITY,
+            run_id BIGINT NOT NULL,
+            path TEXT NOT NULL,
+            read_offset BIGINT NOT NULL,
+            size BIGINT NOT NULL,
+            mtime DOUBLE PRECISION NOT NULL,
+            head BYTEA NOT NULL,
+            PRIMARY KEY (experiment_id, file_id),
+            UNIQUE (experiment_id, path),
+            FOREIGN KEY (experiment_id, run_id) REFERENCES runs
+        );
+        CREATE TABLE series (
+            experiment_id TEXT NOT NULL,
+            series_id BIGINT GENERATED ALWAYS AS IDENTITY,
+            run_id BIGINT NOT NULL,
+            tag TEXT NOT NULL,
+            plugin_name TEXT NOT NULL,
+            data_class SMALLINT NOT NULL,
+            plugin_content BYTEA NOT NULL,
+            display_name TEXT NOT NULL,
+            description TEXT NOT NULL,
+            point_count BIGINT NOT NULL DEFAULT 0,
+            max_step BIGINT,
+            max_wall_time DOUBLE PRECISION,
+            max_length INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (experiment_id, series_id),
+            UNIQUE (experiment_id, run_id, tag),
+            FOREIGN KEY (experiment_id, run_id) REFERENCES runs
+        );
+        CREATE INDEX series_by_plugin ON series (experiment_id, plugin_name, run_id);
+        -- Scalars are packed per chunk of at most CHUNK_POINTS points, one 24-byte record per point: little-endian
+        -- int64 step, float64 wall time, float64 value. Stored uncompressed (EXTERNAL), so that substring() of a
+        -- record reads only the TOAST slice that holds it: a downsampled read of a long series fetches only the points
+        -- it returns.
+        CREATE TABLE scalar_chunks (
+            experiment_id TEXT NOT NULL,
+            chunk_id BIGINT GENERATED ALWAYS AS IDENTITY,
+            series_id BIGINT NOT NULL,
+            file_id BIGINT NOT NULL,
+            point_count INTEGER NOT NULL,
+            min_step BIGINT NOT NULL,
+            max_step BIGINT NOT NULL,
+            max_wall_time DOUBLE PRECISION NOT NULL,
+            points BYTEA NOT NULL,
+            PRIMARY KEY (experiment_id, chunk_id),
+            FOREIGN KEY (experiment_id, series_id) REFERENCES series,
+            FOREIGN KEY (experiment_id, file_id) REFERENCES files
+        );
+        ALTER TABLE scalar_chunks ALTER COLUMN points SET STORAGE EXTERNAL;
+        -- A series' chunk index is read from this index alone.
+        CREATE INDEX scalar_chunks_by_series ON scalar_chunks (experiment_id, series_id, chunk_id)
+            INCLUDE (point_count, min_step, max_step);
+        CREATE INDEX scalar_chunks_by_file ON scalar_chunks (experiment_id, file_id);
+        CREATE TABLE tensor_points (
+            experiment_id TEXT NOT NULL,
+            point_id BIGINT GENERATED ALWAYS AS IDENTITY,
+            series_id BIGINT NOT NULL,
+            file_id BIGINT NOT NULL,
+            step BIGINT NOT NULL,
+            wall_time DOUBLE PRECISION NOT NULL,
+            tensor BYTEA NOT NULL,
+            PRIMARY KEY (experiment_id, point_id),
+            FOREIGN KEY (experiment_id, series_id) REFERENCES series,
+            FOREIGN KEY (experiment_id, file_id) REFERENCES files
+        );
+        -- A tensor series' steps are read from this index alone, its values only for the points chosen.
+        CREATE INDEX tensor_points_by_series ON tensor_points (experiment_id, series_id, point_id)
+            INCLUDE (step, wall_time);
+        CREATE INDEX tensor_points_by_file ON tensor_points (experiment_id, file_id);
+        CREATE TABLE blob_points (
+            experiment_id TEXT NOT NULL,
+            point_id BIGINT GENERATED ALWAYS AS IDENTITY,
+            series_id BIGINT NOT NULL,
+            file_id BIGINT NOT NULL,
+            step BIGINT NOT NULL,
+            wall_time DOUBLE PRECISION NOT NULL,
+            -- The blob store's keys (<experiment id>/<sha-256>), in sequence order.
+            blob_keys TEXT[] NOT NULL,
+            PRIMARY KEY (experiment_id, point_id),
+            FOREIGN KEY (experiment_id, series_id) REFERENCES series,
+            FOREIGN KEY (experiment_id, file_id) REFERENCES files
+        );
+        CREATE INDEX blob_points_by_series ON blob_points (experiment_id, series_id, point_id);
+        CREATE INDEX blob_points_by_file ON blob_points (experiment_id, file_id);
+        -- Whether any point still holds a blob, before the blob is deleted.
+        CREATE INDEX blob_points_by_key ON blob_points USING GIN (blob_keys);
+        -- Blobs kept in the database (no --blobs): content in chunks, so that a blob may be of any size. Images and
+        -- audio are compressed already: stored as they are.
+        CREATE TABLE blobs (
+            experiment_id TEXT NOT NULL,
+            blob_key TEXT NOT NULL,
+            chunk INTEGER NOT NULL,
+            data BYTEA NOT NULL,
+            PRIMARY KEY (experiment_id, blob_key, chunk)
+        );
+        ALTER TABLE blobs ALTER COLUMN data SET STORAGE EXTERNAL;
+        """,
+    ),
+]
