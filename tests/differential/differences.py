@@ -16,7 +16,7 @@ IGNORED_KEYS: dict[str, dict[str, str]] = {
 
 # Routes whose bodies differ by design, compared for status and content type only.
 DIFFERENT_BODIES: dict[str, str] = {
-    "/data/experiments": "TensorBoard lists no experiments for a logdir; trainboard lists every experiment of its store",
+    "/data/experiments": "TensorBoard lists no experiments for a logdir; trainboard lists those of its store",
 }
 
 # Calls on which TensorBoard crashes (500 and an HTML page): trainboard answers 4xx text/plain naming the parameter.
