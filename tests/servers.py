@@ -29,6 +29,8 @@ STABLE_POLLS = 5
 class Server:
     url: str
     log: Path
+    # Where its one experiment is served when not at the root (a `trainboard serve` of a store).
+    experiment_path: str = ""
 
     def output(self, limit: int = 4000) -> str:
         """The end of what the server printed (stdout and stderr), for failure messages."""
@@ -91,6 +93,31 @@ def trainboard_server(logdir: Path, scratch: Path, *flags: str, path_prefix: str
 
     with running(command, port, scratch / "trainboard.log", ingested) as server:
         yield server
+
+
+@contextmanager
+def trainboard_store_server(logdir: Path, scratch: Path, db: str) -> Iterator[Server]:
+    """`trainboard ingest` of `logdir` into the store `db`, then `trainboard serve` of that store, every point kept;
+    the server's experiment_path is the logdir's experiment."""
+    ingest = [str(BIN / "trainboard"), "ingest", f"--db={db}", "--experiment=full", f"--logdir={logdir}"]
+    subprocess.run(ingest, check=True, capture_output=True, timeout=600)
+    port = free_port()
+    command = [
+        str(BIN / "trainboard"),
+        "serve",
+        f"--db={db}",
+        "--host=127.0.0.1",
+        f"--port={port}",
+        "--samples_per_plugin=all",
+    ]
+    found: list[str] = []
+
+    def listed(client: httpx.Client) -> bool:
+        found.extend(e["id"] for e in client.get("/data/experiments").raise_for_status().json() if e["name"] == "full")
+        return bool(found)
+
+    with running(command, port, scratch / "trainboard-serve.log", listed) as server:
+        yield Server(server.url, server.log, experiment_path=f"/experiment/{found[0]}")
 
 
 @contextmanager

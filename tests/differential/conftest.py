@@ -7,27 +7,36 @@ import httpx
 import pytest
 
 from tests.differential.routes import Listing
-from tests.servers import Server, tensorboard_server
+from tests.pgserver import PostgresServer
+from tests.servers import Server, tensorboard_server, trainboard_store_server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
 def candidate(
     request: pytest.FixtureRequest, full_logdir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
-    """The server compared with TensorBoard: trainboard, or with --candidate=tensorboard a second TensorBoard."""
-    if request.config.getoption("candidate") == "trainboard":
+    """The server compared with TensorBoard: trainboard on its SQLite store, and `trainboard ingest` + `serve` on
+    PostgreSQL (the logdir's experiment at /experiment/<id>/); with --candidate=tensorboard a second TensorBoard."""
+    if request.config.getoption("candidate") == "tensorboard":
+        if request.param != "sqlite":
+            pytest.skip("TensorBoard checks the harness once")
+        with tensorboard_server(full_logdir, tmp_path_factory.mktemp("candidate")) as server:
+            yield server
+    elif request.param == "sqlite":
         yield request.getfixturevalue("full_trainboard")
-        return
-    with tensorboard_server(full_logdir, tmp_path_factory.mktemp("candidate")) as server:
-        yield server
+    else:
+        postgres: PostgresServer = request.getfixturevalue("postgres")
+        db = postgres.create_database("differential")
+        with trainboard_store_server(full_logdir, tmp_path_factory.mktemp("candidate-postgres"), db) as server:
+            yield server
 
 
 @pytest.fixture(scope="session")
 def differential_clients(full_tensorboard: Server, candidate: Server) -> Iterator[tuple[httpx.Client, httpx.Client]]:
-    """A client of the real TensorBoard and one of the candidate, both serving the full logdir."""
+    """A client of the real TensorBoard and one of the candidate (at its experiment), both serving the full logdir."""
     with (
         httpx.Client(base_url=full_tensorboard.url, timeout=30) as tensorboard,
-        httpx.Client(base_url=candidate.url, timeout=30) as ours,
+        httpx.Client(base_url=candidate.url + candidate.experiment_path, timeout=30) as ours,
     ):
         yield tensorboard, ours
 

@@ -11,6 +11,7 @@ IGNORED_KEYS: dict[str, dict[str, str]] = {
         "version": "trainboard reports its own version",
         "debug": "TensorBoard describes its own flags and data provider class",
         "creation_time": "trainboard knows when the experiment was created (its first ingest); TensorBoard says 0",
+        "experiment_name": "an experiment named by trainboard ingest --experiment shows its name (a logdir's: none)",
     },
 }
 
