@@ -188,6 +188,14 @@ export class Chart {
     this.element.dataset.columns = String(grid.size);
   }
 
+  /** How many columns of line `index` have a value. */
+  private drawnPoints(index: number): number {
+    const line = this.columns[index]?.line;
+    let count = 0;
+    if (line) for (const value of line) if (!Number.isNaN(value)) count++;
+    return count;
+  }
+
   private folded(line: Line, grid: Grid): RawColumns {
     const key = `${grid.low}|${grid.high}|${grid.size}|${grid.log}|${this.options.logY}`;
     const cached = this.foldedCache.get(line.raw);
@@ -230,7 +238,8 @@ export class Chart {
           stroke: line.color,
           width: this.lines.length > THIN_FROM ? 1 : 1.5,
           spanGaps: true,
-          points: { show: false },
+          // A line of one drawn point has no segment: it shows as a dot, as TensorBoard shows it.
+          points: { show: (_u: uPlot, index: number) => this.drawnPoints(index - 1) === 1, size: 7, fill: line.color },
         })),
       ],
       cursor: {
