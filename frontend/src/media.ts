@@ -367,7 +367,9 @@ const prCurves = dashboard("pr_curves", "PR curves", "pr_curves", async (body, r
             width: Math.max(300, body.clientWidth || 420),
             height: 240,
             legend: { show: false },
-            scales: { x: { time: false, auto: false, range: [0, 1] }, y: { auto: false, range: [0, 1.05] } },
+            // Room either side of recall 0 and 1: on the plot's edge, the vertical drop at recall 1 (precision rising from
+            // the positive rate over the lowest thresholds) was clipped away.
+            scales: { x: { time: false, auto: false, range: [-0.02, 1.02] }, y: { auto: false, range: [0, 1.05] } },
             axes: [
               { stroke: foreground, grid: { stroke: gridColor }, label: "recall" },
               { stroke: foreground, grid: { stroke: gridColor }, label: "precision", size: 60 },
