@@ -172,7 +172,9 @@ export class Chart {
       centres(grid),
       ...this.columns.map((columns) => Array.from(columns.line, (value) => (Number.isNaN(value) ? null : value))),
     ];
-    const key = `${width}|${this.lines.map((line) => `${line.run}\u0000${line.color}`).join("\u0001")}`;
+    // The theme's colours are baked into the plot's axes: a new theme builds it again.
+    const theme = document.documentElement.dataset.theme;
+    const key = `${width}|${theme}|${this.lines.map((line) => `${line.run}\u0000${line.color}`).join("\u0001")}`;
     if (!this.plot || rebuild || key !== this.plotKey) {
       this.plot?.destroy();
       this.canvasHolder.replaceChildren();

@@ -77,7 +77,9 @@ themeButton.addEventListener("click", () => {
   const next = document.documentElement.dataset.theme === "dark" ? "light" : "dark";
   localStorage.setItem(THEME_KEY, next);
   applyTheme(next);
-  scalars.redrawAll();
+  // Charts paint with the theme's colours when drawn: the one shown is drawn again (the others are when shown).
+  if (current().id === "scalars") scalars.redrawAll();
+  else void current().refresh();
 });
 
 let enabled: string[] = ["scalars"];
