@@ -29,6 +29,8 @@ interface Dashboard {
   onState(changed: Set<string>): void;
   /** Whether its data is there when its plugin is not listed (data that only TS-VIS's API lists). */
   available?(): Promise<boolean>;
+  /** Whether it picks its run itself: the run list, which would select nothing, is hidden. */
+  ownRuns?: boolean;
 }
 
 const dashboards: Dashboard[] = [
@@ -115,6 +117,7 @@ function renderTabs(): void {
       }),
   );
   if (main.firstChild !== shown.element) main.replaceChildren(shown.element);
+  runs.element.hidden = shown.ownRuns === true;
 }
 
 tabs.addEventListener("keydown", (event) => {

@@ -20,6 +20,8 @@ export interface Dashboard {
   onState(changed: Set<string>): void;
   /** Whether its data is there when its plugin is not listed (data that only TS-VIS's API lists). */
   available?(): Promise<boolean>;
+  /** Whether it picks its run itself: the run list, which would select nothing, is hidden. */
+  ownRuns?: boolean;
 }
 
 function dashboard(id: string, title: string, plugin: string, fill: Fill, tools: HTMLElement[] = []): Dashboard {

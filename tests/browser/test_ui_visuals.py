@@ -73,6 +73,7 @@ def test_every_dashboard_is_screenshotted_and_laid_out(
         # At 1,400 px every tab fits on one row.
         tops = {round(box_of(tabs.nth(index)).top) for index in range(tabs.count())}
         assert len(tops) == 1, tops
+        assert page.locator("nav.tabs").evaluate("tabs => tabs.scrollWidth <= tabs.clientWidth")
         for dashboard in ids:
             page.click(f"#tab-{dashboard}")
             if dashboard in DRAWN:
@@ -202,10 +203,11 @@ def test_embedding_canvas_fills_the_page_and_run_lists_are_sorted(full_trainboar
         page.goto(f"{full_trainboard.url}/#dashboard=embeddings")
         canvas = page.locator("canvas[data-points]")
         canvas.wait_for()
-        main = box_of(page.locator("main"))
-        box = box_of(canvas)
-        assert box.right <= main.right and box.right - box.left > 0.5 * (main.right - main.left)
-        assert box.bottom <= page.viewport_size["height"] if page.viewport_size else True
+        main, box = box_of(page.locator("main")), box_of(canvas)
+        height = page.viewport_size["height"] if page.viewport_size else 0
+        # As large as the room the page has: it reaches the bottom of the window or the sample panel's edge.
+        assert box.right <= main.right and box.bottom <= height
+        assert box.bottom >= height - 40 or box.right >= main.right - 300, (box, main)
         runs = page.locator("#embedding-run option").all_inner_texts()
         assert len(runs) > 1 and runs == sorted(runs)
         page.click("#tab-graphs")

@@ -51,7 +51,7 @@ class Box:
         )
 
 
-# The boxes of every non-blank text node under an element, as laid out (HTML and SVG text alike), each cut to its
+# The box of each non-blank text node under an element, as laid out (HTML and SVG text alike), each cut to its
 # ancestors that hide their overflow (an ellipsis), and of the elements matching `extra` (a swatch, say).
 TEXT_BOXES = """(root, extra) => {
   const boxes = [];
@@ -70,9 +70,8 @@ TEXT_BOXES = """(root, extra) => {
     if (!node.textContent.trim()) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
-    for (const rect of range.getClientRects()) {
-      if (rect.width && rect.height) boxes.push([node.textContent.trim(), ...clip(rect, node)]);
-    }
+    const rect = range.getBoundingClientRect();
+    if (rect.width && rect.height) boxes.push([node.textContent.trim(), ...clip(rect, node)]);
   }
   for (const element of extra ? root.querySelectorAll(extra) : []) {
     const rect = element.getBoundingClientRect();
