@@ -70,6 +70,21 @@ export const pluginsListing = (): Promise<PluginListing> => getJson<PluginListin
 export const environment = (): Promise<{ window_title?: string; data_location?: string }> =>
   getJson("data/environment");
 
+/** One run's whole series of a scalar tag, never downsampled (TS-VIS's /api/scalar serves every point), for
+ * downloads: the charts draw the downsampled series of scalarsMultirun. */
+export async function wholeScalarSeries(run: string, tag: string): Promise<ScalarSeries> {
+  const data = await tsvisData<Record<string, { wall_time: number; step: number; value: number | string }[]>>(
+    "scalar",
+    { run, tag },
+  );
+  const rows = data[tag] ?? [];
+  return {
+    wallTimes: Float64Array.from(rows, (row) => row.wall_time),
+    steps: Float64Array.from(rows, (row) => row.step),
+    values: Float64Array.from(rows, (row) => Number(row.value)),
+  };
+}
+
 /** Every selected run's series of one scalar tag, in one request. */
 export async function scalarsMultirun(tag: string, runs: string[]): Promise<Map<string, ScalarSeries>> {
   const form: [string, string][] = [["tag", tag], ...runs.map((run): [string, string] => ["runs", run])];

@@ -172,7 +172,9 @@ export class Chart {
       centres(grid),
       ...this.columns.map((columns) => Array.from(columns.line, (value) => (Number.isNaN(value) ? null : value))),
     ];
-    const key = `${width}|${this.lines.map((line) => `${line.run}\u0000${line.color}`).join("\u0001")}`;
+    // The theme's colours are baked into the plot's axes: a new theme builds it again.
+    const theme = document.documentElement.dataset.theme;
+    const key = `${width}|${theme}|${this.lines.map((line) => `${line.run}\u0000${line.color}`).join("\u0001")}`;
     if (!this.plot || rebuild || key !== this.plotKey) {
       this.plot?.destroy();
       this.canvasHolder.replaceChildren();
@@ -186,6 +188,14 @@ export class Chart {
       });
     }
     this.element.dataset.columns = String(grid.size);
+  }
+
+  /** How many columns of line `index` have a value. */
+  private drawnPoints(index: number): number {
+    const line = this.columns[index]?.line;
+    let count = 0;
+    if (line) for (const value of line) if (!Number.isNaN(value)) count++;
+    return count;
   }
 
   private folded(line: Line, grid: Grid): RawColumns {
@@ -230,7 +240,8 @@ export class Chart {
           stroke: line.color,
           width: this.lines.length > THIN_FROM ? 1 : 1.5,
           spanGaps: true,
-          points: { show: false },
+          // A line of one drawn point has no segment: it shows as a dot, as TensorBoard shows it.
+          points: { show: (_u: uPlot, index: number) => this.drawnPoints(index - 1) === 1, size: 7, fill: line.color },
         })),
       ],
       cursor: {

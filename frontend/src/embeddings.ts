@@ -15,7 +15,12 @@ interface Meta {
 }
 type Point = number[];
 
-const SIZE = 560;
+/** The canvas is square, as large as the page leaves room for beside the sample panel and below the toolbar. */
+const MIN_SIZE = 320;
+const SIDE_PANEL = 220;
+const GAP = 24;
+const BOTTOM_GAP = 16;
+let size = MIN_SIZE;
 const RADIUS = 3;
 const PICK_PIXELS = 8;
 // The farthest point's distance from the centre, in clip space.
@@ -41,8 +46,8 @@ const dimsSelect = h(
 const status = h("p", { class: "readout", id: "embedding-status", role: "status" });
 const canvas = h("canvas", {
   class: "embedding-plot",
-  width: SIZE,
-  height: SIZE,
+  width: size,
+  height: size,
   tabindex: 0,
   "aria-label": "Projected points: arrows pick a point, Enter shows its sample, drag turns a 3-D cloud",
 });
@@ -62,7 +67,7 @@ const element = h(
     h("label", {}, "", dimsSelect),
   ),
   status,
-  h("div", { class: "embedding-view" }, canvas, h("div", {}, picked, preview)),
+  h("div", { class: "embedding-view" }, canvas, h("div", { class: "embedding-side" }, picked, preview)),
 );
 
 let tagsByRun = new Map<string, string[]>();
@@ -93,7 +98,7 @@ function fill(select: HTMLSelectElement, values: string[]): void {
 }
 
 async function choose(): Promise<void> {
-  fill(runSelect, [...tagsByRun.keys()]);
+  fill(runSelect, [...tagsByRun.keys()].sort());
   fill(tagSelect, tagsByRun.get(runSelect.value) ?? []);
   const run = runSelect.value;
   const tag = tagSelect.value;
@@ -206,10 +211,26 @@ function onScreen(index: number): [number, number] {
   const turnedX = x * Math.cos(turn) + z * Math.sin(turn);
   const turnedZ = -x * Math.sin(turn) + z * Math.cos(turn);
   const turnedY = y * Math.cos(tilt) - turnedZ * Math.sin(tilt);
-  return [((turnedX + 1) / 2) * SIZE, ((1 - turnedY) / 2) * SIZE];
+  return [((turnedX + 1) / 2) * size, ((1 - turnedY) / 2) * size];
 }
 
+/** Sizes the canvas to the room the page has for it (a new size clears it: the caller draws). */
+function fit(): void {
+  const view = canvas.parentElement;
+  if (!view || view.clientWidth === 0) return;
+  const wide = view.clientWidth - SIDE_PANEL - GAP;
+  const high = window.innerHeight - canvas.getBoundingClientRect().top - BOTTOM_GAP;
+  const next = Math.max(MIN_SIZE, Math.floor(Math.min(wide, high)));
+  if (next === size) return;
+  size = canvas.width = canvas.height = next;
+}
+
+window.addEventListener("resize", () => {
+  if (canvas.isConnected) draw();
+});
+
 function draw(): void {
+  fit();
   canvas.dataset.yaw = yaw.toFixed(3);
   cloud?.draw(...angles(), RADIUS * 2, chosen);
 }
@@ -290,6 +311,7 @@ tagSelect.addEventListener("change", () => void choose());
 for (const select of [stepSelect, methodSelect, dimsSelect]) select.addEventListener("change", () => void project());
 
 export const embeddings: Dashboard = {
+  ownRuns: true,
   id: "embeddings",
   title: "Embeddings",
   plugin: "projector",

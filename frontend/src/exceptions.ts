@@ -268,6 +268,7 @@ tagSelect.addEventListener("change", () => update({ exceptionTag: tagSelect.valu
 stepInput.addEventListener("input", () => void showStep());
 
 export const exceptions: Dashboard = {
+  ownRuns: true,
   id: "exceptions",
   title: "Exceptions",
   plugin: "exceptions",

@@ -50,11 +50,11 @@ export interface Edge {
   control: boolean;
 }
 
-/** The runs that have graphs, each with the kinds it has (from /api/getCategory). */
+/** The runs that have graphs, by name, each with the kinds it has (from /api/getCategory). */
 export async function graphRuns(): Promise<Map<string, GraphKind[]>> {
   const category = await tsvisCategory<Record<string, { graph?: GraphKind[] }>>();
   const found = new Map<string, GraphKind[]>();
-  for (const [run, components] of Object.entries(category)) {
+  for (const [run, components] of Object.entries(category).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (components.graph?.length) found.set(run, components.graph);
   }
   return found;

@@ -599,6 +599,7 @@ canvas.addEventListener("keydown", (event) => {
 new ResizeObserver(() => applyView()).observe(canvas);
 
 export const graphs: Dashboard = {
+  ownRuns: true,
   id: "graphs",
   title: "Graphs",
   plugin: "graphs",

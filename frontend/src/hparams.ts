@@ -134,7 +134,7 @@ async function load(): Promise<void> {
   table.append(body);
   summary.textContent = `${groups.length} of ${total} session groups`;
   const rows = groups.map((group) => rowOf(group));
-  parallel.replaceChildren(parallelCoordinates(columns, rows, brushed));
+  parallel.replaceChildren(parallelCoordinates(columns, rows, brushed, parallel.clientWidth || 900));
   matrix.replaceChildren(scatterMatrix(columns, rows));
 }
 
@@ -220,6 +220,7 @@ function header(): void {
 }
 
 export const hparams: Dashboard = {
+  ownRuns: true,
   id: "hparams",
   title: "HParams",
   plugin: "hparams",

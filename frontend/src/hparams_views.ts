@@ -17,7 +17,12 @@ export interface Row {
   values: Map<string, number | string>;
 }
 
-const AXIS_GAP = 120;
+/** The least room between two axes: below it the picture scrolls sideways. */
+const MIN_AXIS_GAP = 120;
+/** Room between an axis and its tick labels, and around the labels. */
+const LABEL_GAP = 6;
+const FONT = "11px system-ui, sans-serif";
+const TITLE_FONT = `600 ${FONT}`;
 /** A group's colour by its place in the answer (group names are not runs: they get no run colour). */
 const colorAt = (index: number) => `hsl(${Math.round((index * 137.5) % 360)}, 60%, 45%)`;
 const PLOT_HEIGHT = 260;
@@ -50,18 +55,37 @@ function scaleOf(column: Column, rows: Row[]): { at: (value: number | string) =>
   return { at, ticks: distinct.map((value) => [value, at(value)]) };
 }
 
-/** Parallel coordinates; `onBrush(column, low, high)` gets the brushed range in the column's values. */
+const measure = document.createElement("canvas").getContext("2d");
+
+/** The width of `text` as an SVG text of the pictures draws it. */
+function textWidth(text: string, font = FONT): number {
+  if (!measure) return text.length * 7;
+  measure.font = font;
+  return measure.measureText(text).width;
+}
+
+/** Parallel coordinates as wide as `available` pixels (wider when the axes would be closer than MIN_AXIS_GAP), every
+ * label inside; `onBrush(column, low, high)` gets the brushed range in the column's values. */
 export function parallelCoordinates(
   columns: Column[],
   rows: Row[],
   onBrush: (column: Column, values: (number | string)[], range: [number, number]) => void,
+  available: number,
 ): SVGSVGElement {
-  const width = MARGIN * 2 + AXIS_GAP * Math.max(1, columns.length - 1);
+  const scales = columns.map((column) => scaleOf(column, rows));
+  // Titles are centred on their axis, tick labels start right of it: the first and last axes leave room for them.
+  const titleHalf = (index: number) => textWidth(columns[index]?.title ?? "", TITLE_FONT) / 2 + LABEL_GAP;
+  const tickRight = (index: number) =>
+    Math.max(0, ...(scales[index]?.ticks ?? []).map(([label]) => textWidth(label))) + 2 * LABEL_GAP;
+  const last = Math.max(0, columns.length - 1);
+  const left = Math.max(MARGIN, titleHalf(0));
+  const right = Math.max(MARGIN, titleHalf(last), tickRight(last));
+  const gap = last ? Math.max(MIN_AXIS_GAP, (available - left - right) / last) : 0;
+  const width = Math.ceil(Math.max(available, left + right + gap * last));
   const height = PLOT_HEIGHT + MARGIN * 2;
   const plot = svg("svg", { class: "parallel", width, height, viewBox: `0 0 ${width} ${height}`, role: "img" });
   plot.setAttribute("aria-label", `Parallel coordinates of ${rows.length} session groups`);
-  const scales = columns.map((column) => scaleOf(column, rows));
-  const x = (index: number) => MARGIN + index * AXIS_GAP;
+  const x = (index: number) => left + index * gap;
   const y = (fraction: number) => MARGIN + (1 - fraction) * PLOT_HEIGHT;
   rows.forEach((row, rowIndex) => {
     const points: string[] = [];
@@ -80,7 +104,7 @@ export function parallelCoordinates(
     axis.append(
       svg("line", { x1: 0, x2: 0, y1: y(0), y2: y(1) }),
       svg("text", { class: "axis-title", x: 0, y: MARGIN - 12, "text-anchor": "middle" }, column.title),
-      ...scales[index]!.ticks.map(([label, at]) => svg("text", { x: 6, y: y(at) + 4 }, label)),
+      ...scales[index]!.ticks.map(([label, at]) => svg("text", { x: LABEL_GAP, y: y(at) + 4 }, label)),
     );
     // A brush: drag along the axis to keep the groups whose value falls in the range.
     const handle = svg("rect", { class: "brush-area", x: -10, y: y(1), width: 20, height: PLOT_HEIGHT });

@@ -29,6 +29,8 @@ interface Dashboard {
   onState(changed: Set<string>): void;
   /** Whether its data is there when its plugin is not listed (data that only TS-VIS's API lists). */
   available?(): Promise<boolean>;
+  /** Whether it picks its run itself: the run list, which would select nothing, is hidden. */
+  ownRuns?: boolean;
 }
 
 const dashboards: Dashboard[] = [
@@ -77,7 +79,9 @@ themeButton.addEventListener("click", () => {
   const next = document.documentElement.dataset.theme === "dark" ? "light" : "dark";
   localStorage.setItem(THEME_KEY, next);
   applyTheme(next);
-  scalars.redrawAll();
+  // Charts paint with the theme's colours when drawn: the one shown is drawn again (the others are when shown).
+  if (current().id === "scalars") scalars.redrawAll();
+  else void current().refresh();
 });
 
 let enabled: string[] = ["scalars"];
@@ -113,6 +117,7 @@ function renderTabs(): void {
       }),
   );
   if (main.firstChild !== shown.element) main.replaceChildren(shown.element);
+  runs.element.hidden = shown.ownRuns === true;
 }
 
 tabs.addEventListener("keydown", (event) => {

@@ -6,6 +6,7 @@ import { getJson } from "./api";
 import { CardGrid, type Fill } from "./cards";
 import { colorOf, withAlpha } from "./colors";
 import { formatNumber, h, regex } from "./dom";
+import { binRange, EVEN_BINS, rebin, type Bucket } from "./histogram_bins";
 import { state, update, type State } from "./state";
 
 type Listing = Record<string, Record<string, { samples?: number }>> | Record<string, string[]>;
@@ -19,6 +20,8 @@ export interface Dashboard {
   onState(changed: Set<string>): void;
   /** Whether its data is there when its plugin is not listed (data that only TS-VIS's API lists). */
   available?(): Promise<boolean>;
+  /** Whether it picks its run itself: the run list, which would select nothing, is hidden. */
+  ownRuns?: boolean;
 }
 
 function dashboard(id: string, title: string, plugin: string, fill: Fill, tools: HTMLElement[] = []): Dashboard {
@@ -209,8 +212,6 @@ const text = dashboard("text", "Text", "text", async (body, run, tag) => {
   body.dataset.steps = String(steps.length);
 });
 
-type Bucket = [number, number, number];
-
 const histogramMode = h(
   "select",
   { id: "histogram-mode", "aria-label": "Histogram mode" },
@@ -248,37 +249,28 @@ function drawHistograms(
   mode: "offset" | "overlay",
 ): void {
   const context = canvas.getContext("2d");
-  if (!context || points.length === 0) return;
+  const range = binRange(points.map(([, , buckets]) => buckets));
+  if (!context || !range) return;
+  const [low, high] = range;
+  const counts = points.map(([, , buckets]) => rebin(buckets, low, high));
+  const peak = Math.max(...counts.map((bins) => Math.max(...bins)));
   const style = getComputedStyle(document.documentElement);
   const foreground = style.getPropertyValue("--fg").trim() || "#222";
-  let low = Infinity;
-  let high = -Infinity;
-  let peak = 0;
-  for (const [, , buckets] of points) {
-    for (const [left, right, count] of buckets) {
-      low = Math.min(low, left);
-      high = Math.max(high, right);
-      peak = Math.max(peak, count / Math.max(right - left, 1e-12));
-    }
-  }
-  if (!(high > low)) high = low + 1;
   const { width, height } = canvas;
   const margin = { left: 10, right: 10, top: 10, bottom: 24 };
   const plotWidth = width - margin.left - margin.right;
   const offset = mode === "offset" ? (height - margin.top - margin.bottom) * 0.5 : 0;
   const ridge = height - margin.top - margin.bottom - offset;
+  const x = (value: number) => margin.left + ((value - low) / (high - low)) * plotWidth;
+  const binWidth = (high - low) / EVEN_BINS;
   context.clearRect(0, 0, width, height);
-  points.forEach(([, , buckets], index) => {
+  counts.forEach((bins, index) => {
     const fraction = points.length > 1 ? index / (points.length - 1) : 1;
     const base = margin.top + ridge + offset * fraction;
     context.beginPath();
-    context.moveTo(margin.left + (((buckets[0]?.[0] ?? low) - low) / (high - low)) * plotWidth, base);
-    for (const [left, right, count] of buckets) {
-      const density = count / Math.max(right - left, 1e-12);
-      const y = base - (density / (peak || 1)) * ridge;
-      context.lineTo(margin.left + (((left + right) / 2 - low) / (high - low)) * plotWidth, y);
-    }
-    context.lineTo(margin.left + (((buckets[buckets.length - 1]?.[1] ?? high) - low) / (high - low)) * plotWidth, base);
+    context.moveTo(x(low), base);
+    bins.forEach((count, bin) => context.lineTo(x(low + (bin + 0.5) * binWidth), base - (count / (peak || 1)) * ridge));
+    context.lineTo(x(high), base);
     context.strokeStyle = withAlpha(color, 0.3 + 0.7 * fraction);
     context.fillStyle = withAlpha(color, mode === "offset" ? 0.15 : 0.04);
     context.fill();
@@ -377,7 +369,9 @@ const prCurves = dashboard("pr_curves", "PR curves", "pr_curves", async (body, r
             width: Math.max(300, body.clientWidth || 420),
             height: 240,
             legend: { show: false },
-            scales: { x: { time: false, auto: false, range: [0, 1] }, y: { auto: false, range: [0, 1.05] } },
+            // Room either side of recall 0 and 1: on the plot's edge, the vertical drop at recall 1 (precision rising from
+            // the positive rate over the lowest thresholds) was clipped away.
+            scales: { x: { time: false, auto: false, range: [-0.02, 1.02] }, y: { auto: false, range: [0, 1.05] } },
             axes: [
               { stroke: foreground, grid: { stroke: gridColor }, label: "recall" },
               { stroke: foreground, grid: { stroke: gridColor }, label: "precision", size: 60 },

@@ -1,7 +1,7 @@
 // The scalars dashboard: one chart per tag, grouped by the tag's prefix (before its first "/"), every shown run
 // overlaid. A chart asks for its data (one request for all its runs) when it comes near the screen.
 
-import { scalarsMultirun, getJson, type ScalarSeries, type TagInfo } from "./api";
+import { scalarsMultirun, getJson, wholeScalarSeries, type ScalarSeries, type TagInfo } from "./api";
 import { Chart, type ChartOptions, type Line } from "./chart";
 import { colorOf } from "./colors";
 import { download, formatCount, h, regex } from "./dom";
@@ -166,8 +166,8 @@ function makeCard(tag: string): Card {
       h(
         "span",
         { class: "actions" },
-        h("button", { type: "button", class: "csv", onclick: () => downloadCard(card, "csv") }, "CSV"),
-        h("button", { type: "button", class: "json", onclick: () => downloadCard(card, "json") }, "JSON"),
+        h("button", { type: "button", class: "csv", onclick: () => void downloadCard(card, "csv") }, "CSV"),
+        h("button", { type: "button", class: "json", onclick: () => void downloadCard(card, "json") }, "JSON"),
         h("button", { type: "button", class: "reset", onclick: () => chart.resetZoom() }, "Reset zoom"),
       ),
     ),
@@ -301,23 +301,28 @@ function redrawVisible(): void {
   for (const card of cards.values()) if (card.visible) void show(card);
 }
 
-function downloadCard(card: Card, format: "csv" | "json"): void {
-  const lines = linesOf(card);
+/** The chart's runs with every point of their series (the chart draws a downsampled series), smoothed as shown. */
+async function downloadCard(card: Card, format: "csv" | "json"): Promise<void> {
+  const runs = linesOf(card).map((line) => line.run);
+  const series = await Promise.all(runs.map((run) => wholeScalarSeries(run, card.tag)));
   const name = card.tag.replace(/[^\w.-]+/g, "_");
   if (format === "json") {
     const body = Object.fromEntries(
-      lines.map((line) => [line.run, Array.from(line.steps, (step, i) => [line.wallTimes[i], step, line.raw[i]])]),
+      series.map(({ steps, wallTimes, values }, index) => [
+        runs[index]!,
+        Array.from(steps, (step, i) => [wallTimes[i], step, values[i]]),
+      ]),
     );
     download(`${name}.json`, JSON.stringify({ tag: card.tag, runs: body }), "application/json");
     return;
   }
   const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
   const rows = ["run,wall_time,step,value,smoothed"];
-  for (const line of lines) {
-    for (let i = 0; i < line.steps.length; i++) {
-      rows.push(`${quote(line.run)},${line.wallTimes[i]},${line.steps[i]},${line.raw[i]},${line.smoothed[i]}`);
-    }
-  }
+  series.forEach(({ steps, wallTimes, values }, index) => {
+    const smoothed = smooth(values, state.smoother, state.smoothing, state.window);
+    const run = quote(runs[index]!);
+    for (let i = 0; i < steps.length; i++) rows.push(`${run},${wallTimes[i]},${steps[i]},${values[i]},${smoothed[i]}`);
+  });
   download(`${name}.csv`, rows.join("\n") + "\n", "text/csv");
 }
 

@@ -131,3 +131,25 @@ def test_time_series_draws_a_scalar_chart_a_histogram_and_an_image(ui: str, page
     assert (width, height) == IMAGE_SIZE
 
     assert not failed, failed
+
+
+PROJECTOR_FILES = ("index.js", "projector_binary.html", "projector_binary.js")
+
+
+def test_projector_entry_and_files_are_tensorboards(ui: str, full_tensorboard: Server, page: Page) -> None:
+    """The projector is TensorBoard's one dashboard loaded in an iframe: its entry page and its files are served as
+    TensorBoard serves them, and its tab shows the projector, not "Not found"."""
+    paths = ["data/plugin_entry.html?name=projector", *(f"data/plugin/projector/{name}" for name in PROJECTOR_FILES)]
+    for path in paths:
+        ours, theirs = httpx.get(f"{ui}{path}"), httpx.get(f"{full_tensorboard.url}/{path}")
+        assert (ours.status_code, ours.headers["content-type"]) == (theirs.status_code, theirs.headers["content-type"])
+        assert ours.status_code == 200 and ours.content == theirs.content, path
+        assert ours.headers.get("content-security-policy") == theirs.headers.get("content-security-policy"), path
+    missing = httpx.get(f"{ui}data/plugin_entry.html?name=nothing")
+    assert missing.status_code == httpx.get(f"{full_tensorboard.url}/data/plugin_entry.html?name=nothing").status_code
+    page.goto(f"{ui}#projector", timeout=TIMEOUT_MS)
+    # The entry page's module puts the projector's own page in an iframe of its own.
+    projector = page.frame_locator("iframe").first.frame_locator("iframe").first
+    projector.locator("vz-projector").wait_for(state="attached", timeout=TIMEOUT_MS)
+    projector.get_by_text("Points: 12").first.wait_for(timeout=TIMEOUT_MS)
+    assert "Not found" not in page.locator("body").inner_text()

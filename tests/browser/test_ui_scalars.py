@@ -23,15 +23,18 @@ from playwright.sync_api import Browser, Locator, Page
 from tests.browser.ui import (
     HOSTILE_RUN,
     LONG_RUN,
+    LONG_STEPS,
     LONG_TAG,
     SEED_RUNS,
     SEED_STEPS,
     SPIKE_STEP,
+    SPIKE_VALUE,
     as_number,
     tb_ema,
     ui_page,
     write_scalar_logdir,
 )
+from tests.browser.visuals import box_of, overlapping, text_boxes
 from tests.servers import Server, trainboard_server
 
 pytestmark = pytest.mark.browser
@@ -48,6 +51,13 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     # Reloads every second, for the live-update test, which adds a run.
     with trainboard_server(logdir, tmp_path_factory.mktemp("server"), "--reload_interval=1") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def sampled_server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The same logdir with the scalars routes at TensorBoard's default of 1,000 points per series."""
+    with trainboard_server(logdir, tmp_path_factory.mktemp("sampled"), "--samples_per_plugin=scalars=1000") as server:
         yield server
 
 
@@ -108,6 +118,21 @@ def test_tooltip_shows_served_values_smoothed_as_tensorboard_sorted_by_value(ser
         assert close(row["Smoothed"], tb_ema([point[2] for point in points], 0.6)[index])
     smoothed = [as_number(row["Smoothed"]) for row in rows]
     assert smoothed == sorted(smoothed, reverse=True)
+
+
+def test_tooltip_text_overlaps_nothing(server: Server, browser: Browser) -> None:
+    tag = "train/loss"
+    with ui_page(browser, "scalars-tooltip-layout") as page:
+        page.goto(f"{server.url}/#runFilter={SEEDS_01}&smoothing=0.6")
+        chart = wait_drawn(page, tag, 3).locator(".chart")
+        rows = hover_step(page, chart, 100, SEED_STEPS[0], SEED_STEPS[-1])
+        assert len(rows) == 3
+        tooltip = chart.locator(".tooltip")
+        boxes = text_boxes(tooltip, ".swatch")
+        assert {box.text for box in boxes} >= {"Run", "Smoothed", *(row["Run"] for row in rows)}
+        assert not overlapping(boxes), overlapping(boxes)
+        frame = box_of(tooltip)
+        assert all(box.inside(frame) for box in boxes), [box for box in boxes if not box.inside(frame)]
 
 
 def test_moving_average_and_no_smoothing(server: Server, browser: Browser) -> None:
@@ -199,6 +224,28 @@ def test_downloads_hold_every_served_point(server: Server, browser: Browser) -> 
     assert by_run == expected
     assert json_body["tag"] == tag
     assert {run: [tuple(point) for point in points] for run, points in json_body["runs"].items()} == expected
+
+
+def test_csv_download_holds_every_point_where_the_chart_is_downsampled(
+    sampled_server: Server, browser: Browser
+) -> None:
+    every = served(sampled_server, LONG_RUN, LONG_TAG)
+    assert len(every) == 1000  # the chart's series, downsampled by the server
+    with ui_page(browser, "scalars-download-all") as page:
+        page.goto(f"{sampled_server.url}/#runFilter=^long$&smoother=ema&smoothing=0.6")
+        found = wait_drawn(page, LONG_TAG, 1)
+        assert found.get_attribute("data-points") == "1000"
+        with page.expect_download() as csv_download:
+            found.locator("button.csv").click()
+        with page.expect_download() as json_download:
+            found.locator("button.json").click()
+        rows = list(csv.DictReader(io.StringIO(Path(csv_download.value.path()).read_text())))
+        json_body: dict[str, Any] = json.loads(Path(json_download.value.path()).read_text())
+    assert [int(row["step"]) for row in rows] == list(range(LONG_STEPS))
+    assert float(rows[SPIKE_STEP]["value"]) == SPIKE_VALUE
+    smoothed = tb_ema([float(row["value"]) for row in rows], 0.6)
+    assert [float(row["smoothed"]) for row in rows] == pytest.approx(smoothed, rel=1e-9)
+    assert [point[1] for point in json_body["runs"][LONG_RUN]] == list(range(LONG_STEPS))
 
 
 def test_a_spike_between_drawn_columns_stays_in_the_envelope(server: Server, browser: Browser) -> None:

@@ -1,13 +1,17 @@
 """TensorBoard's own web UI, unmodified, from the installed `tensorboard` package's webfiles.zip, against trainboard's
 API. Served as TensorBoard serves it: index.html behind a preamble that tells the UI where the API is, with
 TensorBoard's Content-Security-Policy; every other file of the zip at its own path, gzipped, and cached for a day when
-it is JavaScript asked for by its `_file_hash`."""
+it is JavaScript asked for by its `_file_hash`. The projector, the one dashboard TensorBoard loads in an iframe, gets
+TensorBoard's entry page (/data/plugin_entry.html?name=projector) and its files from the package's projector plugin."""
 
 from __future__ import annotations
 
+import base64
 import functools
 import gzip
+import hashlib
 import importlib.util
+import json
 import mimetypes
 import time
 import zipfile
@@ -29,6 +33,11 @@ MISSING = (
 PREAMBLE = b'<!doctype html><meta name="tb-relative-root" content="./">'
 JS_MEDIA_TYPES = ("text/javascript", "application/javascript")
 JS_CACHE_SECONDS = 86400
+# The plugins whose dashboard TensorBoard loads as an ES module in an iframe, with the module's path below the plugin's
+# routes, and where the package keeps the files served there.
+MODULE_PLUGINS = {"projector": "/index.js"}
+PROJECTOR_FILES = Path("plugins", "projector", "tf_projector_plugin")
+PROJECTOR_ROUTE = "/data/plugin/projector/"
 # Dashboard paths of old TensorBoard versions, which TensorBoard sends to its UI.
 OLD_PAGES = ("audio", "events", "graphs", "histograms", "images")
 
@@ -37,13 +46,47 @@ class TensorBoardMissingError(RuntimeError):
     """--ui tensorboard without the tensorboard package."""
 
 
-def webfiles_zip() -> Path | None:
-    """The installed tensorboard package's webfiles.zip, found without importing the package."""
+def package_file(relative: Path | str) -> Path | None:
+    """A file of the installed tensorboard package, found without importing the package."""
     spec = importlib.util.find_spec("tensorboard")
     for place in (spec.submodule_search_locations or []) if spec else []:
-        if (Path(place) / ARCHIVE).is_file():
-            return Path(place) / ARCHIVE
+        if (Path(place) / relative).is_file():
+            return Path(place) / relative
     return None
+
+
+def webfiles_zip() -> Path | None:
+    return package_file(ARCHIVE)
+
+
+def plugin_entry(request: Request) -> Response:
+    """The page TensorBoard's UI puts in an iframe for a module-loaded dashboard: it imports the module and renders
+    it; the Content-Security-Policy allows that one inline script by its hash, as TensorBoard's does."""
+    name = request.query_params.get("name")
+    if name not in MODULE_PLUGINS:
+        return Response("Not found" + (f": {name}" if name else ""), 404, SECURITY_HEADERS, "text/plain")
+    script = f"import({json.dumps('.' + MODULE_PLUGINS[name])}).then((m) => void m.render());"
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    html = (
+        f'\n<!DOCTYPE html>\n<head><base href="plugin/{name}/" /></head>\n'
+        f'<body><script type="module">{script}</script></body>\n'
+    )
+    policy = f"{CONTENT_SECURITY_POLICY} 'sha256-{digest}'"
+    return Response(html, media_type="text/html", headers={**SECURITY_HEADERS, "Content-Security-Policy": policy})
+
+
+def projector_file(name: str) -> Route:
+    path = package_file(PROJECTOR_FILES / name)
+    media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    # TensorBoard sends its policy with every HTML page.
+    policy = {"Content-Security-Policy": CONTENT_SECURITY_POLICY} if media_type == "text/html" else {}
+
+    def serve(request: Request) -> Response:
+        if path is None:
+            return Response("Not found", 404, SECURITY_HEADERS, "text/plain")
+        return Response(path.read_bytes(), media_type=media_type, headers={**SECURITY_HEADERS, **policy})
+
+    return Route(PROJECTOR_ROUTE + name, serve)
 
 
 def routes(path_prefix: str) -> list[BaseRoute]:
@@ -90,6 +133,8 @@ def routes(path_prefix: str) -> list[BaseRoute]:
     return [
         Route("/", index),
         Route("/index.html", index),
+        Route("/data/plugin_entry.html", plugin_entry),
+        *(projector_file(name) for name in ("index.js", "projector_binary.html", "projector_binary.js")),
         *(Route(f"/{page}", to_index) for page in OLD_PAGES),
         *(asset(name) for name in names if name != "index.html"),
     ]
