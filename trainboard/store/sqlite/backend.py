@@ -41,6 +41,8 @@ from trainboard.store.values import (
 if sys.byteorder != "little":
     raise ImportError("trainboard's SQLite store packs arrays in native order and needs a little-endian machine")
 
+# The packed columns of a scalar chunk, each of 8-byte little-endian records.
+PACKED_COLUMNS = ("steps", "wall_times", "scalar_values")
 # SQLite clamps this to its compiled-in maximum (2 GB in most builds).
 READ_MMAP_BYTES = 1 << 40
 
@@ -202,27 +204,39 @@ class SqliteBackend:
         return ChunkIndex(ids=columns[:, 0], counts=columns[:, 1], min_steps=columns[:, 2], max_steps=columns[:, 3])
 
     def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[ScalarColumns]:
-        rows = self.reader().execute(
-            "SELECT c.steps, c.wall_times, c.scalar_values FROM json_each(?) j"
-            " JOIN scalar_chunks c ON c.id = j.value ORDER BY j.key",
-            (_json(chunk_ids),),
-        )
-        return [_unpacked(steps, wall_times, values) for steps, wall_times, values in rows]
+        return [_unpacked(*blobs) for blobs in self._chunk_columns(chunk_ids)]
 
     def scalar_picks(self, experiment_id: str, picks: list[tuple[int, list[int]]]) -> ScalarColumns:
+        """Read in place through SQLite's incremental blob I/O: only the picked 8-byte records of each chunk's
+        columns, not whole chunks."""
         count = sum(len(positions) for _, positions in picks)
-        columns = [np.empty(count, dtype) for dtype in ("<i8", "<f8", "<f8")]
-        rows = self.reader().execute(
-            "SELECT c.steps, c.wall_times, c.scalar_values FROM json_each(?) j"
-            " JOIN scalar_chunks c ON c.id = j.value ORDER BY j.key",
-            (_json([chunk_id for chunk_id, _ in picks]),),
-        )
+        columns = [bytearray(count * 8) for _ in PACKED_COLUMNS]
+        connection = self.reader()
         at = 0
-        for (_, positions), blobs in zip(picks, rows, strict=True):
-            for column, blob in zip(columns, blobs, strict=True):
-                column[at : at + len(positions)] = np.frombuffer(blob, column.dtype)[positions]
-            at += len(positions)
-        return ScalarColumns(*columns)
+        connection.execute("BEGIN")  # one snapshot for every column of every chunk
+        try:
+            for chunk_id, positions in picks:
+                for column, name in zip(columns, PACKED_COLUMNS, strict=True):
+                    with connection.blobopen("scalar_chunks", name, chunk_id, readonly=True) as blob:
+                        for index, position in enumerate(positions, start=at):
+                            blob.seek(position * 8)
+                            column[index * 8 : index * 8 + 8] = blob.read(8)
+                at += len(positions)
+        finally:
+            connection.execute("COMMIT")
+        steps, wall_times, values = columns
+        return _unpacked(bytes(steps), bytes(wall_times), bytes(values))
+
+    def _chunk_columns(self, chunk_ids: Collection[int]) -> list[tuple[bytes, bytes, bytes]]:
+        """The packed columns of these chunks, in the order of `chunk_ids` (a series' chunks in order have increasing
+        ids: the rowid order, which needs no sort of rows that hold the blobs)."""
+        rows = self.reader().execute(
+            "SELECT id, steps, wall_times, scalar_values FROM scalar_chunks"
+            " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+            (_json(chunk_ids),),
+        )
+        by_id = {chunk_id: columns for chunk_id, *columns in rows}
+        return [by_id[chunk_id] for chunk_id in chunk_ids]
 
     def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
         rows = self.reader().execute(
