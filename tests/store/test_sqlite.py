@@ -1,0 +1,55 @@
+"""What only the SQLite backend does: its file, its migrations from the store of one logdir, its errors."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from trainboard.store.errors import StoreUnavailable
+from trainboard.store.opening import open_store, sqlite_path
+
+
+def test_a_store_of_one_logdir_from_before_experiments_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
+        old.executemany("INSERT INTO migrations VALUES (?, 0)", [("0001_initial",), ("0002_generation",)])
+        old.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, start_time REAL)")
+        old.execute("INSERT INTO runs (name) VALUES ('train')")
+        old.execute("CREATE TABLE generation (value INTEGER NOT NULL)")
+    store = open_store(str(path))
+    try:
+        experiment = store.create_experiment("logs")
+        assert store.runs(experiment.id) == []  # read again from the logdir, into the new layout
+        assert [e.name for e in store.experiments()] == ["logs"]
+    finally:
+        store.close()
+
+
+def test_tensorboards_url_forms_name_the_same_file(tmp_path: Path) -> None:
+    target = tmp_path / "x.db"
+    for url in (str(target), f"sqlite:{target}", f"sqlite://{target}"):
+        assert sqlite_path(url) == target
+    assert sqlite_path("sqlite:~/x.db") == Path.home() / "x.db"
+
+
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        (lambda p: p.write_bytes(b"no database here" * 64), "is not a trainboard store"),
+        (lambda p: (p.parent / "file").write_text("x"), "cannot open the store"),
+    ],
+    ids=["not-a-database", "parent-is-a-file"],
+)
+def test_a_store_that_cannot_be_opened_says_which_and_why(tmp_path: Path, setup: object, expected: str) -> None:
+    directory = tmp_path / "stores"
+    directory.mkdir()
+    path = directory / "store.sqlite"
+    setup(path)  # type: ignore[operator]
+    if expected == "cannot open the store":
+        path = directory / "file" / "store.sqlite"
+    with pytest.raises(StoreUnavailable, match=expected) as raised:
+        open_store(str(path))
+    assert str(path) in str(raised.value)
