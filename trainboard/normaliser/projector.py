@@ -1,0 +1,46 @@
+"""A projector config and the files it names as one blob-sequence point of the `projector_files` plugin, tagged by
+where the config lies in its run.
+
+Blob 0 is an index (JSON): the config's path where it was read, where it ranks among the configs of the logdir
+(`order`, TensorBoard's: configs in run directories, then in runs' plugin asset folders, then at a root without
+event files, each in the order of the logdir's walk), and for each path the config names where it resolved (null:
+outside the config's directory) and which blob holds it (null: not read), plus the shape of each tensor file. Blob 1
+is the config itself; the named files follow.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from trainboard.normaliser.points import Batch, BlobSequencePoint, DataClass, SeriesMetadata
+from trainboard.reader.dialect import PROJECTOR_ASSETS, PROJECTOR_CONFIG
+from trainboard.reader.projector import ProjectorFiles, tensor_paths, tensor_shape
+
+PROJECTOR_FILES_PLUGIN = "projector_files"
+RUN_CONFIG_TAG = PROJECTOR_CONFIG
+ASSETS_CONFIG_TAG = "/".join((*PROJECTOR_ASSETS, PROJECTOR_CONFIG))
+# Where a config lies: the first part of its rank.
+IN_RUN, IN_ASSETS, AT_ROOT = 0, 1, 2
+
+
+def projector_batch(files: ProjectorFiles, place: int, position: int) -> Batch:
+    tensors = set(tensor_paths(files.config))
+    entries: dict[str, dict[str, Any]] = {}
+    shapes: dict[str, list[int]] = {}
+    blobs = [files.config]
+    for named in files.files:
+        entries[named.name] = {"path": named.path, "blob": None if named.data is None else len(blobs) + 1}
+        if named.data is not None:
+            blobs.append(named.data)
+            shape = tensor_shape(named.data, ()) if named.name in tensors else None
+            if shape is not None:
+                shapes[named.name] = shape
+    index = {"config_path": files.path, "order": [place, position], "files": entries, "shapes": shapes}
+    tag = ASSETS_CONFIG_TAG if place == IN_ASSETS else RUN_CONFIG_TAG
+    batch = Batch()
+    batch.metadata[tag] = SeriesMetadata(plugin_name=PROJECTOR_FILES_PLUGIN, data_class=DataClass.BLOB_SEQUENCE)
+    point = BlobSequencePoint(tag=tag, step=0, wall_time=time.time(), blobs=(json.dumps(index).encode(), *blobs))
+    batch.operations.append(point)
+    return batch
