@@ -55,11 +55,11 @@ def configs(provider: DataProvider, experiment_id: str) -> dict[str, RunConfig]:
             if not points or len(points[-1].values) < 2:
                 continue
             keys = tuple(value.blob_key for value in points[-1].values)
-            index = json.loads(provider.read_blob(experiment_id=experiment_id, blob_key=keys[0]))
+            index = json.loads(provider.read_blob(experiment_id=experiment_id, blob_key=keys[-1]))
             candidates.append((index["order"], len(candidates), run, index, keys))
     found: dict[str, RunConfig] = {}
     for _, _, run, index, keys in sorted(candidates, key=lambda candidate: (candidate[0], candidate[1])):
-        config = _config(provider.read_blob(experiment_id=experiment_id, blob_key=keys[1]), index["shapes"])
+        config = _config(provider.read_blob(experiment_id=experiment_id, blob_key=keys[0]), index["shapes"])
         if config is not None:
             files = {
                 name: StoredFile(entry["path"], None if entry["blob"] is None else keys[entry["blob"]])

@@ -101,10 +101,10 @@ def test_paths_outside_the_config_directory_never_reach_the_store(tmp_path: Path
     (point,) = store.blob_sequences(series.id)
     blobs = [store.blob(key) for key in point.blob_keys]
     assert not any(blob is not None and b"3\t4" in blob for blob in blobs)
-    index = json.loads(blobs[0] or b"")
+    index = json.loads(blobs[-1] or b"")
     assert {name for name, entry in index["files"].items() if entry["path"] is None} == {
         "../../secret.tsv",
         str(secret),
         "link/secret.tsv",
     }
-    assert len(blobs) == 2 + 2  # index, config, the good tensor and metadata
+    assert len(blobs) == 2 + 2  # config, the good tensor and metadata, index
