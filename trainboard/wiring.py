@@ -48,7 +48,7 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     experiments = Experiments(
         DataProvider(store),
         default=experiment.id,
-        local=(LocalExperiment(experiment.id, logdir, progress),),
+        local=(LocalExperiment(experiment.id, progress),),
         sampling=settings.sampling,
         max_projection_points=settings.max_projection_points,
     )

@@ -36,12 +36,28 @@ def test_route(route: Route, prefix: str, listing: Listing, differential_clients
         assert all(blob.status == 200 for blob in blobs(expected.body)), f"TensorBoard fails a blob of {call}"
         # A store server's client is at its experiment already: both prefixes name that experiment there.
         actual = call.exchange(ours, "" if candidate.experiment_path else prefix, route.resolve)
+        if candidate.experiment_path:
+            actual = Answer(
+                actual.status, actual.content_type, served_at(actual.body, candidate.experiment_path, prefix)
+            )
         answers.append(actual)
         found = answer_difference(*(without_ignored_keys(call, side) for side in (expected, actual)))
         if found:
             problems.append(f"{call}: {found}")
     shown = "\n".join(problems[:REPORTED])
     assert not problems, f"{len(problems)} of {len(calls)} calls differ:\n{shown}{crash_log(candidate, answers)}"
+
+
+def served_at(body: Any, experiment_path: str, prefix: str) -> Any:
+    """A store server's JSON as served under `prefix`: the paths it names (the projector's module_path in the plugins
+    listing) begin with its experiment's path where TensorBoard's begin with the prefix it was asked under."""
+    if isinstance(body, str) and body.startswith(experiment_path + "/"):
+        return prefix + body.removeprefix(experiment_path)
+    if isinstance(body, dict):
+        return {key: served_at(value, experiment_path, prefix) for key, value in body.items()}
+    if isinstance(body, list):
+        return [served_at(value, experiment_path, prefix) for value in body]
+    return body
 
 
 def without_ignored_keys(call: Call, side: Answer) -> Answer:

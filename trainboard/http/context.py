@@ -13,7 +13,6 @@ from trainboard.errors import NotFoundError
 from trainboard.http import params
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
-from trainboard.reader.logdir import RunSource
 from trainboard.settings import ALL_PLUGINS
 
 # The experiment id TensorBoard's own UI puts in its URLs; it and "" name the experiment served at /.
@@ -25,9 +24,6 @@ class Experiment:
     id: str
     provider: DataProvider
     progress: IngestProgress
-    # The log directory itself, for plugins that read files beside the event files (the projector's); None when the
-    # server reads no logdir.
-    logdir: RunSource | None
     # --samples_per_plugin: plugin name -> points per series (None: all).
     sampling: dict[str, int | None] = field(default_factory=dict)
     # --max_projection_points: the largest embedding the server projects.
@@ -43,7 +39,6 @@ class LocalExperiment:
     """An experiment this process ingests from a logdir, with its progress."""
 
     id: str
-    logdir: RunSource
     progress: IngestProgress
 
 
@@ -85,7 +80,6 @@ class Experiments:
             id=experiment_id,
             provider=self.provider,
             progress=local.progress if local is not None else IngestProgress.finished(),
-            logdir=local.logdir if local is not None else None,
             sampling=self._sampling,
             max_projection_points=self._max_projection_points,
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -17,9 +18,11 @@ from dataclasses import dataclass
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.points import RunState
+from trainboard.normaliser.projector import AT_ROOT, IN_ASSETS, IN_RUN, projector_batch
 from trainboard.normaliser.structure_graph import structure_graph_batch
-from trainboard.reader.dialect import is_structure_graph_file
+from trainboard.reader.dialect import is_projector_config, is_structure_graph_file
 from trainboard.reader.logdir import FileStat, RunSource
+from trainboard.reader.projector import read_projector_files
 from trainboard.reader.structure_graph import read_structure_graph
 from trainboard.reader.tail import FileCursor, read_new
 from trainboard.store.backend import StaleOffsetError
@@ -34,6 +37,8 @@ class RunJob:
     paths: tuple[str, ...]
     # How far each path was read before this pass (None: never).
     cursors: tuple[FileCursor | None, ...]
+    # Where the run comes in the logdir's walk.
+    position: int = 0
 
 
 class Loader:
@@ -64,8 +69,8 @@ class Loader:
         sizes = {path: stat.size for path, stat in stats.items()}
         bytes_done = sum(min(cursors[p].offset, size) for p, size in sizes.items() if p in cursors)
         jobs = [
-            RunJob(run, tuple(paths), tuple(cursors.get(path) for path in paths))
-            for run, paths in runs.items()
+            RunJob(run, tuple(paths), tuple(cursors.get(path) for path in paths), position)
+            for position, (run, paths) in enumerate(runs.items())
             if _has_news(paths, cursors, stats)
         ]
         files_done = len(sizes) - sum(len(job.paths) for job in jobs)
@@ -124,6 +129,8 @@ def _load_run(
         try:
             if is_structure_graph_file(path):
                 _load_structure_graph(logdir, target, cursor, state, report)
+            elif is_projector_config(path):
+                _load_projector_files(logdir, target, cursor, state, report, _config_place(path, job), job.position)
             else:
                 _load_file(logdir, target, cursor, state, report)
         except StaleOffsetError as error:
@@ -184,6 +191,35 @@ def _load_structure_graph(
         target.experiment_id, target.run, new_cursor, state, batch, restarted=True, previous=cursor
     )
     report("batch", new_cursor.size, batch.point_count())
+
+
+def _load_projector_files(
+    logdir: RunSource,
+    target: FileTarget,
+    cursor: FileCursor | None,
+    state: RunState,
+    report: Callable[[str, int, int], None],
+    place: int,
+    position: int,
+) -> None:
+    """A changed projector config replaces what was read with it before: itself and the files it names."""
+    files, new_cursor = read_projector_files(logdir, cursor, target.path)
+    if files is None:
+        return
+    batch = projector_batch(files, place, position)
+    target.store.write_batch(
+        target.experiment_id, target.run, new_cursor, state, batch, restarted=True, previous=cursor
+    )
+    report("batch", new_cursor.size, batch.point_count())
+
+
+def _config_place(path: str, job: RunJob) -> int:
+    """Whether a run's projector config lies beside its event files, in its plugin assets or at a root without any."""
+    others = [other for other in job.paths if not is_projector_config(other)]
+    if not others:
+        return AT_ROOT
+    directory = posixpath.dirname(path)
+    return IN_RUN if any(posixpath.dirname(other) == directory for other in others) else IN_ASSETS
 
 
 def _has_news(paths: list[str], cursors: dict[str, FileCursor], stats: dict[str, FileStat]) -> bool:

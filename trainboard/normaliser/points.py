@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,7 +62,8 @@ class BlobSequencePoint:
     tag: str
     step: int
     wall_time: float
-    blobs: tuple[bytes, ...]
+    # A tuple, or for large files an iterator the store reads once, putting each blob away before taking the next.
+    blobs: Iterable[bytes]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,9 @@ import posixpath
 import re
 
 TSVIS_NAME = re.compile(r"(?:hparams\.|projector\.)?events\.out\.")
+PROJECTOR_CONFIG = "projector_config.pbtxt"
+# Where a run's plugin assets keep a projector config, below the run's directory.
+PROJECTOR_ASSETS = ("plugins", "projector")
 
 
 class Dialect(enum.Enum):
@@ -32,3 +35,8 @@ def file_dialect(path: str) -> Dialect | None:
 def is_structure_graph_file(path: str) -> bool:
     """TS-VIS's structure graphs are JSON files beside the event files (see reader/structure_graph.py)."""
     return posixpath.basename(path).endswith(".json")
+
+
+def is_projector_config(path: str) -> bool:
+    """TensorBoard's projector reads a `projector_config.pbtxt` beside a run's event files (see reader/projector.py)."""
+    return posixpath.basename(path) == PROJECTOR_CONFIG

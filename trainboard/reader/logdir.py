@@ -9,7 +9,7 @@ import stat
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
-from trainboard.reader.dialect import file_dialect, is_structure_graph_file
+from trainboard.reader.dialect import PROJECTOR_ASSETS, PROJECTOR_CONFIG, file_dialect, is_structure_graph_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +53,25 @@ class LogDir:
 
     def runs(self) -> dict[str, list[str]]:
         """Every directory that directly holds an event file (or a TS-VIS structure graph), by run name ("." for the
-        root), files sorted by name."""
+        root) in the order of the walk (TensorBoard's), files sorted by name. A projector config belongs to the run of
+        its directory, or else to the run whose `plugins/projector` folder holds it; one at the root makes "." a run
+        even without event files, as TensorBoard's projector reads the root too."""
         runs: dict[str, list[str]] = {}
+        configs: list[tuple[str, str]] = []
         for directory, names in self._directories():
             files = sorted(name for name in names if file_dialect(name) is not None or is_structure_graph_file(name))
+            run = self._run_name(directory)
             if files:
-                run = self._run_name(directory)
                 runs[run] = [self._join(directory, name) for name in files]
+            if PROJECTOR_CONFIG in names:
+                configs.append((run, self._join(directory, PROJECTOR_CONFIG)))
+        assets = "/".join(PROJECTOR_ASSETS)
+        for run, path in configs:
+            owner = "." if run == assets else run.removesuffix("/" + assets) if run.endswith("/" + assets) else None
+            if run in runs or (owner not in runs and run == "."):
+                runs.setdefault(run, []).append(path)
+            elif owner in runs:
+                runs[owner].append(path)
         return runs
 
     def open(self, path: str) -> BinaryIO:
@@ -112,6 +124,11 @@ class LogDir:
     def _is_readable_file(self, path: str) -> bool:
         """A regular file inside the logdir: never a FIFO or device, whose reads could block ingest forever."""
         return self._is_inside(path) and os.path.isfile(path)
+
+    def contains(self, path: str) -> bool:
+        if self._local:
+            return self._is_inside(path)
+        return path.startswith(self._root + "/")
 
     def _is_inside(self, path: str) -> bool:
         real = os.path.realpath(path)

@@ -61,7 +61,10 @@ class LogDirSpec:
         return self._owner(path).stat(path)
 
     def _owner(self, path: str) -> LogDir:
-        try:
-            return self._owners[path]
-        except KeyError:
-            raise PermissionError(f"{path} is in none of the log directories") from None
+        owner = self._owners.get(path)
+        if owner is None:
+            # Files that no walk lists (those a projector config names) belong to the log directory they lie in.
+            owner = next((logdir for logdir, _ in self._groups if logdir.contains(path)), None)
+        if owner is None:
+            raise PermissionError(f"{path} is in none of the log directories")
+        return owner

@@ -13,7 +13,7 @@ from trainboard.store.backend import (
     TensorRecord,
     Transaction,
 )
-from trainboard.store.blobs import blob_key
+from trainboard.store.blobs import PendingBlobs, blob_key
 from trainboard.store.values import ScalarColumns
 
 # Scalars of one series are packed into chunks of at most this many points.
@@ -27,9 +27,9 @@ def write_operations(
     file_id: int,
     series_ids: dict[str, int],
     batch: Batch,
-    new_blobs: dict[str, bytes],
+    new_blobs: PendingBlobs,
 ) -> list[str]:
-    """Write the batch's points and purges in order; fill `new_blobs` with the blobs its points hold (for the blob
+    """Write the batch's points and purges in order; hand the blobs its points hold to `new_blobs` (for the blob
     store, before the commit); return the blob keys its purges deleted."""
     deleted: list[str] = []
     pending: list[ScalarPoint | ScalarSeries | TensorPoint | BlobSequencePoint] = []
@@ -64,7 +64,7 @@ def _insert(
     file_id: int,
     series_ids: dict[str, int],
     points: list[ScalarPoint | ScalarSeries | TensorPoint | BlobSequencePoint],
-    new_blobs: dict[str, bytes],
+    new_blobs: PendingBlobs,
 ) -> None:
     if not points:
         return
@@ -78,9 +78,11 @@ def _insert(
         elif isinstance(point, TensorPoint):
             tensors.append(TensorRecord(series_id, file_id, point.step, point.wall_time, point.tensor))
         else:
-            keys = tuple(blob_key(experiment_id, blob) for blob in point.blobs)
-            new_blobs.update(zip(keys, point.blobs, strict=True))
-            sequences.append(BlobSequenceRecord(series_id, file_id, point.step, point.wall_time, keys))
+            keys = []
+            for blob in point.blobs:
+                keys.append(blob_key(experiment_id, blob))
+                new_blobs.add(keys[-1], blob)
+            sequences.append(BlobSequenceRecord(series_id, file_id, point.step, point.wall_time, tuple(keys)))
     chunks = [
         _chunk(series_id, file_id, ScalarColumns(*(column[start : start + CHUNK_POINTS] for column in columns)))
         for series_id, pieces in scalars.items()

@@ -25,6 +25,36 @@ class BlobStore(Protocol):
     def close(self) -> None: ...
 
 
+# Blobs of a batch wait to be put together until they reach this size.
+PENDING_BYTES = 32 << 20
+
+
+class PendingBlobs:
+    """The blobs of one batch on their way into a blob store, put before the batch commits: together while they are
+    small, and as soon as they reach `limit` bytes, so that a batch of large files holds about one at a time."""
+
+    def __init__(self, store: BlobStore, limit: int = PENDING_BYTES) -> None:
+        self.store = store
+        self.limit = limit
+        self.keys: set[str] = set()
+        self._waiting: dict[str, bytes] = {}
+        self._size = 0
+
+    def add(self, key: str, data: bytes) -> None:
+        if key not in self.keys:
+            self.keys.add(key)
+            self._waiting[key] = data
+            self._size += len(data)
+        if self._size >= self.limit:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._waiting:
+            self.store.put(self._waiting)
+        self._waiting = {}
+        self._size = 0
+
+
 def blob_key(experiment_id: str, data: bytes) -> str:
     return f"{experiment_id}/{hashlib.sha256(data).hexdigest()}"
 

@@ -11,7 +11,7 @@ from trainboard.normaliser.points import Batch, DataClass, RunState
 from trainboard.reader.tail import FileCursor
 from trainboard.store.backend import Backend
 from trainboard.store.batches import write_operations
-from trainboard.store.blobs import BlobStore
+from trainboard.store.blobs import BlobStore, PendingBlobs
 from trainboard.store.downsample import sample_indices
 from trainboard.store.values import (
     ALL_STEPS,
@@ -181,7 +181,7 @@ class Store:
         restarted: bool,
         previous: FileCursor | None,
     ) -> None:
-        new_blobs: dict[str, bytes] = {}
+        new_blobs = PendingBlobs(self.blobs)
         with self.backend.transaction(experiment_id) as transaction:
             run_id = transaction.save_run(run, state)
             file_id = transaction.save_file(
@@ -193,8 +193,8 @@ class Store:
             if restarted:
                 transaction.refresh_summaries(series_ids.values())
             # Blobs land before the points that name them commit; a crash in between leaves only unnamed blobs.
-            self.blobs.put(new_blobs)
-            gone = transaction.unreferenced(set(deleted) - new_blobs.keys())
+            new_blobs.flush()
+            gone = transaction.unreferenced(set(deleted) - new_blobs.keys)
         self.blobs.delete(gone)
 
     def forget_files(self, experiment_id: str, paths: Collection[str]) -> None:

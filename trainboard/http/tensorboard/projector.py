@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -16,43 +14,29 @@ from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
 from trainboard.plugins import projector
 from trainboard.plugins.images import media_type as images_media_type
 from trainboard.plugins.tsvis import projector as tsvis_projector
-from trainboard.reader.logdir import LogDir
 
 PREFIX = "/data/plugin/projector"
 
 
 def run_configs(found: Experiment) -> dict[str, projector.RunConfig]:
-    """The runs' projector configs; none unless the logdir is one local directory, as in TensorBoard."""
-    root = _local_root(found)
-    if root is None or found.logdir is None:
-        return {}
-    # In the order of the logdir's walk, as TensorBoard lists them (the store's order is that of ingest).
-    stored = _stored_runs(found)
-    return projector.configs(root, [run for run in found.logdir.runs() if run in stored])
+    return projector.configs(found.provider, found.id)
 
 
 def is_active(found: Experiment) -> bool:
-    """Whether any run has a projector config: asked by every plugins listing, so without walking the logdir."""
-    root = _local_root(found)
-    return root is not None and bool(projector.configs(root, sorted(_stored_runs(found))))
+    """Whether any run has a projector config with embeddings (asked by every plugins listing)."""
+    return bool(run_configs(found))
 
 
-def _local_root(found: Experiment) -> str | None:
-    return found.logdir.local_root if isinstance(found.logdir, LogDir) else None
-
-
-def _stored_runs(found: Experiment) -> set[str]:
-    return {run.run_name for run in found.provider.list_runs(experiment_id=found.id)}
-
-
-def _config(request: Request) -> tuple[projector.RunConfig, str]:
+def _config(request: Request) -> tuple[projector.RunConfig, Experiment]:
+    """The config of the run the request names, and the experiment that holds its files."""
     run = params.optional(request.query_params, "run")
     if run is None:
         raise BadRequestError('query parameter "run" is required')
-    found = run_configs(experiment(request)).get(run)
+    where = experiment(request)
+    found = run_configs(where).get(run)
     if found is None:
         raise BadRequestError(f'Unknown run: "{run}"')
-    return found, run
+    return found, where
 
 
 def _name(request: Request) -> str:
@@ -86,54 +70,48 @@ def info(request: Request) -> Response:
 
 
 def tensor(request: Request) -> BytesResponse:
-    found, _ = _config(request)
+    found, where = _config(request)
     name = _name(request)
     num_rows = _num_rows(request)
     embedding = projector.embedding(found, name)
     if embedding is None or not embedding.tensor_path:
         raise BadRequestError(f'Tensor "{name}" not found in checkpoint dir "{found.config.model_checkpoint_path}"')
-    rows = projector.read_tensor(embedding, found.path)
+    rows = projector.read_tensor(where.provider, where.id, found, embedding)
     if num_rows:
         rows = rows[:num_rows]
     return BytesResponse(rows.astype("<f4", copy=False).tobytes(), "application/octet-stream")
 
 
 def metadata(request: Request) -> TextResponse:
-    found, _ = _config(request)
+    found, where = _config(request)
     name = _name(request)
     num_rows = _num_rows(request)
     embedding = projector.embedding(found, name)
     if embedding is None or not embedding.metadata_path:
         raise BadRequestError(f'No metadata file found for tensor "{name}" in the config file "{found.path}"')
-    return TextResponse(projector.metadata_text(_existing_file(embedding.metadata_path, found), num_rows))
+    data = projector.read_file(where.provider, where.id, found, embedding.metadata_path)
+    return TextResponse(projector.metadata_text(data, num_rows))
 
 
 def bookmarks(request: Request) -> BytesResponse:
-    found, _ = _config(request)
+    found, where = _config(request)
     name = _name(request)
     embedding = projector.embedding(found, name)
     if embedding is None or not embedding.bookmarks_path:
         raise BadRequestError(f'No bookmarks file found for tensor "{name}" in the config file "{found.path}"')
-    with open(_existing_file(embedding.bookmarks_path, found), "rb") as stream:
-        return BytesResponse(stream.read(), "application/json")
+    return BytesResponse(
+        projector.read_file(where.provider, where.id, found, embedding.bookmarks_path), "application/json"
+    )
 
 
 def sprite_image(request: Request) -> BytesResponse:
-    found, _ = _config(request)
+    found, where = _config(request)
     name = _name(request)
     embedding = projector.embedding(found, name)
     if embedding is None or not embedding.sprite.image_path:
         raise BadRequestError(f'No sprite image file found for tensor "{name}" in the config file "{found.path}"')
-    with open(_existing_file(embedding.sprite.image_path, found), "rb") as stream:
-        data = stream.read()
+    data = projector.read_file(where.provider, where.id, found, embedding.sprite.image_path)
     return BytesResponse(data, images_media_type(data))
-
-
-def _existing_file(path: str, found: projector.RunConfig) -> str:
-    resolved = projector.asset_path(path, found.path)
-    if not os.path.isfile(resolved):
-        raise BadRequestError(f'"{resolved}" not found, or is not a file')
-    return resolved
 
 
 async def projection(request: Request) -> JSONResponse:

@@ -44,7 +44,11 @@ def embeddings(
     if from_files is not None:
         found = configs[run]
         return [
-            Embedding(step, projector.read_tensor(info, found.path), _file_labels(info, found.path))
+            Embedding(
+                step,
+                projector.read_tensor(provider, experiment_id, found, info),
+                _file_labels(provider, experiment_id, found, info),
+            )
             for step, info in sorted(from_files.items())
         ]
     records = []
@@ -82,7 +86,7 @@ def meta(
     provider: DataProvider, experiment_id: str, configs: dict[str, RunConfig], run: str, tag: str
 ) -> dict[str, Any]:
     found = embeddings(provider, experiment_id, configs, run, tag)
-    sprite = _sprite(configs, run, tag)
+    sprite = _sprite(provider, experiment_id, configs, run, tag)
     samples = None if sprite is not None else _samples(provider, experiment_id, run, tag)
     return {
         tag: [embedding.step for embedding in found],
@@ -103,7 +107,7 @@ def sample(
     provider: DataProvider, experiment_id: str, configs: dict[str, RunConfig], run: str, tag: str, index: int
 ) -> str:
     """The `index`th sample: an image as a PNG data URI (floats taken as 0..1), audio as a WAV data URI, or text."""
-    sprite = _sprite(configs, run, tag)
+    sprite = _sprite(provider, experiment_id, configs, run, tag)
     if sprite is not None:
         return data_uri("image/png", _png(_sprite_cell(sprite, index)))
     samples = _samples(provider, experiment_id, run, tag)
@@ -145,17 +149,20 @@ def _check_index(index: int, count: int) -> None:
         raise InvalidArgumentError(f"sample index {index} is not in 0..{count - 1}")
 
 
-def _file_labels(info: EmbeddingInfo, config_path: str) -> np.ndarray:
+def _file_labels(provider: DataProvider, experiment_id: str, found: RunConfig, info: EmbeddingInfo) -> np.ndarray:
     """The first column of the metadata file (after its header row, when it has several columns)."""
     if not info.metadata_path:
         return np.array([])
-    lines = projector.metadata_text(projector.asset_path(info.metadata_path, config_path), None).splitlines()
+    data = projector.read_file(provider, experiment_id, found, info.metadata_path)
+    lines = projector.metadata_text(data, None).splitlines()
     if lines and "\t" in lines[0]:
         lines = lines[1:]
     return np.array([line.split("\t")[0] for line in lines])
 
 
-def _sprite(configs: dict[str, RunConfig], run: str, tag: str) -> tuple[np.ndarray, tuple[int, int], int] | None:
+def _sprite(
+    provider: DataProvider, experiment_id: str, configs: dict[str, RunConfig], run: str, tag: str
+) -> tuple[np.ndarray, tuple[int, int], int] | None:
     """The sprite of a projector-file embedding (of its last step that has one), its cells' width and height, and how
     many of its cells are samples (one per point)."""
     steps = file_embeddings(configs, run).get(tag, {})
@@ -165,8 +172,8 @@ def _sprite(configs: dict[str, RunConfig], run: str, tag: str) -> tuple[np.ndarr
     info = with_sprite[-1]
     from PIL import Image  # deferred: a server's start should not pay for it
 
-    path = projector.asset_path(info.sprite.image_path, configs[run].path)
-    with Image.open(path) as image:
+    data = projector.read_file(provider, experiment_id, configs[run], info.sprite.image_path)
+    with Image.open(io.BytesIO(data)) as image:
         pixels = np.asarray(image.convert("RGB"))
     width, height = info.sprite.single_image_dim
     return pixels, (width, height), info.tensor_shape[0] if info.tensor_shape else 0
