@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from starlette.applications import Starlette
 
 from trainboard.http.app import create_app
-from trainboard.http.context import Experiments, LocalExperiment
+from trainboard.http.context import Experiments
 from trainboard.ingest.loader import Loader, default_workers
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
@@ -47,8 +47,9 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     loader = Loader(logdir, store, experiment.id, progress, workers=default_workers())
     experiments = Experiments(
         DataProvider(store),
+        progress={experiment.id: progress},
+        elsewhere=IngestProgress.finished(),
         default=experiment.id,
-        local=(LocalExperiment(experiment.id, progress),),
         sampling=settings.sampling,
         max_projection_points=settings.max_projection_points,
     )
@@ -83,7 +84,11 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
 def store_app(settings: Settings) -> Starlette:
     store = open_store(settings.db, settings.blobs or None)
     experiments = Experiments(
-        DataProvider(store), sampling=settings.sampling, max_projection_points=settings.max_projection_points
+        DataProvider(store),
+        progress={},
+        elsewhere=IngestProgress.finished(),
+        sampling=settings.sampling,
+        max_projection_points=settings.max_projection_points,
     )
 
     @contextlib.asynccontextmanager

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from starlette.requests import Request
 
@@ -11,7 +13,6 @@ from trainboard.analysis.projection_cache import ProjectionCache
 from trainboard.analysis.projections import MAX_POINTS
 from trainboard.errors import NotFoundError
 from trainboard.http import params
-from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
 from trainboard.settings import ALL_PLUGINS
 
@@ -19,11 +20,17 @@ from trainboard.settings import ALL_PLUGINS
 DEFAULT_EXPERIMENT_IDS = ("", "defaultExperimentId")
 
 
+class Progress(Protocol):
+    """How far ingest has come, as /data/ingest_progress serves it."""
+
+    def as_json(self) -> dict[str, object]: ...
+
+
 @dataclass(eq=False)
 class Experiment:
     id: str
     provider: DataProvider
-    progress: IngestProgress
+    progress: Progress
     # --samples_per_plugin: plugin name -> points per series (None: all).
     sampling: dict[str, int | None] = field(default_factory=dict)
     # --max_projection_points: the largest embedding the server projects.
@@ -34,14 +41,6 @@ class Experiment:
         return self.sampling.get(plugin_name, self.sampling.get(ALL_PLUGINS, default))
 
 
-@dataclass(frozen=True, slots=True)
-class LocalExperiment:
-    """An experiment this process ingests from a logdir, with its progress."""
-
-    id: str
-    progress: IngestProgress
-
-
 class Experiments:
     """The experiments an app serves: every one of its store under /experiment/<id>/, and `default` at /."""
 
@@ -49,14 +48,17 @@ class Experiments:
         self,
         provider: DataProvider,
         *,
+        progress: Mapping[str, Progress],
+        elsewhere: Progress,
         default: str | None = None,
-        local: tuple[LocalExperiment, ...] = (),
         sampling: dict[str, int | None] | None = None,
         max_projection_points: int = MAX_POINTS,
     ) -> None:
         self.provider = provider
         self.default = default
-        self._local = {experiment.id: experiment for experiment in local}
+        # The progress of each experiment this process ingests, and of those other processes ingest.
+        self._progress = progress
+        self._elsewhere = elsewhere
         self._sampling = sampling or {}
         self._max_projection_points = max_projection_points
         self._served: dict[str, Experiment] = {}
@@ -71,15 +73,14 @@ class Experiments:
             found = self._served.get(experiment_id)
         if found is not None:
             return found
-        if experiment_id not in self._local and not any(
+        if experiment_id not in self._progress and not any(
             e.experiment_id == experiment_id for e in self.provider.list_experiments()
         ):
             raise NotFoundError(f"no experiment with id {experiment_id!r}")
-        local = self._local.get(experiment_id)
         found = Experiment(
             id=experiment_id,
             provider=self.provider,
-            progress=local.progress if local is not None else IngestProgress.finished(),
+            progress=self._progress.get(experiment_id, self._elsewhere),
             sampling=self._sampling,
             max_projection_points=self._max_projection_points,
         )

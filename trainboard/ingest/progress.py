@@ -21,7 +21,7 @@ class IngestProgress:
 
     @classmethod
     def finished(cls) -> IngestProgress:
-        """The progress of an experiment this process does not ingest: what the store holds is all there is."""
+        """The progress of experiments this process does not ingest: what the store holds is all there is."""
         progress = cls()
         progress.end_pass()
         return progress
