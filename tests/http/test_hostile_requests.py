@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.routing import Route
 
-from tests.servers import Server
+from tests.servers import Server, trainboard_server
 from trainboard.http import tensorboard
 from trainboard.http.limits import MAX_BODY_BYTES
 from trainboard.http.params import MAX_PARAM_LENGTH
@@ -228,3 +228,41 @@ def test_ordinary_regular_expressions_still_match(client: httpx.Client) -> None:
     hparams = client.post("/data/plugin/hparams/session_groups", json=regexp_filter("^ad(am)$"))
     assert hparams.status_code == 200
     assert {group["hparams"]["optimizer"] for group in hparams.json()["sessionGroups"]} == {"adam"}
+
+
+def test_a_request_for_another_host_is_refused(client: httpx.Client) -> None:
+    """DNS rebinding: a page on evil.example whose name resolves to 127.0.0.1 must not read the data."""
+    port = httpx.URL(str(client.base_url)).port
+    for host in (
+        "evil.example",
+        f"evil.example:{port}",
+        "127.0.0.1.evil.example",
+        "localhost.evil.example:80",
+        "[::2]",
+    ):
+        for path in ("/data/runs", "/", "/data/plugin/hparams/session_groups"):
+            response = client.get(path, headers={"host": host})
+            assert response.status_code == 400, (host, path, response.text)
+            assert "not allowed" in response.text and "--allowed_hosts" in response.text
+            assert "train" not in response.text
+    for host in ("localhost", f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "LOCALHOST", "localhost."):
+        response = client.get("/data/runs", headers={"host": host})
+        assert response.status_code == 200, (host, response.text)
+        assert "train" in response.json()
+
+
+def test_allowed_hosts_extends_the_list(tmp_path: Path) -> None:
+    cases = (
+        ("--allowed_hosts=board.example, Other.Example", ("board.example:8080", "other.example"), ("evil.example",)),
+        ("--allowed_hosts=*", ("evil.example", "[::2]:1"), ()),
+    )
+    for index, (flag, allowed, refused) in enumerate(cases):
+        with (
+            trainboard_server(tmp_path / "logs", tmp_path / f"server{index}", flag) as server,
+            httpx.Client(base_url=server.url, timeout=30) as client,
+        ):
+            assert client.get("/data/runs").status_code == 200
+            for host in allowed:
+                assert client.get("/data/runs", headers={"host": host}).status_code == 200, host
+            for host in refused:
+                assert client.get("/data/runs", headers={"host": host}).status_code == 400, host
