@@ -106,6 +106,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("host", "127.0.0.1", "Address to listen on (only this machine by default); excludes --bind_all."),
     Setting("bind_all", False, "Listen on every interface, IPv4 and IPv6, instead of --host."),
     Setting(
+        "allowed_hosts",
+        "",
+        "Comma-separated Host names to answer besides localhost and --host (against DNS rebinding); * for any.",
+    ),
+    Setting(
         "port",
         6006,
         "Port to listen on: 6006 or the next free one when not given, 0 for any free port.",
@@ -159,6 +164,7 @@ class Settings:
     logdir_spec: str = ""
     host: str = "127.0.0.1"
     bind_all: bool = False
+    allowed_hosts: str = ""
     port: int = 6006
     reuse_port: bool = False
     reload_interval: float = 5.0

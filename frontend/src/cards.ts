@@ -2,7 +2,8 @@
 // histogram, distribution, image, audio and text dashboards share.
 
 import { colorOf } from "./colors";
-import { formatCount, h, regex } from "./dom";
+import { formatCount, h } from "./dom";
+import { regex } from "./regex";
 import { selectedRuns } from "./runs";
 import { state } from "./state";
 

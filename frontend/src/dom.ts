@@ -66,12 +66,3 @@ export function download(name: string, text: string, type: string): void {
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
-
-/** A compiled regular expression, or null when the text is not one (case-insensitive, as TensorBoard's filters). */
-export function regex(text: string): RegExp | null {
-  try {
-    return new RegExp(text, "i");
-  } catch {
-    return null;
-  }
-}

@@ -3,6 +3,7 @@
 // under the headers to filter (a regex for text columns, "min..max" for numbers).
 
 import { formatNumber, h } from "./dom";
+import { regex } from "./regex";
 import { parallelCoordinates, scatterMatrix, type Row } from "./hparams_views";
 import type { Dashboard } from "./media";
 
@@ -72,11 +73,7 @@ function columnParams(): unknown[] {
 }
 
 function matches(pattern: string, text: string): boolean {
-  try {
-    return new RegExp(pattern).test(text);
-  } catch {
-    return false;
-  }
+  return regex(pattern, "")?.test(text) ?? false;
 }
 
 function cell(value: unknown): string {

@@ -5,8 +5,9 @@ import uPlot from "uplot";
 import { getJson } from "./api";
 import { CardGrid, type Fill } from "./cards";
 import { colorOf, withAlpha } from "./colors";
-import { formatNumber, h, regex } from "./dom";
+import { formatNumber, h } from "./dom";
 import { binRange, EVEN_BINS, rebin, type Bucket } from "./histogram_bins";
+import { regexProblem } from "./regex";
 import { state, update, type State } from "./state";
 
 type Listing = Record<string, Record<string, { samples?: number }>> | Record<string, string[]>;
@@ -36,9 +37,9 @@ function dashboard(id: string, title: string, plugin: string, fill: Fill, tools:
   });
   const error = h("span", { class: "error", role: "alert" });
   filter.addEventListener("input", () => {
-    const valid = regex(filter.value) !== null;
-    error.textContent = valid ? "" : "not a valid regular expression";
-    if (valid) update({ tagFilter: filter.value });
+    const problem = regexProblem(filter.value);
+    error.textContent = problem ?? "";
+    if (problem === null) update({ tagFilter: filter.value });
   });
   const element = h(
     "section",
@@ -46,13 +47,18 @@ function dashboard(id: string, title: string, plugin: string, fill: Fill, tools:
     h("div", { class: "toolbar" }, h("span", { class: "field" }, filter, error), ...tools, grid.summary),
     grid.element,
   );
+  function syncFilter(): void {
+    if (document.activeElement === filter) return;
+    filter.value = state.tagFilter;
+    error.textContent = regexProblem(state.tagFilter) ?? "";
+  }
   return {
     id,
     title,
     plugin,
     element,
     async refresh() {
-      if (document.activeElement !== filter) filter.value = state.tagFilter;
+      syncFilter();
       const listing = await getJson<Listing>(`data/plugin/${plugin}/tags`);
       tags = Object.fromEntries(
         Object.entries(listing).map(([run, found]) => [run, Array.isArray(found) ? found : Object.keys(found)]),
@@ -62,7 +68,7 @@ function dashboard(id: string, title: string, plugin: string, fill: Fill, tools:
       grid.refresh();
     },
     onState(changed) {
-      if (document.activeElement !== filter) filter.value = state.tagFilter;
+      syncFilter();
       if (changed.has("runs") || changed.has("runFilter") || changed.has("tagFilter")) grid.layout(tags);
       if (changed.has("histogramMode")) grid.refresh();
     },

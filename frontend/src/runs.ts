@@ -2,7 +2,8 @@
 // a regex filter, select/deselect all matching runs, a colour per run that the user may change.
 
 import { colorOf, pick } from "./colors";
-import { formatCount, h, regex } from "./dom";
+import { formatCount, h } from "./dom";
+import { regex, regexProblem } from "./regex";
 import { state, update } from "./state";
 
 /** With no selection in the URL, this many runs (the first, by name) are selected. */
@@ -100,9 +101,9 @@ function deselectMatching(): void {
 
 filterInput.value = state.runFilter;
 filterInput.addEventListener("input", () => {
-  const valid = regex(filterInput.value) !== null;
-  filterError.textContent = valid ? "" : "not a valid regular expression";
-  if (valid) update({ runFilter: filterInput.value });
+  const problem = regexProblem(filterInput.value);
+  filterError.textContent = problem ?? "";
+  if (problem === null) update({ runFilter: filterInput.value });
 });
 list.addEventListener("scroll", () => render());
 list.addEventListener("keydown", (event) => {
@@ -122,7 +123,10 @@ list.addEventListener("keydown", (event) => {
 });
 
 export function render(): void {
-  if (document.activeElement !== filterInput) filterInput.value = state.runFilter;
+  if (document.activeElement !== filterInput) {
+    filterInput.value = state.runFilter;
+    filterError.textContent = regexProblem(state.runFilter) ?? "";
+  }
   const rows = matching();
   active = Math.min(active, Math.max(0, rows.length - 1));
   const selected = selectedRuns().length;

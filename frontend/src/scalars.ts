@@ -4,7 +4,8 @@
 import { scalarsMultirun, getJson, wholeScalarSeries, type ScalarSeries, type TagInfo } from "./api";
 import { Chart, type ChartOptions, type Line } from "./chart";
 import { colorOf } from "./colors";
-import { download, formatCount, h, regex } from "./dom";
+import { download, formatCount, h } from "./dom";
+import { regex, regexProblem } from "./regex";
 import { selectedRuns } from "./runs";
 import { smooth } from "./smoothing";
 import { commitUrl, state, update, type State } from "./state";
@@ -105,9 +106,9 @@ export const element = h(
 );
 
 tagFilter.addEventListener("input", () => {
-  const valid = regex(tagFilter.value) !== null;
-  tagError.textContent = valid ? "" : "not a valid regular expression";
-  if (valid) update({ tagFilter: tagFilter.value });
+  const problem = regexProblem(tagFilter.value);
+  tagError.textContent = problem ?? "";
+  if (problem === null) update({ tagFilter: tagFilter.value });
 });
 smoother.addEventListener("change", () => update({ smoother: smoother.value as State["smoother"] }));
 smoothing.addEventListener("input", () => update({ smoothing: Number(smoothing.value) }, { urlLater: true }));
@@ -119,7 +120,10 @@ logX.input.addEventListener("change", () => update({ logX: logX.input.checked })
 band.input.addEventListener("change", () => update({ band: band.input.checked }));
 
 function syncControls(): void {
-  if (document.activeElement !== tagFilter) tagFilter.value = state.tagFilter;
+  if (document.activeElement !== tagFilter) {
+    tagFilter.value = state.tagFilter;
+    tagError.textContent = regexProblem(state.tagFilter) ?? "";
+  }
   smoother.value = state.smoother;
   smoothing.value = String(state.smoothing);
   smoothingValue.textContent = state.smoothing.toFixed(3);

@@ -106,7 +106,6 @@ BAD_CALLS = [
         body='{"allowedStatuses": [1], "colParams": [{"hparam": "optimizer", "filterRegexp": "(a+)+$"}]}',
     ),
     Call("/data/plugin/hparams/session_groups", body='{"allowedStatuses": [1], "aggregationType": 9}'),
-    Call("/data/plugin/hparams/session_groups", body="[]"),
     Call("/data/plugin/hparams/metric_evals", body='{"sessionName": "nope", "metricName": {"tag": "loss"}}'),
     Call("/data/plugin/hparams/metric_evals", body='{"sessionName": 5}'),
     Call("/data/plugin/hparams/download_data", (("format", "csv"),), body="{}"),
@@ -119,3 +118,11 @@ BAD_CALLS = [
 def test_bad_requests(writers: Served, call: Call) -> None:
     """Malformed requests are 4xx text/plain answers where TensorBoard answers 400 in HTML or crashes."""
     assert_same(writers, call)
+
+
+def test_a_request_that_is_no_json_object_is_refused(writers: Served) -> None:
+    """TensorBoard's protobuf parser reads `[]` as an empty request and answers it; trainboard refuses it."""
+    call = Call("/data/plugin/hparams/session_groups", body="[]")
+    assert call.exchange(writers.tensorboard, "").status == 200
+    refused = call.exchange(writers.trainboard, "")
+    assert (refused.status, refused.media_type) == (400, "text/plain"), refused

@@ -3,6 +3,8 @@ nothing from outside the logdir and the store."""
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,9 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.routing import Route
 
-from tests.servers import Server
+from tests.servers import Server, trainboard_server
 from trainboard.http import tensorboard
 from trainboard.http.limits import MAX_BODY_BYTES
+from trainboard.http.params import MAX_PARAM_LENGTH
+from trainboard.plugins.json_depth import MAX_JSON_DEPTH
+from trainboard.plugins.regex import MAX_PATTERN_LENGTH, MAX_PROGRAM_MEMORY
 
 PATH_TRICKS = ("../../../../etc/passwd", "/etc/passwd", "..%2F..%2Fetc%2Fpasswd", "train/../../..", "\\..\\..\\x")
 HOSTILE_VALUES = (
@@ -113,3 +118,151 @@ def test_the_store_file_is_not_served(client: httpx.Client, tmp_path: Path) -> N
         response = client.get(path)
         assert response.status_code == 404
         assert not response.content.startswith(b"SQLite format 3")
+
+
+def time_series(client: httpx.Client, series_requests: list[object]) -> httpx.Response:
+    return client.post("/data/plugin/timeseries/timeSeries", data={"requests": json.dumps(series_requests)})
+
+
+def test_a_sample_outside_64_bits_is_refused(client: httpx.Client) -> None:
+    for plugin, run, tag in (("scalars", "train", "loss"), ("images", "train", "batch")):
+        for sample in (2**64, 2**100, -(2**64)):
+            response = time_series(client, [{"plugin": plugin, "run": run, "tag": tag, "sample": sample}])
+            assert response.status_code == 400, response.text
+            assert "64-bit" in response.text
+
+
+def test_a_negative_image_sample_is_refused(client: httpx.Client) -> None:
+    """TensorBoard answers -1 and -2 with the width and height entries and images counted from the end down to
+    -(n+2), and fails with a 500 below that; trainboard refuses them all."""
+    assert time_series(client, [{"plugin": "images", "run": "train", "tag": "batch", "sample": 0}]).status_code == 200
+    for sample in (-1, -2, -3, -5, -1000):
+        response = time_series(client, [{"plugin": "images", "run": "train", "tag": "batch", "sample": sample}])
+        assert response.status_code == 400, response.text
+        assert f"image sample of {sample}" in response.text
+    # Other plugins ignore the sample and echo it, as TensorBoard does.
+    echoed = time_series(client, [{"plugin": "scalars", "tag": "loss", "sample": -5}])
+    assert echoed.status_code == 200 and echoed.json()[0]["sample"] == -5
+
+
+DEEP = "[" * 1000 + "]" * 1000
+
+
+def test_json_nested_past_the_bound_is_refused(client: httpx.Client) -> None:
+    deep_field = '[{"plugin": ' + DEEP + ', "tag": "loss"}]'
+    for raw in (DEEP, deep_field):
+        for response in (
+            client.post("/data/plugin/timeseries/timeSeries", data={"requests": raw}),
+            client.get("/data/plugin/timeseries/timeSeries", params={"requests": raw}),
+        ):
+            assert response.status_code == 400, response.text
+            assert f"deeper than the bound of {MAX_JSON_DEPTH} levels" in response.text
+    download = client.get(
+        "/data/plugin/hparams/download_data", params={"format": "json", "request": "{}", "columnsVisibility": DEEP}
+    )
+    assert download.status_code == 400, download.text
+    assert f"columnsVisibility is JSON nested deeper than the bound of {MAX_JSON_DEPTH}" in download.text
+    body = '{"colParams": [{"hparam": "lr", "filterDiscrete": ' + DEEP + "}]}"
+    groups = client.post("/data/plugin/hparams/session_groups", content=body)
+    assert groups.status_code == 400, groups.text
+    assert f"bound of {MAX_JSON_DEPTH} levels" in groups.text
+    # As deep as the bound is fine.
+    shallow = "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH
+    assert client.post("/data/plugin/timeseries/timeSeries", data={"requests": shallow}).status_code == 200
+
+
+def test_an_hparams_request_must_be_a_json_object(client: httpx.Client) -> None:
+    for body in ("[]", " [1]", "null", "1", '"x"'):
+        for path in ("session_groups", "experiment", "metric_evals"):
+            response = client.post(f"/data/plugin/hparams/{path}", content=body)
+            assert response.status_code == 400, (path, body, response.text)
+            assert "Expected a JSON object" in response.text
+    assert client.post("/data/plugin/hparams/session_groups", content=" {}").status_code == 200
+
+
+def regexp_filter(pattern: str) -> dict[str, object]:
+    """A session_groups request of every status, filtered by `pattern` on the optimizer."""
+    return {
+        "colParams": [{"hparam": "optimizer", "filterRegexp": pattern, "excludeMissingValues": True}],
+        "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"],
+        "startIndex": 0,
+        "sliceSize": 10,
+    }
+
+
+# Each costs RE2 a minute or more to compile or to match with: captures over a long pattern, and long chains of
+# counted repetition.
+PATHOLOGICAL = ("(.*)(.*)" * 3200, "(?:a{1,500})" * 2000)
+
+
+def test_a_long_regular_expression_gets_a_fast_400(client: httpx.Client) -> None:
+    for pattern in PATHOLOGICAL:
+        assert len(pattern) <= MAX_PARAM_LENGTH
+        started = time.monotonic()
+        custom = client.get("/data/plugin/custom_scalars/scalars", params={"run": "train", "tag": pattern})
+        hparams = client.post("/data/plugin/hparams/session_groups", json=regexp_filter(pattern))
+        assert time.monotonic() - started < 5  # a hang guard only
+        for response in (custom, hparams):
+            assert response.status_code == 400, response.text
+            assert f"over the bound of {MAX_PATTERN_LENGTH}" in response.text
+
+
+def test_a_short_regular_expression_with_a_huge_program_gets_a_fast_400(client: httpx.Client) -> None:
+    pattern = "(?:a{1,1000})" * 70
+    assert len(pattern) <= MAX_PATTERN_LENGTH
+    started = time.monotonic()
+    custom = client.get("/data/plugin/custom_scalars/scalars", params={"run": "train", "tag": pattern})
+    hparams = client.post("/data/plugin/hparams/session_groups", json=regexp_filter(pattern))
+    assert time.monotonic() - started < 5  # a hang guard only
+    for response in (custom, hparams):
+        assert response.status_code == 400, response.text
+        assert f"over the bound of {MAX_PROGRAM_MEMORY} bytes" in response.text
+
+
+def test_ordinary_regular_expressions_still_match(client: httpx.Client) -> None:
+    custom = client.get("/data/plugin/custom_scalars/scalars", params={"run": "train", "tag": "(lo|hi)"})
+    assert custom.status_code == 200
+    assert custom.json()["regex_valid"] is True and set(custom.json()["tag_to_events"]) == {"loss", "low", "high"}
+    invalid = client.get("/data/plugin/custom_scalars/scalars", params={"run": "train", "tag": "(unclosed"})
+    assert invalid.status_code == 200 and invalid.json()["regex_valid"] is False
+    hparams = client.post("/data/plugin/hparams/session_groups", json=regexp_filter("^ad(am)$"))
+    assert hparams.status_code == 200
+    assert {group["hparams"]["optimizer"] for group in hparams.json()["sessionGroups"]} == {"adam"}
+
+
+def test_a_request_for_another_host_is_refused(client: httpx.Client) -> None:
+    """DNS rebinding: a page on evil.example whose name resolves to 127.0.0.1 must not read the data."""
+    port = httpx.URL(str(client.base_url)).port
+    for host in (
+        "evil.example",
+        f"evil.example:{port}",
+        "127.0.0.1.evil.example",
+        "localhost.evil.example:80",
+        "[::2]",
+    ):
+        for path in ("/data/runs", "/", "/data/plugin/hparams/session_groups"):
+            response = client.get(path, headers={"host": host})
+            assert response.status_code == 400, (host, path, response.text)
+            assert "not allowed" in response.text and "--allowed_hosts" in response.text
+            assert "train" not in response.text
+    for host in ("localhost", f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "LOCALHOST", "localhost."):
+        response = client.get("/data/runs", headers={"host": host})
+        assert response.status_code == 200, (host, response.text)
+        assert "train" in response.json()
+
+
+def test_allowed_hosts_extends_the_list(tmp_path: Path) -> None:
+    cases = (
+        ("--allowed_hosts=board.example, Other.Example", ("board.example:8080", "other.example"), ("evil.example",)),
+        ("--allowed_hosts=*", ("evil.example", "[::2]:1"), ()),
+    )
+    for index, (flag, allowed, refused) in enumerate(cases):
+        with (
+            trainboard_server(tmp_path / "logs", tmp_path / f"server{index}", flag) as server,
+            httpx.Client(base_url=server.url, timeout=30) as client,
+        ):
+            assert client.get("/data/runs").status_code == 200
+            for host in allowed:
+                assert client.get("/data/runs", headers={"host": host}).status_code == 200, host
+            for host in refused:
+                assert client.get("/data/runs", headers={"host": host}).status_code == 400, host

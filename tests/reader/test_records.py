@@ -26,7 +26,7 @@ from trainboard.normaliser.points import RunState
 from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.summary_pb2 import Summary
-from trainboard.reader.records import HEADER_SIZE, read_frames, read_records, write_record
+from trainboard.reader.records import HEADER_SIZE, READ_LIMIT, masked_crc, read_frames, read_records, write_record
 from trainboard.reader.tail import FileCursor, read_new
 
 payloads = st.lists(st.binary(min_size=0, max_size=64), min_size=1, max_size=12)
@@ -88,10 +88,13 @@ def captured(logger_name: str, level: int) -> Iterator[list[str]]:
     handler = Collect(level)
     logger = logging.getLogger(logger_name)
     logger.addHandler(handler)
+    was = logger.level
+    logger.setLevel(min(level, logger.getEffectiveLevel()))
     try:
         yield messages
     finally:
         logger.removeHandler(handler)
+        logger.setLevel(was)
 
 
 def reader_warnings() -> contextlib.AbstractContextManager[list[str]]:
@@ -417,3 +420,52 @@ def apply(files: Files, operation: str, name: str, amount: float) -> None:
         files.write(name, min(full, size + max(1, int(amount * (full - size)))))
     else:
         files.write(name, int(amount * files.sizes[name]))
+
+
+def claiming_header(length: int) -> bytes:
+    """A record header claiming `length` bytes whose checksum holds."""
+    header = length.to_bytes(8, "little")
+    return header + masked_crc(header).to_bytes(4, "little")
+
+
+def test_a_header_claiming_more_than_the_file_holds_is_logged_once_and_waited_on(tmp_path: Path) -> None:
+    """A valid header claiming 1.9 GB stops reading as a partial record does (TensorBoard's "try again later"), but
+    says so once, with the file and the offset; reading goes on from there each time."""
+    path = tmp_path / "events.out.tfevents.1"
+    before, _ = framed([scalar_event(1), scalar_event(2)])
+    after, _ = framed([scalar_event(3)])
+    claim = 1_900_000_000
+    path.write_bytes(before + claiming_header(claim) + after)
+    logdir = LogDir(str(tmp_path))
+    cursor: FileCursor | None = None
+    with reader_warnings() as warnings:
+        for window in (READ_LIMIT, HEADER_SIZE * 2):
+            for _ in range(3):
+                tail = read_new(logdir, cursor, str(path), limit=window)
+                cursor = tail.cursor
+                assert cursor.offset == len(before)
+    assert len(warnings) == 1, warnings
+    assert (
+        str(path) in warnings[0] and f"offset {len(before)}" in warnings[0] and f"claims {claim} bytes" in warnings[0]
+    )
+
+
+def test_a_record_being_written_is_noted_once_and_read_when_the_file_grows(tmp_path: Path) -> None:
+    path = tmp_path / "events.out.tfevents.1"
+    first, _ = framed([scalar_event(1)])
+    second, _ = framed([scalar_event(2)])
+    path.write_bytes(first + second[:-3])
+    logdir = LogDir(str(tmp_path))
+    cursor: FileCursor | None = None
+    with captured("trainboard.reader", logging.INFO) as notes, reader_warnings() as warnings:
+        for _ in range(3):
+            tail = read_new(logdir, cursor, str(path))
+            cursor = tail.cursor
+            assert cursor.offset == len(first)
+        with path.open("ab") as appended:
+            appended.write(second[-3:])
+        tail = read_new(logdir, cursor, str(path))
+    assert tail.frames is not None and [record.payload for record in tail.frames.records()] == [scalar_event(2)]
+    assert tail.cursor.offset == len(first + second)
+    assert warnings == [] and len(notes) == 1, notes
+    assert f"offset {len(first)}" in notes[0]

@@ -1,4 +1,5 @@
-"""A bound on request bodies: no client can make the server buffer more than MAX_BODY_BYTES for one request."""
+"""Bounds on what one client can hold: request bodies (LimitBodySize), and the server's connections, which the CLI
+passes to uvicorn.Config (with trainboard.http.connections.HeadTimeoutH11Protocol as its `http`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,17 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from trainboard.http.responses import TextResponse
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
+# uvicorn.Config(timeout_keep_alive=...): an idle connection between requests is closed after this many seconds.
+KEEP_ALIVE_SECONDS = 5
+# HeadTimeoutH11Protocol: a request's line and headers must arrive within this many seconds of the connection or of
+# the previous response (uvicorn itself waits forever for a client that connects and sends nothing or drips bytes).
+HEAD_TIMEOUT_SECONDS = 10.0
+# uvicorn.Config(limit_concurrency=...): past this many connections or requests at once, a new request gets a 503.
+# Below the usual limit of 1,024 open files, with room for the store and the event files.
+MAX_CONCURRENCY = 512
+# uvicorn.Config(h11_max_incomplete_event_size=...): the most bytes of a request's line and headers held while they
+# arrive (h11's default is 16 KiB; a query parameter may hold 32 KiB characters, percent-encoded up to three times).
+MAX_HEAD_BYTES = 128 * 1024
 
 
 class BodyTooLarge(Exception):

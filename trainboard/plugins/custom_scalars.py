@@ -1,16 +1,15 @@
 """The custom scalars dashboard: the layouts runs wrote, merged, and scalars of a run by tag regular expression.
 
-User regular expressions run on RE2, whose matching time is linear, so no pattern can hang the server.
+User regular expressions run on RE2 within the bounds of trainboard.plugins.regex, so no pattern can hang the server.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import re2
 from google.protobuf import json_format
 
-from trainboard.plugins import scalars
+from trainboard.plugins import regex, scalars
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter
 from trainboard.reader.protos.layout_pb2 import Category, Layout
@@ -58,8 +57,8 @@ def scalars_by_regex(
     if not tag_regex:
         return {"regex_valid": False, "tag_to_events": {}}
     try:
-        pattern = re2.compile(tag_regex)
-    except re2.error:
+        pattern = regex.compile_regex(tag_regex, name="query parameter 'tag'")
+    except regex.error:
         return {"regex_valid": False, "tag_to_events": {}}
     listed = provider.list_scalars(
         experiment_id=experiment_id, plugin_name=scalars.PLUGIN_NAME, run_tag_filter=RunTagFilter.of(runs=[run])

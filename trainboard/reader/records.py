@@ -6,6 +6,7 @@ so reading stops there and resumes later from the last complete record's end.
 
 from __future__ import annotations
 
+import io
 import logging
 import struct
 from collections.abc import Iterator
@@ -85,7 +86,9 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
     if len(raw) == limit >= HEADER_SIZE and _valid_header(raw):
         (length,) = _LENGTH.unpack_from(raw, 0)
         wanted = HEADER_SIZE + length + FOOTER_SIZE
-        if wanted > limit:
+        # Only when the file holds the whole record: a read of up to 2 GB asked of a short file still allocates it.
+        if wanted > limit and offset + wanted <= stream.seek(0, io.SEEK_END):
+            stream.seek(offset + limit)
             raw += stream.read(wanted - limit)
     # Imported here so that numba loads with the first read, not with the server (a restart reads nothing).
     from trainboard.reader import frames
@@ -109,6 +112,8 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
         resumed = header if header >= 0 else len(raw) - HEADER_SIZE + 1
         _log_skip(path, offset + position, offset + resumed, done=header >= 0)
         position = resumed
+    if position + HEADER_SIZE <= len(raw):
+        _note_waiting(stream, path, offset + position, raw[position : position + HEADER_SIZE])
     return Frames(data, offset, np.concatenate(starts), np.concatenate(lengths), offset + position)
 
 
@@ -125,6 +130,32 @@ def read_records(stream: BinaryIO, offset: int, *, path: str, limit: int = READ_
 def _valid_header(data: bytes) -> bool:
     (length,) = _LENGTH.unpack_from(data, 0)
     return bool(length <= MAX_RECORD_SIZE and _CRC.unpack_from(data, 8)[0] == masked_crc(data[:8]))
+
+
+# Per file, the offset of the record last said to reach past the end of the file.
+_waiting_at: dict[str, int] = {}
+
+
+def _note_waiting(stream: BinaryIO, path: str, offset: int, header: bytes) -> None:
+    """Framing stopped at a valid header whose record the bytes at hand do not hold. When it reaches past the end of
+    the file, say so once: a writer may be writing it (TensorBoard's "try again later", and the file is read on from
+    there as it grows), or the header is corrupt with a checksum that happens to hold, and nothing after it is read
+    until the file is as long as it claims. A claim over READ_LIMIT is a warning, an ordinary record being written is
+    only information."""
+    (length,) = _LENGTH.unpack_from(header, 0)
+    available = stream.seek(0, io.SEEK_END) - offset
+    if HEADER_SIZE + length + FOOTER_SIZE <= available or _waiting_at.get(path) == offset:
+        return
+    _waiting_at[path] = offset
+    logger.log(
+        logging.WARNING if length > READ_LIMIT else logging.INFO,
+        "%s: the record at offset %d claims %d bytes but the file holds %d after its header; reading on from there "
+        "when the file grows",
+        path,
+        offset,
+        length,
+        available - HEADER_SIZE,
+    )
 
 
 # Per file, where the last skip over corrupt bytes ended: a skip that starts there goes on over the same damage

@@ -22,6 +22,7 @@ from trainboard.plugins.hparams.memo import Memo, Remember
 from trainboard.plugins.hparams.metric_evals import list_metric_evals
 from trainboard.plugins.hparams.requests import parse_request
 from trainboard.plugins.hparams.session_groups import list_session_groups
+from trainboard.plugins.json_depth import check_depth
 from trainboard.reader.protos.hparams_pb2 import GetExperimentRequest, ListMetricEvalsRequest, ListSessionGroupsRequest
 
 PREFIX = "/data/plugin/hparams"
@@ -85,6 +86,7 @@ async def download(request: Request) -> JSONResponse | TextResponse | BytesRespo
 def _columns_visibility(raw: str | None) -> list[Any]:
     if raw is None:
         raise BadRequestError("Missing columnsVisibility: a JSON list saying which columns to include")
+    check_depth(raw, name="columnsVisibility")
     try:
         visible = json.loads(raw)
     except ValueError:

@@ -13,10 +13,13 @@ from trainboard.http import params
 from trainboard.http.context import experiment
 from trainboard.http.responses import BytesResponse, JSONResponse
 from trainboard.plugins import images, timeseries
+from trainboard.plugins.json_depth import check_depth
 
 PREFIX = "/data/plugin/timeseries"
 # At most this many series in one timeSeries request.
 MAX_REQUESTS = 1000
+# orjson writes integers of at most 64 bits, and TensorBoard echoes each request's sample.
+SAMPLE_RANGE = range(-(2**63), 2**63)
 
 
 def tags(request: Request) -> JSONResponse:
@@ -31,6 +34,7 @@ async def time_series(request: Request) -> JSONResponse:
         raw = params.optional(request.query_params, "requests")
     if not raw or not isinstance(raw, str):
         raise InvalidArgumentError("Missing 'requests' field")
+    check_depth(raw, name="'requests'")
     try:
         series_requests = json.loads(raw)
     except ValueError:
@@ -39,12 +43,28 @@ async def time_series(request: Request) -> JSONResponse:
         raise InvalidArgumentError("'requests' must be a JSON list")
     if len(series_requests) > MAX_REQUESTS:
         raise InvalidArgumentError(f"'requests' holds more than {MAX_REQUESTS} requests")
+    for one in series_requests:
+        _check_sample(one)
     found = experiment(request)
     samples = {plugin: found.samples(plugin, default) for plugin, default in timeseries.DEFAULT_SAMPLES.items()}
     body = await run_in_threadpool(
         lambda: [timeseries.time_series(found.provider, found.id, one, samples) for one in series_requests]
     )
     return JSONResponse(body)
+
+
+def _check_sample(series_request: object) -> None:
+    """A sample must fit in 64 bits, and an image's counts from 0. TensorBoard answers a negative one with the width
+    (-2), height (-1) or images counted from the end, and fails with a 500 below that."""
+    if not isinstance(series_request, dict):
+        return
+    sample = series_request.get("sample")
+    if not isinstance(sample, int) or isinstance(sample, bool):
+        return
+    if sample not in SAMPLE_RANGE:
+        raise InvalidArgumentError("'requests' holds a sample outside the 64-bit range")
+    if series_request.get("plugin") == images.PLUGIN_NAME and sample < 0:
+        raise InvalidArgumentError(f"'requests' holds an image sample of {sample}: samples count from 0")
 
 
 def image_data(request: Request) -> BytesResponse:

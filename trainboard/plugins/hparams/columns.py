@@ -1,7 +1,7 @@
 """Columns of the session-group table (a metric or an hparam): extracting, filtering and sorting by them.
 
 Filters and sort keys behave as TensorBoard's, including Python's comparison rules (True == 1.0, NaN equals nothing).
-Regular expressions run on RE2, whose matching time is linear in the text, so no pattern can hang the server.
+Regular expressions run on RE2 within the bounds of trainboard.plugins.regex, so no pattern can hang the server.
 """
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import re2
-
 from trainboard.errors import BadRequestError
+from trainboard.plugins import regex
 from trainboard.plugins.hparams.values import MetricName, SessionGroup
 
 ORDER_UNSPECIFIED, ORDER_ASC, ORDER_DESC = range(3)
@@ -19,8 +18,6 @@ ORDER_UNSPECIFIED, ORDER_ASC, ORDER_DESC = range(3)
 Extractor = Callable[[SessionGroup], Any]
 Filter = Callable[[SessionGroup], bool]
 
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False
 # Stands for values in a discrete filter that are no number, string or boolean: equal to no column value.
 _UNMATCHABLE = object()
 
@@ -67,9 +64,10 @@ def column_filter(column: Any, extract: Extractor) -> Filter | None:
 def _value_filter(column: Any, which: str | None) -> Callable[[Any], bool]:
     if which == "filter_regexp":
         try:
-            pattern = re2.compile(column.filter_regexp, _RE2_OPTIONS)
-        except re2.error as error:
-            raise BadRequestError(f"Invalid regular expression {column.filter_regexp!r}: {_text(error)}") from None
+            pattern = regex.compile_regex(column.filter_regexp, name="col_params filter_regexp")
+        except regex.error as error:
+            shown = column.filter_regexp[:200]
+            raise BadRequestError(f"Invalid regular expression {shown!r}: {regex.error_text(error)}") from None
 
         def matches(value: Any) -> bool:
             if not isinstance(value, str):
@@ -134,8 +132,3 @@ def _python(value: Any) -> Any:
     if kind == "bool_value":
         return value.bool_value
     return None if kind == "null_value" else _UNMATCHABLE
-
-
-def _text(error: re2.error) -> str:
-    message = error.args[0] if error.args else error
-    return message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
