@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from trainboard.normaliser.points import SeriesMetadata
+from trainboard.normaliser.points import DataClass, SeriesMetadata
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,6 +41,27 @@ class SeriesRow:
     max_step: int | None
     max_wall_time: float | None
     max_length: int
+
+    @classmethod
+    def of(cls, row: Sequence[Any]) -> SeriesRow:
+        """From a database row: id, run, tag, plugin name, data class, plugin content, display name, description,
+        point count, max step, max wall time, max length."""
+        return cls(
+            id=row[0],
+            run=row[1],
+            tag=row[2],
+            metadata=SeriesMetadata(
+                plugin_name=row[3],
+                data_class=DataClass(row[4]),
+                plugin_content=bytes(row[5]),
+                display_name=row[6],
+                description=row[7],
+            ),
+            point_count=row[8],
+            max_step=row[9],
+            max_wall_time=row[10],
+            max_length=row[11],
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -188,7 +188,7 @@ class PostgresBackend:
             sql += " AND s.tag = ANY(%s::text[])"
             params.append(list(tags))
         sql += " ORDER BY s.run_id, s.series_id"
-        return [_series_row(row) for row in self._rows(sql, params)]
+        return [SeriesRow.of(row) for row in self._rows(sql, params)]
 
     def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex:
         rows = self._rows(
@@ -572,23 +572,4 @@ def _unpacked(packed: bytes) -> ScalarColumns:
         steps=points["step"].astype(np.int64),
         wall_times=points["wall_time"].astype(np.float64),
         values=points["value"].astype(np.float64),
-    )
-
-
-def _series_row(row: tuple[Any, ...]) -> SeriesRow:
-    return SeriesRow(
-        id=row[0],
-        run=row[1],
-        tag=row[2],
-        metadata=SeriesMetadata(
-            plugin_name=row[3],
-            data_class=DataClass(row[4]),
-            plugin_content=row[5],
-            display_name=row[6],
-            description=row[7],
-        ),
-        point_count=row[8],
-        max_step=row[9],
-        max_wall_time=row[10],
-        max_length=row[11],
     )

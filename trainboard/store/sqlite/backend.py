@@ -193,7 +193,7 @@ class SqliteBackend:
             sql += " AND s.tag IN (SELECT value FROM json_each(?))"
             params.append(_json(tags))
         sql += " ORDER BY r.id, s.id"
-        return [_series_row(row) for row in self.reader().execute(sql, params)]
+        return [SeriesRow.of(row) for row in self.reader().execute(sql, params)]
 
     def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex:
         rows = self.reader().execute(
@@ -551,23 +551,4 @@ def _unpacked(steps: bytes, wall_times: bytes, values: bytes) -> ScalarColumns:
         steps=np.frombuffer(steps, dtype="<i8"),
         wall_times=np.frombuffer(wall_times, dtype="<f8"),
         values=np.frombuffer(values, dtype="<f8"),
-    )
-
-
-def _series_row(row: tuple[Any, ...]) -> SeriesRow:
-    return SeriesRow(
-        id=row[0],
-        run=row[1],
-        tag=row[2],
-        metadata=SeriesMetadata(
-            plugin_name=row[3],
-            data_class=DataClass(row[4]),
-            plugin_content=bytes(row[5]),
-            display_name=row[6],
-            description=row[7],
-        ),
-        point_count=row[8],
-        max_step=row[9],
-        max_wall_time=row[10],
-        max_length=row[11],
     )
