@@ -96,7 +96,7 @@ def trainboard_server(logdir: Path, scratch: Path, *flags: str, path_prefix: str
 
 
 @contextmanager
-def trainboard_store_server(logdir: Path, scratch: Path, db: str) -> Iterator[Server]:
+def trainboard_store_server(logdir: Path, scratch: Path, db: str, *flags: str) -> Iterator[Server]:
     """`trainboard ingest` of `logdir` into the store `db`, then `trainboard serve` of that store, every point kept;
     the server's experiment_path is the logdir's experiment."""
     ingest = [str(BIN / "trainboard"), "ingest", f"--db={db}", "--experiment=full", f"--logdir={logdir}"]
@@ -109,6 +109,7 @@ def trainboard_store_server(logdir: Path, scratch: Path, db: str) -> Iterator[Se
         "--host=127.0.0.1",
         f"--port={port}",
         "--samples_per_plugin=all",
+        *flags,
     ]
     found: list[str] = []
 

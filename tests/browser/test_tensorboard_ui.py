@@ -1,4 +1,5 @@
-"""TensorBoard's own web UI, served by trainboard (--ui tensorboard, at / and under --path_prefix) from the full logdir:
+"""TensorBoard's own web UI, served by trainboard (--ui tensorboard, at /, under --path_prefix, and per experiment by
+trainboard serve) from the full logdir:
 its Time Series dashboard draws a scalar chart, a histogram and an image from trainboard's answers in Debian's
 Chromium."""
 
@@ -15,7 +16,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Locator, Page, Response, sync_playwright
 
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_server, trainboard_store_server
 
 pytestmark = pytest.mark.browser
 
@@ -38,12 +39,18 @@ SATURATION = 80
 LINE_PIXELS = 100
 
 
-@pytest.fixture(scope="module", params=["", "/tb"], ids=["root", "path_prefix"])
+@pytest.fixture(scope="module", params=["", "/tb", "experiment"], ids=["root", "path_prefix", "experiment"])
 def ui(request: pytest.FixtureRequest, full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of TensorBoard's UI served by trainboard, at / or under a path prefix."""
-    prefix: str = request.param
+    """The URL of TensorBoard's UI served by trainboard, at / or under a path prefix, or by `trainboard serve` at the
+    logdir's /experiment/<id>/ (TensorBoard's own scheme for many experiments)."""
     scratch = tmp_path_factory.mktemp("ui")
     server: Server
+    if request.param == "experiment":
+        db = f"sqlite:{scratch / 'store.sqlite'}"
+        with trainboard_store_server(full_logdir, scratch, db, "--ui=tensorboard") as server:
+            yield f"{server.url}{server.experiment_path}/"
+        return
+    prefix: str = request.param
     with trainboard_server(full_logdir, scratch, "--ui=tensorboard", path_prefix=prefix) as server:
         yield f"{server.url}{prefix}/"
 

@@ -32,13 +32,10 @@ def create_app(experiments: Experiments, settings: Settings, *, lifespan: Lifesp
         "tsvis": tsvis_ui.routes,
         "trainboard": index_page.routes,
     }[settings.ui]()
-    per_experiment: list[BaseRoute] = [
-        Route("/data/experiments", list_experiments),
-        *tensorboard.routes(),
-        *tsvis.routes(),
-        *pages,
-    ]
-    routes: list[BaseRoute] = [Mount("/experiment/{experiment_id}", routes=per_experiment), *per_experiment]
+    api: list[BaseRoute] = [Route("/data/experiments", list_experiments), *tensorboard.routes(), *tsvis.routes()]
+    # TensorBoard's UI served at /experiment/<id>/ asks for experiment/defaultExperimentId/... below it: that id.
+    per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
+    routes: list[BaseRoute] = [Mount("/experiment/{experiment_id}", routes=per_experiment), *api, *pages]
     if settings.path_prefix.strip("/"):
         routes = [Mount("/" + settings.path_prefix.strip("/"), routes=routes)]
     app = Starlette(
