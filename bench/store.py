@@ -77,7 +77,7 @@ def replica(backend: Backend, scratch: Path) -> Iterator[str]:
     log = scratch / "stderr"
     with log.open("wb") as errors:
         process = subprocess.Popen(
-            [str(BIN / "trainboard"), "serve", *backend.flags(), "--port=0"],
+            [str(BIN / "trainboard"), "serve", *backend.flags(), "--port=0", "--no_auth"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=errors,

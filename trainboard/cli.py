@@ -42,10 +42,22 @@ COMMANDS = {
     "ingest": "Ingest a logdir into one experiment of a store (SQLite or PostgreSQL), without serving; exits when the "
     "logdir is read unless --watch. Several may run at once on different logdirs into one database.",
     "serve": "Serve every experiment of a store at /experiment/<id>/, reading no logdir: run any number of replicas "
-    "behind a proxy.",
+    "behind a proxy. Private: every request needs a token (Authorization: Bearer), unless --no_auth.",
+    "users add": "Add a user to a store.",
+    "tokens create": "Create a token of a user and print it, once, alone on standard output; the store keeps only its "
+    "hash.",
+    "tokens revoke": "Revoke a token, named by its id (or the start of it) as `trainboard tokens list` shows it.",
+    "tokens list": "List the tokens of a store (or of one user), without their secrets.",
 }
 # What each command cannot do without.
-REQUIRED = {"ingest": ("db", "experiment"), "serve": ("db",)}
+REQUIRED = {
+    "ingest": ("db", "experiment"),
+    "serve": ("db",),
+    "users add": ("db",),
+    "tokens create": ("db", "user"),
+    "tokens revoke": ("db",),
+    "tokens list": ("db",),
+}
 
 
 def parse_flags(
@@ -53,6 +65,18 @@ def parse_flags(
 ) -> tuple[Settings, frozenset[str]]:
     """The settings of `command` from flags, then TRAINBOARD_* variables, then defaults; and the names a flag or
     variable gave."""
+    settings, given, _ = parse_command(argv, environ, command=command)
+    return settings, given
+
+
+def parse_command(
+    argv: Sequence[str] | None,
+    environ: Mapping[str, str] = os.environ,
+    *,
+    command: str,
+    positional: Sequence[str] = (),
+) -> tuple[Settings, frozenset[str], dict[str, str]]:
+    """As `parse_flags`, and the values of the command's `positional` arguments by name."""
     parser = argparse.ArgumentParser(
         prog="trainboard" if command == "trainboard" else f"trainboard {command}",
         description=COMMANDS[command] + " Every flag can also be set by its TRAINBOARD_* environment variable "
@@ -69,7 +93,10 @@ def parse_flags(
             )
     if command == "trainboard":
         tensorboard_flags.define(parser)
+    for name in positional:
+        parser.add_argument(name)
     flags = vars(parser.parse_args(argv))
+    arguments = {name: flags.pop(name) for name in positional}
     values: dict[str, object] = {}
     given: set[str] = set()
     for setting in settings_of_command:
@@ -101,7 +128,7 @@ def parse_flags(
     except ValueError as error:
         parser.error(str(error))
     logdir = settings.logdir if "://" in settings.logdir else os.path.expanduser(settings.logdir)
-    return dataclasses.replace(settings, logdir=logdir, sampling=sampling), frozenset(given)
+    return dataclasses.replace(settings, logdir=logdir, sampling=sampling), frozenset(given), arguments
 
 
 def _parser_of(setting: Setting) -> Callable[[str], object]:
@@ -214,6 +241,11 @@ def _interrupt(number: int, frame: FrameType | None) -> None:
 
 def _run(argv: Sequence[str] | None) -> None:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments and arguments[0] in ("users", "tokens"):
+        from trainboard.account_commands import run_account_command
+
+        run_account_command(arguments)
+        return
     command = arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve") else "trainboard"
     settings, given = parse_flags(arguments, command=command)
     from trainboard.store.errors import StoreUnavailable

@@ -83,6 +83,23 @@ def parse_true_false(text: str) -> bool:
     return value
 
 
+def parse_days(text: str) -> float:
+    """A number of days above zero, fractions allowed."""
+    try:
+        days = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number of days {text!r}") from None
+    if not days > 0 or days == float("inf"):  # NaN too
+        raise argparse.ArgumentTypeError(f"must be a number of days above zero: {text!r}")
+    return days
+
+
+def parse_role(text: str) -> str:
+    if text.strip().lower() not in ROLES:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(ROLES)}, not {text!r}")
+    return text.strip().lower()
+
+
 def parse_path_prefix(text: str) -> str:
     """TensorBoard's rule: a trailing slash is dropped, a prefix must start with one."""
     prefix = text.rstrip("/")
@@ -94,6 +111,9 @@ def parse_path_prefix(text: str) -> str:
 LOCAL = ("trainboard",)
 INGEST = ("trainboard", "ingest")
 STORE = ("trainboard", "ingest", "serve")
+# The account commands (trainboard/account_commands.py).
+ACCOUNTS = ("users add", "tokens create", "tokens revoke", "tokens list")
+ROLES = ("read", "write", "admin")
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -135,7 +155,7 @@ SETTINGS: tuple[Setting, ...] = (
         "",
         "Store: a path, sqlite:PATH, sqlite:///PATH or postgresql://...; by default one SQLite file per logdir in the"
         " user's cache directory.",
-        commands=STORE,
+        commands=STORE + ACCOUNTS,
     ),
     Setting(
         "blobs",
@@ -144,9 +164,37 @@ SETTINGS: tuple[Setting, ...] = (
         " credentials and endpoint); by default blobs stay in the database.",
         commands=STORE,
     ),
-    Setting("experiment", "", "Name of the experiment to ingest into; created when new.", commands=("ingest",)),
+    Setting(
+        "experiment",
+        "",
+        "Name of the experiment to ingest into (created when new); for tokens create, the one experiment the token is"
+        " limited to.",
+        commands=("ingest", "tokens create"),
+    ),
     Setting(
         "watch", False, "Keep ingesting new data every --reload_interval instead of exiting.", commands=("ingest",)
+    ),
+    Setting(
+        "no_auth",
+        False,
+        "Serve every experiment to anyone who can connect, without tokens: only on a trusted network.",
+        commands=("serve",),
+    ),
+    Setting(
+        "user",
+        "",
+        "The user whose token to create, or whose tokens to list.",
+        commands=("tokens create", "tokens list"),
+    ),
+    Setting(
+        "role",
+        "",
+        "With --experiment: the token's role there, read, write or admin (read when not given); the user is given it.",
+        parse_role,
+        commands=("tokens create",),
+    ),
+    Setting(
+        "expires", 0.0, "Days until the token expires; never when not given.", parse_days, commands=("tokens create",)
     ),
     Setting("ui", "trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis."),
     Setting(
@@ -175,6 +223,10 @@ class Settings:
     blobs: str = ""
     experiment: str = ""
     watch: bool = False
+    no_auth: bool = False
+    user: str = ""
+    role: str = ""
+    expires: float = 0.0
     ui: str = "trainboard"
     max_projection_points: int = MAX_POINTS
     sampling: dict[str, int | None] = field(default_factory=dict)

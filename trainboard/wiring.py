@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 
 from starlette.applications import Starlette
 
+from trainboard.access.accounts import Accounts
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
 from trainboard.ingest.loader import Loader, default_workers
@@ -82,6 +83,7 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
 
 
 def store_app(settings: Settings) -> Starlette:
+    """Private unless --no_auth: every route behind its policy, on the store's accounts."""
     store = open_store(settings.db, settings.blobs or None)
     experiments = Experiments(
         DataProvider(store),
@@ -98,7 +100,8 @@ def store_app(settings: Settings) -> Starlette:
         finally:
             store.close()
 
-    return create_app(experiments, settings, lifespan=lifespan)
+    accounts = None if settings.no_auth else Accounts(store.accounts)
+    return create_app(experiments, settings, lifespan=lifespan, accounts=accounts)
 
 
 def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event, started: Callable[[], None]) -> None:

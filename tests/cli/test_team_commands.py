@@ -57,7 +57,7 @@ def serve(store_url: str, scratch: Path) -> Iterator[httpx.Client]:
     stderr = scratch / "stderr"
     with stderr.open("wb") as errors:
         process = subprocess.Popen(
-            command("serve", f"--db={store_url}", "--port=0"),
+            command("serve", f"--db={store_url}", "--port=0", "--no_auth"),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=errors,

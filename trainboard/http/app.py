@@ -12,9 +12,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
+from trainboard.access.accounts import Accounts
 from trainboard.errors import PublicError
-from trainboard.http import tensorboard, tsvis
+from trainboard.http import admin, tensorboard, tsvis
 from trainboard.http.context import Experiments
+from trainboard.http.guard import AUTHENTICATE, guard, principal_of
 from trainboard.http.hosts import AllowedHosts, CheckHost
 from trainboard.http.limits import LimitBodySize
 from trainboard.http.responses import JSONResponse, TextResponse
@@ -24,9 +26,16 @@ from trainboard.settings import Settings
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
 
 
-def create_app(experiments: Experiments, settings: Settings, *, lifespan: Lifespan | None = None) -> Starlette:
+def create_app(
+    experiments: Experiments,
+    settings: Settings,
+    *,
+    lifespan: Lifespan | None = None,
+    accounts: Accounts | None = None,
+) -> Starlette:
     """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one;
-    `lifespan` starts and stops what the caller built (ingest, the store)."""
+    `lifespan` starts and stops what the caller built (ingest, the store). With `accounts`, every route answers only
+    the requests its policy allows (`trainboard.http.guard`), and each experiment has its admin routes."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -35,7 +44,10 @@ def create_app(experiments: Experiments, settings: Settings, *, lifespan: Lifesp
     api: list[BaseRoute] = [Route("/data/experiments", list_experiments), *tensorboard.routes(), *tsvis.routes()]
     # TensorBoard's UI served at /experiment/<id>/ asks for experiment/defaultExperimentId/... below it: that id.
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
-    routes: list[BaseRoute] = [Mount("/experiment/{experiment_id}", routes=per_experiment), *api, *pages]
+    scoped = [*per_experiment, *admin.routes()] if accounts is not None else per_experiment
+    routes: list[BaseRoute] = [Mount("/experiment/{experiment_id}", routes=scoped), *api, *pages]
+    if accounts is not None:
+        guard(routes)
     if settings.path_prefix.strip("/"):
         routes = [Mount("/" + settings.path_prefix.strip("/"), routes=routes)]
     app = Starlette(
@@ -52,13 +64,19 @@ def create_app(experiments: Experiments, settings: Settings, *, lifespan: Lifesp
     )
     app.state.experiments = experiments
     app.state.settings = settings
+    app.state.accounts = accounts
     return app
 
 
 def list_experiments(request: Request) -> JSONResponse:
-    """The store's experiments, newest update first (TensorBoard's fields `id`, `name`, `startTime`, and more)."""
+    """The store's experiments that the request may read, newest update first (TensorBoard's fields `id`, `name`,
+    `startTime`, and more)."""
     experiments: Experiments = request.app.state.experiments
     listed = sorted(experiments.provider.list_experiments(), key=lambda e: e.last_update, reverse=True)
+    accounts: Accounts | None = request.app.state.accounts
+    if accounts is not None:
+        readable = accounts.readable(principal_of(request))
+        listed = [e for e in listed if e.experiment_id in readable]
     return JSONResponse(
         [
             {
@@ -82,4 +100,7 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 
 async def _public_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, PublicError)
-    return TextResponse(str(exc), status_code=exc.http_code)
+    response = TextResponse(str(exc), status_code=exc.http_code)
+    if exc.http_code == 401:
+        response.headers["WWW-Authenticate"] = AUTHENTICATE
+    return response

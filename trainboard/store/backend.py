@@ -14,6 +14,7 @@ from typing import Protocol
 
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
+from trainboard.store.accounts import AccountsBackend
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -119,6 +120,10 @@ class Transaction(Protocol):
 
 class Backend(Protocol):
     """A database holding experiments. Reads may run in any thread; `transaction` serialises writes."""
+
+    @property
+    def accounts(self) -> AccountsBackend:
+        """Users, tokens and roles, in the same database."""
 
     # Experiments.
     def experiments(self) -> list[ExperimentRow]: ...

@@ -36,6 +36,7 @@ class Store:
     def __init__(self, backend: Backend, blobs: BlobStore, *, location: str) -> None:
         self.backend = backend
         self.blobs = blobs
+        self.accounts = backend.accounts
         # Where the store is, for messages: a path or a URL without its password.
         self.location = location
 

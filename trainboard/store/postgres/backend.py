@@ -27,6 +27,7 @@ from trainboard.store.backend import (
     TensorRecord,
 )
 from trainboard.store.errors import StoreUnavailable
+from trainboard.store.postgres.accounts import PostgresAccounts
 from trainboard.store.postgres.migrations import MIGRATIONS
 from trainboard.store.values import (
     BlobSequenceRow,
@@ -75,6 +76,7 @@ class PostgresBackend:
             name="trainboard",
         )
         self._url = url
+        self.accounts = PostgresAccounts(self)
         # One connection per experiment this store writes, holding the writer's claim (a session advisory lock)
         # until it closes: however the process ends, the server releases the claim with its connection.
         self._claims: list[psycopg.Connection[Any]] = []

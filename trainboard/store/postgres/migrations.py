@@ -139,4 +139,39 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE blobs ALTER COLUMN data SET STORAGE EXTERNAL;
         """,
     ),
+    (
+        # Who may see what (trainboard.access). `users` and `tokens` are small and read by every request: Citus would
+        # make them reference tables; `experiment_roles` is keyed by experiment like the rest.
+        "0002_accounts",
+        """
+        CREATE TABLE users (
+            user_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            created DOUBLE PRECISION NOT NULL
+        );
+        ALTER TABLE experiments
+            ADD COLUMN owner_id BIGINT REFERENCES users,
+            ADD COLUMN public BOOLEAN NOT NULL DEFAULT FALSE;
+        CREATE TABLE tokens (
+            -- The token's public id, the part of `tbk_<id>_<secret>` that lists and revocation name.
+            token_id TEXT PRIMARY KEY,
+            user_id BIGINT NOT NULL REFERENCES users,
+            -- The SHA-256 of the whole token, in hexadecimal: the token itself is never stored.
+            secret_hash TEXT NOT NULL UNIQUE,
+            experiment_id TEXT REFERENCES experiments,
+            role SMALLINT,
+            created DOUBLE PRECISION NOT NULL,
+            expires DOUBLE PRECISION,
+            revoked DOUBLE PRECISION
+        );
+        CREATE INDEX tokens_by_user ON tokens (user_id);
+        CREATE TABLE experiment_roles (
+            experiment_id TEXT NOT NULL REFERENCES experiments,
+            user_id BIGINT NOT NULL REFERENCES users,
+            role SMALLINT NOT NULL,
+            PRIMARY KEY (experiment_id, user_id)
+        );
+        CREATE INDEX experiment_roles_by_user ON experiment_roles (user_id, experiment_id);
+        """,
+    ),
 ]

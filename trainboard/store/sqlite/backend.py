@@ -25,6 +25,7 @@ from trainboard.store.backend import (
     SummaryDelta,
     TensorRecord,
 )
+from trainboard.store.sqlite.accounts import SqliteAccounts
 from trainboard.store.sqlite.migrations import MIGRATIONS
 from trainboard.store.values import (
     BlobSequenceRow,
@@ -65,6 +66,7 @@ class SqliteBackend:
         self._reader_connections: list[sqlite3.Connection] = []
         self._writer_locks: list[int] = []
         self._migrate()
+        self.accounts = SqliteAccounts(self)
 
     def _migrate(self) -> None:
         with self.write_lock:

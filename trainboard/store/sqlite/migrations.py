@@ -117,4 +117,37 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # Who may see what (trainboard.access): users, tokens stored as the SHA-256 of the whole token, an experiment's
+        # owner and public-read flag, and the roles users were given on experiments.
+        "0004_accounts",
+        """
+        CREATE TABLE users (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            created REAL NOT NULL
+        );
+        ALTER TABLE experiments ADD COLUMN owner_id INTEGER REFERENCES users (id);
+        ALTER TABLE experiments ADD COLUMN public INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE tokens (
+            -- The token's public id, the part of `tbk_<id>_<secret>` that lists and revocation name.
+            id TEXT PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users (id),
+            secret_hash TEXT NOT NULL UNIQUE,
+            experiment_id TEXT REFERENCES experiments (id),
+            role INTEGER,
+            created REAL NOT NULL,
+            expires REAL,
+            revoked REAL
+        );
+        CREATE INDEX tokens_by_user ON tokens (user_id);
+        CREATE TABLE experiment_roles (
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
+            user_id INTEGER NOT NULL REFERENCES users (id),
+            role INTEGER NOT NULL,
+            PRIMARY KEY (experiment_id, user_id)
+        );
+        CREATE INDEX experiment_roles_by_user ON experiment_roles (user_id);
+        """,
+    ),
 ]

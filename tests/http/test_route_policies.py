@@ -1,0 +1,327 @@
+"""Every route of `trainboard serve` against its declared policy, both ways, on a real server and a real store: the
+route-policy matrix. A route without a policy fails here; so does a route that answers whom its policy refuses."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+from starlette.routing import BaseRoute, Mount, Route, Router
+from starlette.staticfiles import StaticFiles
+
+from tests.cli.logs import write_run
+from tests.cli.process import SERVING, command
+from tests.servers import stop
+from trainboard.access.accounts import Accounts
+from trainboard.http.app import create_app
+from trainboard.http.context import Experiments
+from trainboard.http.guard import Guard
+from trainboard.http.policies import Policy, policy_of
+from trainboard.http.tsvis import _RoutesOnFirstRequest, api
+from trainboard.ingest.progress import IngestProgress
+from trainboard.provider.provider import DataProvider
+from trainboard.settings import Settings
+from trainboard.store.opening import open_store
+from trainboard.store.values import ExperimentRow
+
+TIMEOUT = 120.0
+SCOPE = "/experiment/{experiment_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    """A store with two experiments, `private` and `other`, three users and their tokens, and `trainboard serve`."""
+
+    db: str
+    url: str
+    private: str
+    other: str
+    # ada: admin of `private`; bob: a token limited to reading `private`; eve: a token with no role anywhere.
+    admin: str
+    reader: str
+    stranger: str
+
+
+def cli(*flags: str) -> str:
+    """A `trainboard` command's standard output; it must succeed."""
+    done = subprocess.run(command(*flags), capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return done.stdout.decode()
+
+
+def new_token(db: str, user: str, *flags: str) -> str:
+    output = cli("tokens", "create", f"--db={db}", f"--user={user}", *flags)
+    # The token alone on standard output.
+    assert re.fullmatch(r"tbk_[0-9a-f]{10}_[A-Za-z0-9_-]{43}\n", output), output
+    return output.strip()
+
+
+@contextmanager
+def serving(db: str, scratch: Path, *flags: str) -> Iterator[str]:
+    scratch.mkdir(parents=True, exist_ok=True)
+    stderr = scratch / "serve.stderr"
+    with stderr.open("wb") as errors:
+        process = subprocess.Popen(
+            command("serve", f"--db={db}", "--port=0", *flags),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not (found := SERVING.search(stderr.read_text(errors="replace"))):
+            assert process.poll() is None, stderr.read_text(errors="replace")
+            assert time.monotonic() < deadline, "trainboard serve printed no URL"
+            time.sleep(0.1)
+        yield found.group(1).rstrip("/")
+    finally:
+        stop(process)
+
+
+def store_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> str:
+    if backend == "postgres":
+        url: str = request.getfixturevalue("postgres_url")
+        return url
+    return f"sqlite:{tmp_path / 'team.sqlite'}"
+
+
+@contextmanager
+def team_server(request: pytest.FixtureRequest, backend: str, ui: str, tmp_path: Path) -> Iterator[Team]:
+    db = store_url(request, backend, tmp_path)
+    for name in ("private", "other"):
+        write_run(tmp_path / name / "train", steps=3)
+        cli("ingest", f"--db={db}", f"--experiment={name}", f"--logdir={tmp_path / name}")
+    for user in ("ada", "bob", "eve"):
+        cli("users", "add", user, f"--db={db}")
+    admin = new_token(db, "ada", "--experiment=private", "--role=admin")
+    reader = new_token(db, "bob", "--experiment=private", "--role=read")
+    stranger = new_token(db, "eve")
+    with serving(db, tmp_path / "serve", f"--ui={ui}") as url:
+        listed = httpx.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
+        ids = {e["name"]: e["id"] for e in listed}
+        other = next(e.id for e in _experiments(db) if e.name == "other")
+        yield Team(db, url, ids["private"], other, admin, reader, stranger)
+
+
+def _experiments(db: str) -> list[ExperimentRow]:
+    store = open_store(db)
+    try:
+        return list(store.experiments())
+    finally:
+        store.close()
+
+
+def bearer(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+# The routes of the app `trainboard serve` runs, found by walking it.
+
+
+def app_routes(db: str, ui: str) -> list[tuple[str, str, bool]]:
+    """(declared path, method, under /experiment/<id>/) of every route of the app, TS-VIS's lazily mounted /api
+    routes and one file of each mounted folder included."""
+    store = open_store(db)
+    try:
+        experiments = Experiments(DataProvider(store), progress={}, elsewhere=IngestProgress.finished())
+        app = create_app(experiments, Settings(ui=ui), accounts=Accounts(store.accounts))
+        return sorted(set(_walk(app.routes, scoped=False)))
+    finally:
+        store.close()
+
+
+def _walk(routes: list[BaseRoute], *, scoped: bool) -> Iterator[tuple[str, str, bool]]:
+    for route in routes:
+        if isinstance(route, Route):
+            methods = route.methods or {"GET"}
+            yield route.path, "GET" if "GET" in methods else sorted(methods)[0], scoped
+        elif isinstance(route, Mount) and isinstance(route.app, Router):
+            yield from _walk(route.routes, scoped=scoped or route.path == SCOPE)
+        elif isinstance(route, Mount):
+            inner = route.app.app if isinstance(route.app, Guard) else route.app
+            assert isinstance(route.app, Guard), f"mount {route.path} is not guarded"
+            if isinstance(inner, _RoutesOnFirstRequest):
+                yield from (
+                    (route.path + path, method, scoped) for path, method, _ in _walk(api.routes(), scoped=False)
+                )
+            elif isinstance(inner, StaticFiles):
+                assert inner.directory is not None
+                first = min(p for p in Path(inner.directory).rglob("*") if p.is_file())
+                yield f"{route.path}/{first.relative_to(inner.directory).as_posix()}", "GET", scoped
+            else:
+                raise AssertionError(f"the test does not know how to list the routes of mount {route.path}")
+
+
+def concrete(path: str) -> str:
+    return re.sub(r"\{[^}]*\}", "x", path)
+
+
+def denial(experiment_id: str) -> str:
+    return f"Not found: no experiment with id {experiment_id!r}"
+
+
+def call(client: httpx.Client, method: str, url: str, token: str | None) -> httpx.Response:
+    body = b"{}" if method == "POST" else None
+    return client.request(method, url, headers=bearer(token), content=body)
+
+
+MATRIX = [
+    pytest.param("sqlite", "trainboard", id="sqlite-trainboard-ui"),
+    pytest.param("sqlite", "tensorboard", id="sqlite-tensorboard-ui"),
+    pytest.param("sqlite", "tsvis", id="sqlite-tsvis-ui"),
+    pytest.param("postgres", "trainboard", id="postgres-trainboard-ui", marks=pytest.mark.postgres),
+]
+
+
+@pytest.mark.parametrize(("backend", "ui"), MATRIX)
+def test_every_route_answers_only_whom_its_policy_allows(
+    request: pytest.FixtureRequest, backend: str, ui: str, tmp_path: Path
+) -> None:
+    with team_server(request, backend, ui, tmp_path) as team, httpx.Client(base_url=team.url, timeout=60) as client:
+        routes = app_routes(team.db, ui)
+        assert any(path == "/api/getCategory" for path, _, _ in routes)  # the lazily mounted ones are listed
+        assert any(path == "/admin/share" and scoped for path, _, scoped in routes)
+        unguarded = [path for path, _, _ in routes if policy_of(path) is None]
+        assert unguarded == [], "routes without a policy in trainboard/http/policies.py"
+        failures: list[str] = []
+
+        def expect(ok: bool, what: str, response: httpx.Response) -> None:
+            if not ok:
+                failures.append(f"{what}: {response.request.method} {response.url.path} -> {response.status_code}")
+
+        for path, method, scoped in routes:
+            policy = policy_of(path)
+            assert policy is not None
+            needed = policy.role
+            if not scoped:
+                # At /: no default experiment on `trainboard serve`; any valid token passes the guard, none is 401.
+                anonymous = call(client, method, concrete(path), None)
+                expect(policy is Policy.ANYONE or anonymous.status_code == 401, "anonymous at /", anonymous)
+                stranger = call(client, method, concrete(path), team.stranger)
+                expect(stranger.status_code != 401, "a valid token at /", stranger)
+                continue
+            url = f"/experiment/{team.private}{concrete(path)}"
+            anonymous = call(client, method, url, None)
+            expect(
+                anonymous.status_code == 401 and anonymous.headers.get("www-authenticate", "").startswith("Bearer"),
+                "anonymous",
+                anonymous,
+            )
+            stranger = call(client, method, url, team.stranger)
+            refused = needed is not None
+            expect((stranger.text == denial(team.private)) == refused, "a token without a role", stranger)
+            expect(not refused or stranger.status_code == 404, "a token without a role gets 404", stranger)
+            reader = call(client, method, url, team.reader)
+            reads = needed is None or needed <= 1
+            expect(reader.status_code != 401 and (reader.text == denial(team.private)) != reads, "a reader", reader)
+            admin = call(client, method, url, team.admin)
+            expect(admin.status_code != 401 and admin.text != denial(team.private), "the admin", admin)
+            # The experiment the admin has no role on answers as one that does not exist.
+            elsewhere = call(client, method, f"/experiment/{team.other}{concrete(path)}", team.admin)
+            missing = call(client, method, f"/experiment/nope{concrete(path)}", team.admin)
+            if refused:
+                expect(elsewhere.text == denial(team.other) and elsewhere.status_code == 404, "another's", elsewhere)
+                expect(missing.text == denial("nope") and missing.status_code == 404, "a missing experiment", missing)
+        assert failures == []
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Team]:
+    with team_server(request, request.param, "trainboard", tmp_path) as found:
+        yield found
+
+
+def runs_of(team: Team, token: str | None, experiment_id: str | None = None) -> int:
+    url = f"{team.url}/experiment/{experiment_id or team.private}/data/runs"
+    return httpx.get(url, headers=bearer(token)).status_code
+
+
+def test_revoked_and_expired_tokens_are_refused(team: Team) -> None:
+    assert runs_of(team, team.reader) == 200
+    listed = cli("tokens", "list", f"--db={team.db}", "--user=bob")
+    token_id = team.reader.split("_")[1]
+    assert token_id in listed and team.reader.split("_", 2)[2] not in listed
+    cli("tokens", "revoke", f"--db={team.db}", token_id[:6])
+    assert runs_of(team, team.reader) == 401
+    assert "revoked" in cli("tokens", "list", f"--db={team.db}", "--user=bob")
+
+    brief = new_token(team.db, "ada", "--expires=0.00002")  # 1.7 s
+    assert runs_of(team, brief) == 200
+    time.sleep(2)
+    response = httpx.get(f"{team.url}/experiment/{team.private}/data/runs", headers=bearer(brief))
+    assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
+    assert runs_of(team, "tbk_0000000000_" + "x" * 43) == 401
+    assert httpx.get(f"{team.url}/data/runs", headers={"Authorization": "Basic YWRhOmFkYQ=="}).status_code == 401
+
+
+def test_tokens_are_stored_hashed(team: Team) -> None:
+    secrets = [token.split("_", 2)[2] for token in (team.admin, team.reader, team.stranger)]
+    if team.db.startswith("sqlite:"):
+        path = Path(team.db.removeprefix("sqlite:"))
+        stored = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+        assert all(secret.encode() not in stored for secret in secrets)
+        return
+    with psycopg.connect(team.db) as connection:
+        tables = [t for (t,) in connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+        rows = [str(row) for table in tables for row in connection.execute(f'SELECT t::text FROM "{table}" t')]
+    assert "tokens" in tables and rows
+    assert all(secret not in row for secret in secrets for row in rows)
+
+
+def test_experiments_are_listed_only_to_whom_may_read_them(team: Team) -> None:
+    def listed(token: str | None) -> object:
+        response = httpx.get(f"{team.url}/data/experiments", headers=bearer(token))
+        return response.json() if response.status_code == 200 else response.status_code
+
+    assert [e["name"] for e in listed(team.admin)] == ["private"]  # type: ignore[attr-defined]
+    assert [e["name"] for e in listed(team.reader)] == ["private"]  # type: ignore[attr-defined]
+    assert listed(team.stranger) == []
+    assert listed(None) == 401
+
+
+def test_an_admin_shares_and_publishes_and_others_cannot(team: Team) -> None:
+    admin_url = f"{team.url}/experiment/{team.private}/admin"
+    share = httpx.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": "eve", "role": "read"})
+    assert share.status_code == 200 and share.json()["ok"] is True
+    assert runs_of(team, team.stranger) == 200
+    assert httpx.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": "eve", "role": None}).is_success
+    assert runs_of(team, team.stranger) == 404
+    # A reader is no admin: the admin routes answer as for an experiment that does not exist.
+    refused = httpx.post(f"{admin_url}/public", headers=bearer(team.reader), json={"public": True})
+    assert (refused.status_code, refused.text) == (404, denial(team.private))
+    assert runs_of(team, None) == 401
+
+    assert httpx.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": True}).is_success
+    assert runs_of(team, None) == 200 and runs_of(team, team.stranger) == 200
+    assert [e["name"] for e in httpx.get(f"{team.url}/data/experiments", headers=bearer(team.stranger)).json()] == [
+        "private"
+    ]
+    assert runs_of(team, None, team.other) == 401
+    assert httpx.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": False}).is_success
+    assert runs_of(team, None) == 401
+
+    bad = httpx.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": "nobody", "role": "read"})
+    assert bad.status_code == 400 and "nobody" in bad.json()["error"]
+    renamed = httpx.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "renamed"})
+    assert renamed.is_success
+    taken = httpx.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "other"})
+    assert taken.status_code == 400
+
+
+def test_no_auth_serves_everyone(tmp_path: Path) -> None:
+    db = f"sqlite:{tmp_path / 'open.sqlite'}"
+    write_run(tmp_path / "logs" / "train")
+    cli("ingest", f"--db={db}", "--experiment=open", f"--logdir={tmp_path / 'logs'}")
+    with serving(db, tmp_path / "serve", "--no_auth") as url:
+        (experiment,) = httpx.get(f"{url}/data/experiments").raise_for_status().json()
+        assert httpx.get(f"{url}/experiment/{experiment['id']}/data/runs").json() == ["train"]
+        assert httpx.post(f"{url}/experiment/{experiment['id']}/admin/public", json={"public": True}).status_code == 404

@@ -1,0 +1,81 @@
+"""An experiment's admin routes under /experiment/<id>/admin/ (`trainboard serve` only): share it with a user, make
+it public or private, rename it. Each takes a JSON object and answers trainboard's JSON (`ok`, or `error`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from trainboard.access.accounts import AccountError, Accounts
+from trainboard.access.roles import Role
+from trainboard.http.responses import JSONResponse
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    try:
+        body = orjson.loads(await request.body())
+    except orjson.JSONDecodeError:
+        raise AccountError("the request body must be a JSON object") from None
+    if not isinstance(body, dict):
+        raise AccountError("the request body must be a JSON object")
+    return body
+
+
+def _accounts(request: Request) -> tuple[Accounts, str]:
+    return request.app.state.accounts, request.path_params["experiment_id"]
+
+
+def _error(error: AccountError) -> JSONResponse:
+    return JSONResponse({"ok": False, "error": str(error), "status": 400}, status_code=400)
+
+
+async def share(request: Request) -> JSONResponse:
+    """`{"user": NAME, "role": "read" | "write" | "admin" | null}`: give the user that role, or take it away."""
+    accounts, experiment_id = _accounts(request)
+    try:
+        body = await _body(request)
+        user, role = body.get("user"), body.get("role")
+        if not isinstance(user, str) or not (role is None or isinstance(role, str)):
+            raise AccountError('expected {"user": NAME, "role": "read" | "write" | "admin" | null}')
+        await run_in_threadpool(accounts.share, experiment_id, user, None if role is None else Role.named(role))
+    except (AccountError, ValueError) as error:
+        return _error(AccountError(str(error)))
+    return JSONResponse({"ok": True, "user": user, "role": role})
+
+
+async def public(request: Request) -> JSONResponse:
+    """`{"public": true | false}`: whether anyone may read the experiment, without a token."""
+    accounts, experiment_id = _accounts(request)
+    try:
+        flag = (await _body(request)).get("public")
+        if not isinstance(flag, bool):
+            raise AccountError('expected {"public": true | false}')
+        await run_in_threadpool(accounts.set_public, experiment_id, flag)
+    except AccountError as error:
+        return _error(error)
+    return JSONResponse({"ok": True, "public": flag})
+
+
+async def rename(request: Request) -> JSONResponse:
+    """`{"name": NAME}`: a new name, unless another experiment has it."""
+    accounts, experiment_id = _accounts(request)
+    try:
+        name = (await _body(request)).get("name")
+        if not isinstance(name, str):
+            raise AccountError('expected {"name": NAME}')
+        await run_in_threadpool(accounts.rename, experiment_id, name)
+    except AccountError as error:
+        return _error(error)
+    return JSONResponse({"ok": True, "name": name})
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/admin/share", share, methods=["POST"]),
+        Route("/admin/public", public, methods=["POST"]),
+        Route("/admin/rename", rename, methods=["POST"]),
+    ]

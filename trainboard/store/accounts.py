@@ -1,0 +1,81 @@
+"""What a backend stores about who may see what: users, tokens (their secrets hashed), each experiment's owner,
+public-read flag and per-user roles. Simple reads and writes only: `trainboard.access` decides what they allow."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class UserRow:
+    id: int
+    name: str
+    created: float
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRow:
+    """A token as stored: its public id, the SHA-256 of the whole token (never the token), and its limits."""
+
+    id: str
+    user_id: int
+    secret_hash: str
+    # A token limited to one experiment, at most `role` on it; None: the user's own roles everywhere.
+    experiment_id: str | None
+    role: int | None
+    created: float
+    expires: float | None
+    revoked: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentAccess:
+    owner_id: int | None
+    public: bool
+
+
+class AccountsBackend(Protocol):
+    """Users, tokens and roles in a backend's database. Roles are stored as small integers (`trainboard.access`
+    names them); times are Unix seconds."""
+
+    def add_user(self, name: str, created: float) -> UserRow | None:
+        """The new user, or None when the name is taken."""
+
+    def user(self, name: str) -> UserRow | None: ...
+
+    def user_by_id(self, user_id: int) -> UserRow | None: ...
+
+    def add_token(self, token: TokenRow) -> None: ...
+
+    def token_by_hash(self, secret_hash: str) -> TokenRow | None: ...
+
+    def tokens(self, user_id: int | None) -> list[TokenRow]:
+        """Of one user, or of everyone; oldest first."""
+
+    def revoke_token(self, token_id: str, revoked: float) -> None: ...
+
+    def experiment_access(self, experiment_id: str) -> ExperimentAccess | None:
+        """None when there is no such experiment."""
+
+    def set_owner(self, experiment_id: str, user_id: int) -> None: ...
+
+    def set_public(self, experiment_id: str, public: bool) -> None: ...
+
+    def rename_experiment(self, experiment_id: str, name: str) -> bool:
+        """False when another experiment has that name."""
+
+    def set_role(self, experiment_id: str, user_id: int, role: int | None) -> None:
+        """Grant `role` (replacing any other), or take the user's role away with None."""
+
+    def role(self, experiment_id: str, user_id: int) -> int | None: ...
+
+    def roles(self, experiment_id: str) -> dict[int, int]:
+        """user id -> role, on one experiment."""
+
+    def roles_of_user(self, user_id: int) -> dict[str, int]:
+        """experiment id -> role, of one user (owned experiments not included)."""
+
+    def owned(self, user_id: int) -> list[str]: ...
+
+    def public_experiments(self) -> list[str]: ...
