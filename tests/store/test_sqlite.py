@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,3 +55,15 @@ def test_a_store_that_cannot_be_opened_says_which_and_why(tmp_path: Path, setup:
     with pytest.raises(StoreUnavailable, match=expected) as raised:
         open_store(str(path))
     assert str(path) in str(raised.value)
+
+
+def test_processes_opening_a_new_store_at_once_migrate_it_once(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    program = "import sys; from trainboard.store.opening import open_store; open_store(sys.argv[1]).close()"
+    openers = [subprocess.Popen([sys.executable, "-c", program, str(path)], stderr=subprocess.PIPE) for _ in range(6)]
+    for opener in openers:
+        _, errors = opener.communicate(timeout=60)
+        assert opener.returncode == 0, errors.decode()
+    with sqlite3.connect(path) as opened:
+        names = [name for (name,) in opened.execute("SELECT name FROM migrations")]
+    assert len(names) == len(set(names)) and names

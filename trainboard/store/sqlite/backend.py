@@ -72,15 +72,18 @@ class SqliteBackend:
         with self.write_lock:
             db = self.writer
             db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
-            applied = {name for (name,) in db.execute("SELECT name FROM migrations")}
             for name, sql in MIGRATIONS:
-                if name in applied:
-                    continue
+                # Looked up inside the write transaction: processes opening a new store at once apply each once.
                 db.execute("BEGIN IMMEDIATE")
-                for statement in sql.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
+                try:
+                    if db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone() is None:
+                        for statement in sql.split(";"):
+                            if statement.strip():
+                                db.execute(statement)
+                        db.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
                 db.execute("COMMIT")
 
     def reader(self) -> sqlite3.Connection:
