@@ -192,8 +192,8 @@ class Experiment:
         for row in rows:
             last = lasts.get(row.id)
             if last is not None and len(last) and row.run in position:
-                column = finals.setdefault(f"final/{row.tag}", np.full(len(runs), math.nan))
-                column[position[row.run]] = last.values[-1]
+                final = finals.setdefault(f"final/{row.tag}", np.full(len(runs), math.nan))
+                final[position[row.run]] = last.values[-1]
         table.update(sorted(finals.items()))
         return table
 

@@ -52,7 +52,9 @@ def export(experiment: Experiment, form: str, out: Path) -> dict[str, int]:
 
 def _numeric(table: Table) -> Table:
     """The numeric tensors, values as float64 (strings are in the text export)."""
-    keep = np.array([dtype != "object" for dtype in table["dtype"]], dtype=bool)
+    dtypes = table["dtype"]
+    assert isinstance(dtypes, list)
+    keep = np.array([dtype != "object" for dtype in dtypes], dtype=np.bool_)
     result: Table = {}
     for name, column in table.items():
         if isinstance(column, Labels):
