@@ -1,3 +1,29 @@
 """trainboard: a fast, lossless dashboard for machine-learning training logs (TensorBoard and TS-VIS compatible)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import os
+
+    from trainboard.api.experiment import Experiment
+
 __version__ = "0.1.0"
+
+
+def open(
+    source: str | os.PathLike[str],
+    *,
+    experiment: str | None = None,
+    db: str | None = None,
+    blobs: str | None = None,
+    ingest: bool = True,
+    backend: str = "pandas",
+) -> Experiment:
+    """An experiment as data frames: `trainboard.open("runs/")` or `trainboard.open("sqlite:x.sqlite",
+    experiment="mnist")`; see `trainboard.api.opening.open_experiment` and docs/python.md. Imported on first call, so
+    that `import trainboard` stays light for the server."""
+    from trainboard.api.opening import open_experiment
+
+    return open_experiment(source, experiment=experiment, db=db, blobs=blobs, ingest=ingest, backend=backend)

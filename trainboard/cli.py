@@ -43,6 +43,8 @@ COMMANDS = {
     "logdir is read unless --watch. Several may run at once on different logdirs into one database.",
     "serve": "Serve every experiment of a store at /experiment/<id>/, reading no logdir: run any number of replicas "
     "behind a proxy. Private: every request needs a token (Authorization: Bearer), unless --no_auth.",
+    "export": "Export every point of an experiment (a logdir, ingested first, or --experiment of --db) to Parquet "
+    "(a dataset per kind, partitioned by run), CSV or JSON Lines (a file per kind) under --out.",
     "users add": "Add a user to a store.",
     "tokens create": "Create a token of a user and print it, once, alone on standard output; the store keeps only its "
     "hash.",
@@ -53,6 +55,7 @@ COMMANDS = {
 REQUIRED = {
     "ingest": ("db", "experiment"),
     "serve": ("db",),
+    "export": ("out",),
     "users add": ("db",),
     "tokens create": ("db", "user"),
     "tokens revoke": ("db",),
@@ -123,6 +126,8 @@ def parse_command(
             parser.error(f"--{name} is required")
     if command == "ingest" and not (settings.logdir or settings.logdir_spec):
         parser.error("--logdir (or --logdir_spec) is required")
+    if command == "export" and not (settings.logdir or settings.db):
+        parser.error("--logdir or --db is required")
     try:
         sampling = parse_samples_per_plugin(settings.samples_per_plugin)
     except ValueError as error:
@@ -246,13 +251,17 @@ def _run(argv: Sequence[str] | None) -> None:
 
         run_account_command(arguments)
         return
-    command = arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve") else "trainboard"
+    command = arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve", "export") else "trainboard"
     settings, given = parse_flags(arguments, command=command)
     from trainboard.store.errors import StoreUnavailable
 
     try:
         if command == "ingest":
             _ingest(settings)
+        elif command == "export":
+            from trainboard.api.export import run_export
+
+            run_export(settings)
         else:
             _serve(settings, given, command)
     except StoreUnavailable as error:

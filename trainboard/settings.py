@@ -100,6 +100,15 @@ def parse_role(text: str) -> str:
     return text.strip().lower()
 
 
+EXPORT_FORMATS = ("parquet", "csv", "jsonl")
+
+
+def parse_export_format(text: str) -> str:
+    if text.strip().lower() not in EXPORT_FORMATS:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(EXPORT_FORMATS)}, not {text!r}")
+    return text.strip().lower()
+
+
 def parse_path_prefix(text: str) -> str:
     """TensorBoard's rule: a trailing slash is dropped, a prefix must start with one."""
     prefix = text.rstrip("/")
@@ -120,7 +129,7 @@ SETTINGS: tuple[Setting, ...] = (
         "logdir",
         "",
         "Log directory (local path or fsspec URL such as s3://bucket/runs); a demo if empty.",
-        commands=INGEST,
+        commands=(*INGEST, "export"),
     ),
     Setting("logdir_spec", "", "Comma-separated name:path pairs, as TensorBoard's --logdir_spec.", commands=INGEST),
     Setting("host", "127.0.0.1", "Address to listen on (only this machine by default); excludes --bind_all."),
@@ -155,21 +164,21 @@ SETTINGS: tuple[Setting, ...] = (
         "",
         "Store: a path, sqlite:PATH, sqlite:///PATH or postgresql://...; by default one SQLite file per logdir in the"
         " user's cache directory.",
-        commands=STORE + ACCOUNTS,
+        commands=(*STORE, *ACCOUNTS, "export"),
     ),
     Setting(
         "blobs",
         "",
         "Blob store for images, audio and other blobs: s3://bucket/prefix (AWS_* environment and config files for"
         " credentials and endpoint); by default blobs stay in the database.",
-        commands=STORE,
+        commands=(*STORE, "export"),
     ),
     Setting(
         "experiment",
         "",
         "Name of the experiment to ingest into (created when new); for tokens create, the one experiment the token is"
-        " limited to.",
-        commands=("ingest", "tokens create"),
+        " limited to; for export, the experiment of --db to export.",
+        commands=("ingest", "tokens create", "export"),
     ),
     Setting(
         "watch", False, "Keep ingesting new data every --reload_interval instead of exiting.", commands=("ingest",)
@@ -196,6 +205,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "expires", 0.0, "Days until the token expires; never when not given.", parse_days, commands=("tokens create",)
     ),
+    Setting("format", "parquet", "Export format: parquet, csv or jsonl.", parse_export_format, commands=("export",)),
+    Setting("out", "", "Directory to export into (created when missing).", commands=("export",)),
     Setting("ui", "trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis."),
     Setting(
         "max_projection_points",
@@ -227,6 +238,8 @@ class Settings:
     user: str = ""
     role: str = ""
     expires: float = 0.0
+    format: str = "parquet"
+    out: str = ""
     ui: str = "trainboard"
     max_projection_points: int = MAX_POINTS
     sampling: dict[str, int | None] = field(default_factory=dict)
