@@ -6,6 +6,7 @@ from typing import Any
 
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.normaliser.normalise import GRAPHS_PLUGIN, RUN_GRAPH_TAG, TAGGED_RUN_METADATA_PLUGIN
+from trainboard.plugins import core
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter
 from trainboard.reader.protos.graph_pb2 import GraphDef
@@ -49,9 +50,9 @@ def info(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, Any]
 
 
 def runs_with_graphs(provider: DataProvider, experiment_id: str) -> list[str]:
-    """Seed 001's runs that have a graph, in the store's order of runs."""
+    """Seed 001's runs that have a graph, in the order of /data/runs (not the order ingest stored them in)."""
     with_graph = set(provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=GRAPHS_PLUGIN))
-    return [run.run_name for run in provider.list_runs(experiment_id=experiment_id) if run.run_name in with_graph]
+    return [run for run in core.runs(provider, experiment_id) if run in with_graph]
 
 
 def graph(
