@@ -23,8 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,10 +31,9 @@ import httpx
 import numpy as np
 
 from bench.engine import Shape, logdir_for, scalar_points
-from tests.cli.process import SERVING
 from tests.pgserver import postgres_server
 from tests.s3server import s3_server
-from tests.servers import BIN, stop
+from tests.servers import BIN, store_serving
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.opening import open_store
@@ -51,8 +49,11 @@ class Backend:
     blobs: str | None
     env: dict[str, str]
 
+    def blob_flags(self) -> list[str]:
+        return [f"--blobs={self.blobs}"] if self.blobs else []
+
     def flags(self) -> list[str]:
-        return [f"--db={self.db}", *([f"--blobs={self.blobs}"] if self.blobs else [])]
+        return [f"--db={self.db}", *self.blob_flags()]
 
 
 def ingest_seconds(backend: Backend, logdir: Path, experiment: str) -> float:
@@ -71,28 +72,8 @@ def ingest_seconds(backend: Backend, logdir: Path, experiment: str) -> float:
     return seconds
 
 
-@contextmanager
-def replica(backend: Backend, scratch: Path) -> Iterator[str]:
-    scratch.mkdir(parents=True, exist_ok=True)
-    log = scratch / "stderr"
-    with log.open("wb") as errors:
-        process = subprocess.Popen(
-            [str(BIN / "trainboard"), "serve", *backend.flags(), "--port=0", "--no_auth"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-            env=backend.env,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 120
-        while not (found := SERVING.search(log.read_text(errors="replace"))):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"trainboard serve did not start:\n{log.read_text(errors='replace')}")
-            time.sleep(0.1)
-        yield found.group(1).rstrip("/")
-    finally:
-        stop(process)
+def replica(backend: Backend, scratch: Path) -> AbstractContextManager[str]:
+    return store_serving(backend.db, scratch, *backend.blob_flags(), "--no_auth", env=backend.env)
 
 
 async def load(urls: list[str], experiment_id: str, runs: int, clients: int, seconds: float) -> dict[str, list[float]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -22,6 +23,8 @@ BIN = Path(sys.executable).parent
 SAMPLED_PLUGINS = ("scalars", "histograms", "images", "audio", "pr_curves", "text", "mesh", "hparams", "custom_scalars")
 TENSORBOARD_ALL = 1_000_000
 POLL_SECONDS = 0.2
+# The line trainboard prints on stderr once it listens.
+SERVING = re.compile(r"^trainboard \S+ at (http://\S+/) \(Press CTRL\+C to quit\)", re.MULTILINE)
 STABLE_POLLS = 5
 
 
@@ -121,6 +124,31 @@ def trainboard_store_server(logdir: Path, scratch: Path, db: str, *flags: str) -
 
     with running(command, port, scratch / "trainboard-serve.log", listed) as server:
         yield Server(server.url, server.log, experiment_path=f"/experiment/{found[0]}")
+
+
+@contextmanager
+def store_serving(db: str, scratch: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """`trainboard serve --db DB FLAGS` on a free port; its URL (without the final slash) once it listens."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    stderr = scratch / "serve.stderr"
+    with stderr.open("wb") as errors:
+        process = subprocess.Popen(
+            [str(BIN / "trainboard"), "serve", f"--db={db}", "--port=0", *flags],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            env=env,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 120
+        while not (found := SERVING.search(stderr.read_text(errors="replace"))):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"trainboard serve did not start:\n{stderr.read_text(errors='replace')}")
+            time.sleep(0.1)
+        yield found.group(1).rstrip("/")
+    finally:
+        stop(process)
 
 
 @contextmanager

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
 from typing import NoReturn
 
 from trainboard.access.accounts import AccountError, Accounts
 from trainboard.access.roles import Role
-from trainboard.cli import parse_command
 from trainboard.settings import Settings
 from trainboard.store.accounts import TokenRow
 from trainboard.store.errors import StoreUnavailable
@@ -29,14 +27,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def run_account_command(arguments: Sequence[str]) -> None:
-    group, *rest = arguments
-    command = f"{group} {rest[0]}" if rest else group
-    if command not in COMMANDS:
-        choices = ", ".join(f"`trainboard {name}`" for name in COMMANDS if name.startswith(group))
-        print(f"usage: trainboard {group} ...\ntrainboard: error: expected one of {choices}", file=sys.stderr)
-        raise SystemExit(2)
-    settings, given, values = parse_command(rest[1:], command=command, positional=COMMANDS[command])
+def run_account_command(command: str, settings: Settings, given: frozenset[str], values: dict[str, str]) -> None:
+    """One of COMMANDS, its flags and positional `values` parsed by the CLI."""
     try:
         store = open_store(settings.db)
     except StoreUnavailable as error:

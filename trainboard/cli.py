@@ -244,12 +244,24 @@ def _interrupt(number: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _account_command(arguments: list[str]) -> None:
+    from trainboard.account_commands import COMMANDS as ACCOUNT_COMMANDS
+    from trainboard.account_commands import run_account_command
+
+    group, *rest = arguments
+    command = f"{group} {rest[0]}" if rest else group
+    if command not in ACCOUNT_COMMANDS:
+        choices = ", ".join(f"`trainboard {name}`" for name in ACCOUNT_COMMANDS if name.startswith(group))
+        print(f"usage: trainboard {group} ...\ntrainboard: error: expected one of {choices}", file=sys.stderr)
+        raise SystemExit(2)
+    settings, given, values = parse_command(rest[1:], command=command, positional=ACCOUNT_COMMANDS[command])
+    run_account_command(command, settings, given, values)
+
+
 def _run(argv: Sequence[str] | None) -> None:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments and arguments[0] in ("users", "tokens"):
-        from trainboard.account_commands import run_account_command
-
-        run_account_command(arguments)
+        _account_command(arguments)
         return
     command = arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve", "export") else "trainboard"
     settings, given = parse_flags(arguments, command=command)

@@ -6,7 +6,6 @@ import contextlib
 import fcntl
 import os
 import pty
-import re
 import struct
 import subprocess
 import termios
@@ -19,9 +18,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.servers import BIN, stop
+from tests.servers import BIN, SERVING, stop
 
-SERVING = re.compile(r"^trainboard \S+ at (http://\S+/) \(Press CTRL\+C to quit\)", re.MULTILINE)
 TIMEOUT = 120.0
 
 

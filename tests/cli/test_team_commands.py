@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from tests.cli.logs import write_run
-from tests.cli.process import SERVING, command, trainboard
-from tests.servers import stop
+from tests.cli.process import command, trainboard
+from tests.servers import store_serving
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.tensor_pb2 import TensorProto
 from trainboard.reader.records import READ_LIMIT, write_record
@@ -53,26 +53,8 @@ def finished(process: subprocess.Popen[bytes]) -> str:
 
 @contextmanager
 def serve(store_url: str, scratch: Path) -> Iterator[httpx.Client]:
-    scratch.mkdir(parents=True, exist_ok=True)
-    stderr = scratch / "stderr"
-    with stderr.open("wb") as errors:
-        process = subprocess.Popen(
-            command("serve", f"--db={store_url}", "--port=0", "--no_auth"),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        while not (found := SERVING.search(stderr.read_text(errors="replace"))):
-            assert process.poll() is None, stderr.read_text(errors="replace")
-            assert time.monotonic() < deadline, "trainboard serve printed no URL"
-            time.sleep(0.1)
-        with httpx.Client(base_url=found.group(1), timeout=30) as client:
-            yield client
-    finally:
-        stop(process)
+    with store_serving(store_url, scratch, "--no_auth") as url, httpx.Client(base_url=url, timeout=30) as client:
+        yield client
 
 
 def experiment_ids(client: httpx.Client) -> dict[str, str]:

@@ -18,8 +18,8 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
 from tests.cli.logs import write_run
-from tests.cli.process import SERVING, command
-from tests.servers import stop
+from tests.cli.process import command
+from tests.servers import store_serving
 from trainboard.access.accounts import Accounts
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
@@ -64,29 +64,6 @@ def new_token(db: str, user: str, *flags: str) -> str:
     return output.strip()
 
 
-@contextmanager
-def serving(db: str, scratch: Path, *flags: str) -> Iterator[str]:
-    scratch.mkdir(parents=True, exist_ok=True)
-    stderr = scratch / "serve.stderr"
-    with stderr.open("wb") as errors:
-        process = subprocess.Popen(
-            command("serve", f"--db={db}", "--port=0", *flags),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        while not (found := SERVING.search(stderr.read_text(errors="replace"))):
-            assert process.poll() is None, stderr.read_text(errors="replace")
-            assert time.monotonic() < deadline, "trainboard serve printed no URL"
-            time.sleep(0.1)
-        yield found.group(1).rstrip("/")
-    finally:
-        stop(process)
-
-
 def store_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> str:
     if backend == "postgres":
         url: str = request.getfixturevalue("postgres_url")
@@ -105,7 +82,7 @@ def team_server(request: pytest.FixtureRequest, backend: str, ui: str, tmp_path:
     admin = new_token(db, "ada", "--experiment=private", "--role=admin")
     reader = new_token(db, "bob", "--experiment=private", "--role=read")
     stranger = new_token(db, "eve")
-    with serving(db, tmp_path / "serve", f"--ui={ui}") as url:
+    with store_serving(db, tmp_path / "serve", f"--ui={ui}") as url:
         listed = httpx.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
         ids = {e["name"]: e["id"] for e in listed}
         other = next(e.id for e in _experiments(db) if e.name == "other")
@@ -321,7 +298,7 @@ def test_no_auth_serves_everyone(tmp_path: Path) -> None:
     db = f"sqlite:{tmp_path / 'open.sqlite'}"
     write_run(tmp_path / "logs" / "train")
     cli("ingest", f"--db={db}", "--experiment=open", f"--logdir={tmp_path / 'logs'}")
-    with serving(db, tmp_path / "serve", "--no_auth") as url:
+    with store_serving(db, tmp_path / "serve", "--no_auth") as url:
         (experiment,) = httpx.get(f"{url}/data/experiments").raise_for_status().json()
         assert httpx.get(f"{url}/experiment/{experiment['id']}/data/runs").json() == ["train"]
         assert httpx.post(f"{url}/experiment/{experiment['id']}/admin/public", json={"public": True}).status_code == 404

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from psycopg_pool import ConnectionPool
 
 from trainboard.store.accounts import ExperimentAccess, TokenRow, UserRow
-
-if TYPE_CHECKING:
-    from trainboard.store.postgres.backend import PostgresBackend
 
 TOKEN_COLUMNS = "token_id, user_id, secret_hash, experiment_id, role, created, expires, revoked"
 
 
 class PostgresAccounts:
-    def __init__(self, backend: PostgresBackend) -> None:
-        self._backend = backend
+    def __init__(self, pool: ConnectionPool) -> None:
+        self._pool = pool
 
     def _rows(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._backend.pool.connection() as connection:
+        with self._pool.connection() as connection:
             return connection.execute(sql, params).fetchall()
 
     def _write(self, sql: str, params: tuple[object, ...]) -> int:
-        with self._backend.pool.connection() as connection:
+        with self._pool.connection() as connection:
             return connection.execute(sql, params).rowcount
 
     def add_user(self, name: str, created: float) -> UserRow | None:

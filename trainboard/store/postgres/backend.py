@@ -76,7 +76,7 @@ class PostgresBackend:
             name="trainboard",
         )
         self._url = url
-        self.accounts = PostgresAccounts(self)
+        self.accounts = PostgresAccounts(self.pool)
         # One connection per experiment this store writes, holding the writer's claim (a session advisory lock)
         # until it closes: however the process ends, the server releases the claim with its connection.
         self._claims: list[psycopg.Connection[Any]] = []

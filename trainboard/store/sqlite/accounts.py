@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import sqlite3
+import threading
+from collections.abc import Callable
+from typing import Any
 
 from trainboard.store.accounts import ExperimentAccess, TokenRow, UserRow
-
-if TYPE_CHECKING:
-    from trainboard.store.sqlite.backend import SqliteBackend
 
 TOKEN_COLUMNS = "id, user_id, secret_hash, experiment_id, role, created, expires, revoked"
 
 
 class SqliteAccounts:
-    def __init__(self, backend: SqliteBackend) -> None:
-        self._backend = backend
+    """On the backend's connections: a read-only one per thread (`reader`), and its one writer with its lock."""
+
+    def __init__(
+        self, reader: Callable[[], sqlite3.Connection], writer: sqlite3.Connection, write_lock: threading.RLock
+    ) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._write_lock = write_lock
 
     def _rows(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
-        return self._backend.reader().execute(sql, params).fetchall()
+        return self._reader().execute(sql, params).fetchall()
 
     def _write(self, sql: str, params: tuple[object, ...]) -> int:
-        with self._backend.write_lock:
-            return self._backend.writer.execute(sql, params).rowcount
+        with self._write_lock:
+            return self._writer.execute(sql, params).rowcount
 
     def add_user(self, name: str, created: float) -> UserRow | None:
         if not self._write(

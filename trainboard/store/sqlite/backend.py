@@ -69,7 +69,7 @@ class SqliteBackend:
         self._reader_connections: list[sqlite3.Connection] = []
         self._writer_locks: list[int] = []
         self._migrate()
-        self.accounts = SqliteAccounts(self)
+        self.accounts = SqliteAccounts(self.reader, self.writer, self.write_lock)
 
     def _migrate(self) -> None:
         with self.write_lock:
