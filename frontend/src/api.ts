@@ -1,4 +1,7 @@
-// trainboard's HTTP API (TensorBoard's /data routes), by relative URL so that --path_prefix works.
+// trainboard's HTTP API (TensorBoard's /data routes), by relative URL so that --path_prefix works: an experiment's
+// routes relative to the page, the app's (sign-in, the experiment list and its admin routes) at its root.
+
+import { atRoot, experimentPath } from "./place";
 
 export interface IngestProgress {
   files_total: number;
@@ -10,6 +13,9 @@ export interface IngestProgress {
   elapsed: number;
   passes: number;
   done: boolean;
+  /** Changes whenever the experiment's data changes, whoever wrote it (this server's ingest, another process's, an
+   * upload). */
+  generation?: number;
 }
 
 export interface PluginListing {
@@ -25,11 +31,54 @@ export interface ScalarSeries {
 
 export type TagInfo = Record<string, Record<string, { displayName?: string; description?: string }>>;
 
-export class ApiError extends Error {}
+export type Role = "read" | "write" | "admin";
+
+export interface Me {
+  /** Whether the app has accounts; without them everyone may do everything and nobody signs in. */
+  auth: boolean;
+  user: string | null;
+}
+
+export interface ExperimentEntry {
+  id: string;
+  name: string;
+  description: string;
+  startTime: number;
+  lastUpdate: number;
+  runCount: number;
+  default: boolean;
+  /** The caller's role; null without accounts. */
+  role: Role | null;
+  public: boolean;
+}
+
+export interface Access {
+  owner: string | null;
+  public: boolean;
+  shares: { user: string; role: Role }[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status = 0,
+  ) {
+    super(message);
+  }
+}
 
 async function check(response: Response): Promise<Response> {
-  if (!response.ok) throw new ApiError(`${response.status} ${response.url}: ${(await response.text()).slice(0, 200)}`);
-  return response;
+  if (response.ok) return response;
+  const text = await response.text();
+  let error = `${response.status} ${response.url}: ${text.slice(0, 200)}`;
+  try {
+    // trainboard's own routes answer {"ok": false, "error": "..."}: a message for the user.
+    const body = JSON.parse(text) as { error?: unknown };
+    if (typeof body.error === "string") error = body.error;
+  } catch {
+    // Not JSON: the status and the start of the text.
+  }
+  throw new ApiError(error, response.status);
 }
 
 export async function getJson<T>(path: string, params: Record<string, string> = {}): Promise<T> {
@@ -41,6 +90,12 @@ export async function getJson<T>(path: string, params: Record<string, string> = 
 export async function postForm<T>(path: string, form: [string, string][]): Promise<T> {
   const body = new URLSearchParams(form);
   const response = await check(await fetch(path, { method: "POST", body }));
+  return (await response.json()) as T;
+}
+
+export async function postJson<T>(path: string, body: unknown): Promise<T> {
+  const headers = { "Content-Type": "application/json" };
+  const response = await check(await fetch(path, { method: "POST", headers, body: JSON.stringify(body) }));
   return (await response.json()) as T;
 }
 
@@ -69,6 +124,30 @@ export const progress = (): Promise<IngestProgress> => getJson<IngestProgress>("
 export const pluginsListing = (): Promise<PluginListing> => getJson<PluginListing>("data/plugins_listing");
 export const environment = (): Promise<{ window_title?: string; data_location?: string }> =>
   getJson("data/environment");
+
+// The app's routes: who is signed in, sessions, the experiments and their admin routes, pins.
+
+export const me = (): Promise<Me> => getJson<Me>(atRoot("auth/me"));
+export const signIn = (token: string): Promise<{ user: string }> => postJson(atRoot("auth/session"), { token });
+export const signOut = (): Promise<unknown> => postJson(atRoot("auth/signout"), {});
+export const experiments = (): Promise<ExperimentEntry[]> => getJson<ExperimentEntry[]>(atRoot("data/experiments"));
+export const createExperiment = (name: string, description = ""): Promise<{ id: string }> =>
+  postJson(atRoot("data/experiments"), { name, description });
+export const access = (id: string): Promise<Access> => getJson<Access>(experimentPath(id) + "admin/access");
+export const rename = (id: string, name: string): Promise<unknown> =>
+  postJson(experimentPath(id) + "admin/rename", { name });
+export const setPublic = (id: string, flag: boolean): Promise<unknown> =>
+  postJson(experimentPath(id) + "admin/public", { public: flag });
+/** Gives `user` the role on the experiment; null takes it away. */
+export const share = (id: string, user: string, role: Role | null): Promise<unknown> =>
+  postJson(experimentPath(id) + "admin/share", { user, role });
+export const deleteExperiment = (id: string): Promise<unknown> => postJson(experimentPath(id) + "admin/delete", {});
+/** Pins the experiment's data as it is now: its dashboards at /experiment/<id>/at/<pin>/ keep showing that. */
+export const pin = (id: string): Promise<{ pin: string; created: number }> => postJson(experimentPath(id) + "pins", {});
+
+/** When a pin was made. */
+export const pinInfo = (id: string, pinId: string): Promise<{ pin: string; created: number }> =>
+  getJson(experimentPath(id) + `pins/${encodeURIComponent(pinId)}`);
 
 /** One run's whole series of a scalar tag, never downsampled (TS-VIS's /api/scalar serves every point), for
  * downloads: the charts draw the downsampled series of scalarsMultirun. */

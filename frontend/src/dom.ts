@@ -57,6 +57,26 @@ export function formatCount(value: number): string {
   return value.toLocaleString("en-US");
 }
 
+/** A moment (Unix seconds) as local date and time to the minute: 2024-05-01 14:03. */
+export function formatDate(seconds: number): string {
+  const date = new Date(seconds * 1000);
+  const two = (value: number) => String(value).padStart(2, "0");
+  return (
+    `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ` +
+    `${two(date.getHours())}:${two(date.getMinutes())}`
+  );
+}
+
+/** How long ago a moment (Unix seconds) was, in words: "just now", "5 min ago", "3 h ago", "2 days ago". */
+export function formatAge(seconds: number, now = Date.now() / 1000): string {
+  const age = Math.max(0, now - seconds);
+  if (age < 60) return "just now";
+  if (age < 3600) return `${Math.floor(age / 60)} min ago`;
+  if (age < 86400) return `${Math.floor(age / 3600)} h ago`;
+  if (age < 30 * 86400) return `${Math.floor(age / 86400)} day${age < 2 * 86400 ? "" : "s"} ago`;
+  return formatDate(seconds).slice(0, 10);
+}
+
 /** Downloads `text` as a file named `name`. */
 export function download(name: string, text: string, type: string): void {
   const url = URL.createObjectURL(new Blob([text], { type }));

@@ -82,7 +82,8 @@ class Guard:
         experiment_id = scope.get("path_params", {}).get("experiment_id", "")
         if experiment_id in DEFAULT_EXPERIMENT_IDS:
             experiment_id = experiments.default
-        decision = await run_in_threadpool(_decide, accounts, connection, policy_of(path), experiment_id)
+        policy = policy_of(path, scope["app"].state.settings.ui)
+        decision = await run_in_threadpool(_decide, accounts, connection, policy, experiment_id)
         if not decision.allowed:
             if decision.principal is None:
                 raise UnauthenticatedError("this server needs a token: send Authorization: Bearer <token>")

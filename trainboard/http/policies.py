@@ -142,8 +142,17 @@ FOLDERS: dict[str, Policy] = {
 }
 
 
-def policy_of(path: str) -> Policy | None:
-    """The policy of a route by its declared path (or, in a folder of built files, by any path in it)."""
+# trainboard's own UI (--ui trainboard) holds no data in its page and built files, and its page signs a visitor in:
+# anyone may load them. TensorBoard's and TS-VIS's pages, which cannot sign anyone in, need the role.
+OPEN_PAGES = ("/", "/index.html")
+OPEN_FOLDER = "/assets/"
+
+
+def policy_of(path: str, ui: str) -> Policy | None:
+    """The policy of a route by its declared path (or, in a folder of built files, by any path in it) in an app
+    serving the web UI `ui`."""
+    if ui == "trainboard" and (path in OPEN_PAGES or path.startswith(OPEN_FOLDER)):
+        return Policy.ANYONE
     found = POLICIES.get(path)
     if found is not None:
         return found

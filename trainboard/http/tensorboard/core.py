@@ -40,7 +40,10 @@ def plugins_listing(request: Request) -> JSONResponse:
 
 
 def ingest_progress(request: Request) -> JSONResponse:
-    return JSONResponse(experiment(request).progress.as_json())
+    """This process's ingest counters, and the experiment's `generation`, which changes whenever its data does,
+    whoever wrote it (another process's ingest, an upload): the web UI fetches again when either moves."""
+    found = experiment(request)
+    return JSONResponse({**found.progress.as_json(), "generation": found.provider.generation(experiment_id=found.id)})
 
 
 def routes() -> list[BaseRoute]:

@@ -1,22 +1,33 @@
 """trainboard's own web UI at / (the default --ui): the single-page app built from frontend/ into app/, which talks
 to the TensorBoard API by relative URLs, so it works under --path_prefix too. Its files are read once and served with
-TensorBoard's headers (the Content-Security-Policy on the page)."""
+TensorBoard's headers (the Content-Security-Policy on the page).
+
+The page tells the app whether the request may read an experiment where it is served (its meta tag
+`trainboard-experiment`), and preloads that experiment's start-up requests only then: the app shows that experiment's
+dashboards, else the sign-in page or the experiments page, without asking for what it would be refused."""
 
 from __future__ import annotations
 
 import functools
 import mimetypes
+import re
 from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from trainboard.access.accounts import Accounts
+from trainboard.errors import NotFoundError
+from trainboard.http.context import DEFAULT_EXPERIMENT_IDS, Experiments
+from trainboard.http.guard import principal_of
 from trainboard.http.responses import SECURITY_HEADERS
 from trainboard.http.ui.csp import CONTENT_SECURITY_POLICY
 
 APP = Path(__file__).parent / "app"
 MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}
+READABLE = b'<meta name="trainboard-experiment" content="readable" />'
+PRELOAD = re.compile(rb'\n *<link rel="preload" [^>]*>')
 
 
 @functools.cache
@@ -24,13 +35,42 @@ def _file(path: Path) -> bytes:
     return path.read_bytes()
 
 
+@functools.cache
+def _page(readable: bool, preload: bool) -> bytes:
+    page = _file(APP / "index.html")
+    if not readable:
+        page = page.replace(READABLE, READABLE.replace(b'"readable"', b'""'))
+    return page if preload else PRELOAD.sub(b"", page)
+
+
 def _media_type(path: Path) -> str:
     return MEDIA_TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
 
 
+def _readable(request: Request) -> bool:
+    """Whether the request may read the experiment the page is served for (at /, the app's default one)."""
+    experiments: Experiments = request.app.state.experiments
+    accounts: Accounts | None = request.app.state.accounts
+    experiment_id: str | None = request.path_params.get("experiment_id", "")
+    if experiment_id in DEFAULT_EXPERIMENT_IDS:
+        experiment_id = experiments.default
+    if experiment_id is None:
+        return False
+    if accounts is not None:
+        return accounts.role(principal_of(request), experiment_id) is not None
+    try:
+        experiments.get(experiment_id)
+    except NotFoundError:
+        return False
+    return True
+
+
 def index(request: Request) -> Response:
     headers = {**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY}
-    return Response(_file(APP / "index.html"), media_type="text/html; charset=utf-8", headers=headers)
+    readable = _readable(request)
+    # At / of an app with a default experiment, ?experiments asks for the experiments page: nothing to preload.
+    page = _page(readable, readable and "experiments" not in request.query_params)
+    return Response(page, media_type="text/html; charset=utf-8", headers=headers)
 
 
 def _asset(path: Path) -> Route:
