@@ -140,11 +140,16 @@ async function poll(): Promise<void> {
     const progress = await api.progress();
     const fraction = progress.bytes_total ? progress.bytes_read / progress.bytes_total : progress.done ? 1 : 0;
     progressBar.value = progress.done ? 1 : fraction;
-    progressText.textContent = progress.done
-      ? `${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files read, ` +
-        `${formatCount(progress.points)} new points`
-      : `loading: ${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files, ` +
-        `${formatCount(progress.points)} points`;
+    // An experiment this process does not ingest (another process or an upload writes it) has no files to count.
+    const counted = !(progress.done && progress.files_total === 0);
+    progressBar.hidden = !counted;
+    progressText.textContent = !counted
+      ? ""
+      : progress.done
+        ? `${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files read, ` +
+          `${formatCount(progress.points)} new points`
+        : `loading: ${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files, ` +
+          `${formatCount(progress.points)} points`;
     document.body.dataset.ingest = progress.done ? "done" : "loading";
     const seen = `${progress.points} ${progress.generation ?? ""}`;
     const changed = lastSeen !== null && seen !== lastSeen;
@@ -236,13 +241,12 @@ export async function start(me: Promise<api.Me>, signIn: () => void): Promise<vo
     ...(pinned ? [pinnedBanner(place.experiment!, place.pin!)] : []),
     h("div", { class: "body" }, runs.element, main),
   );
-  void me.then(
-    (found) => {
+  void me
+    .then((found) => {
       showAccount(found, signIn);
       return showPlace(found);
-    },
-    () => undefined,
-  );
+    })
+    .catch(() => undefined); // no name and no link: the dashboards work all the same
   listen();
   scalars.mount();
   await Promise.all([showTitle(), refreshAll(), pinned ? null : poll()]);

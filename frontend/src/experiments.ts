@@ -56,7 +56,7 @@ const table = h(
       h("th", { scope: "col" }, "Name"),
       h("th", { scope: "col", class: "number" }, "Runs"),
       h("th", { scope: "col" }, "Last update"),
-      h("th", { scope: "col" }, "Access"),
+      h("th", { scope: "col", class: "access" }, "Access"),
       h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")),
     ),
   ),
@@ -330,6 +330,7 @@ async function load(): Promise<void> {
 export async function start(found: api.Me, signIn: () => void): Promise<void> {
   me = found;
   create.hidden = !(me.auth && me.user !== null);
+  table.classList.toggle("open-app", !me.auth);
   document.body.replaceChildren(
     header(),
     h(

@@ -60,8 +60,12 @@ class Console:
     """Console errors and uncaught exceptions of a page."""
 
     errors: list[str] = field(default_factory=list)
+    # Parts of messages the test causes on purpose (a refused request it makes).
+    expected: tuple[str, ...] = ()
 
     def message(self, message: ConsoleMessage) -> None:
+        if any(part in message.text for part in self.expected):
+            return
         # Chromium's software GL notes a performance cost when a screenshot reads a WebGL canvas back: not the page's.
         if message.type == "warning" and "GPU stall due to ReadPixels" in message.text:
             return
@@ -83,14 +87,21 @@ def chromium() -> Iterator[Browser]:
 
 
 @contextmanager
-def ui_page(browser: Browser, name: str, *, color_scheme: Literal["light", "dark"] = "light") -> Iterator[Page]:
-    """A fresh page; on leaving, its screenshot is saved as `name`.png and it must have logged no console error."""
+def ui_page(
+    browser: Browser,
+    name: str,
+    *,
+    color_scheme: Literal["light", "dark"] = "light",
+    expected_errors: tuple[str, ...] = (),
+) -> Iterator[Page]:
+    """A fresh page; on leaving, its screenshot is saved as `name`.png and it must have logged no console error (but
+    those containing one of `expected_errors`)."""
     context = browser.new_context(
         viewport={"width": 1400, "height": 1000}, accept_downloads=True, color_scheme=color_scheme
     )
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    console = Console()
+    console = Console(expected=expected_errors)
     page.on("console", console.message)
     page.on("pageerror", console.exception)
     try:

@@ -1,0 +1,294 @@
+"""trainboard's own web UI on `trainboard serve` with accounts, in Debian's Chromium: users and tokens made with the
+CLI sign in with a token, create and share experiments on the experiments page, open their dashboards, and follow
+a pinned link (the data as of the pin) and the live one (what `trainboard ingest` adds later)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import tensorboardX
+from playwright.sync_api import Browser, Page
+
+from tests.browser.ui import ARTIFACTS, SEED_TAGS, seed_value, ui_page
+from tests.cli.process import command
+from tests.servers import store_serving
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 120.0
+USERS = ("ada", "bob", "carol")
+HOSTILE = '<img src=x onerror="document.title=1">'
+# The names of carol's many experiments: a few families of sweeps, as a team's list looks.
+FAMILIES = ("resnet50-imagenet", "vit-b16-cifar100", "gpt2-small-owt", "unet-segmentation", "bert-base-glue")
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    db: str
+    url: str
+    scratch: Path
+    tokens: dict[str, str]
+
+
+def cli(*flags: str) -> str:
+    done = subprocess.run(command(*flags), capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return done.stdout.decode()
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
+    """`trainboard serve` with accounts on SQLite; ada, bob and carol, each with a token of all their roles."""
+    scratch = tmp_path_factory.mktemp("team")
+    db = f"sqlite:{scratch / 'team.sqlite'}"
+    for user in USERS:
+        cli("users", "add", user, f"--db={db}")
+    tokens = {user: cli("tokens", "create", f"--db={db}", f"--user={user}").strip() for user in USERS}
+    with store_serving(db, scratch / "serve") as url:
+        yield Team(db, url, scratch, tokens)
+
+
+def write_runs(logdir: Path, *runs: str, steps: int = 60) -> Path:
+    for index, run in enumerate(runs):
+        with tensorboardX.SummaryWriter(str(logdir / run)) as writer:
+            for step in range(steps):
+                for tag in SEED_TAGS:
+                    writer.add_scalar(tag, seed_value(tag, index, step), step, walltime=1_700_000_000 + step)
+    return logdir
+
+
+def ingest(team: Team, experiment: str, logdir: Path) -> None:
+    cli("ingest", f"--db={team.db}", f"--experiment={experiment}", f"--logdir={logdir}")
+
+
+def create(team: Team, user: str, name: str, description: str = "") -> str:
+    """An experiment `user` creates through the API (as an upload client would), its id."""
+    response = httpx.post(
+        f"{team.url}/data/experiments",
+        json={"name": name, "description": description},
+        headers={"Authorization": f"Bearer {team.tokens[user]}"},
+    )
+    assert response.status_code == 201, response.text
+    experiment_id: str = response.json()["id"]
+    return experiment_id
+
+
+def sign_in(page: Page, team: Team, user: str, path: str = "/") -> None:
+    page.goto(f"{team.url}{path}")
+    page.fill("#token", team.tokens[user])
+    page.click("#sign-in-submit")
+    page.wait_for_selector(f"#user:text-is('{user}')")
+
+
+def row(page: Page, name: str) -> str:
+    return f"#experiments tr[data-name='{name}']"
+
+
+def share(page: Page, name: str, user: str, role: str) -> None:
+    page.locator(row(page, name)).locator(".manage-toggle").click()
+    panel = page.locator("#experiments tr.manage")
+    panel.locator(".share-user").fill(user)
+    panel.locator(".share-role").select_option(role)
+    panel.locator(".share button").click()
+    page.wait_for_selector(f"#experiments .shares li[data-user='{user}']")
+
+
+def wait_drawn(page: Page, tag: str, runs: int) -> None:
+    page.locator(f"article.card[data-tag='{tag}']").scroll_into_view_if_needed()
+    page.wait_for_function(
+        "([tag, runs]) => { const c = document.querySelector(`article.card[data-tag='${tag}']`);"
+        " return c && c.dataset.runs === String(runs) && c.querySelector('.chart').dataset.drawMs; }",
+        arg=[tag, runs],
+    )
+
+
+def shown_runs(page: Page) -> list[str]:
+    found: list[str] = page.locator("#run-list .run").evaluate_all("rows => rows.map(r => r.dataset.run)")
+    return sorted(found)
+
+
+def test_sign_in_create_share_and_open_the_dashboards(team: Team, browser: Browser) -> None:
+    with ui_page(browser, "team-sign-in-light") as page:
+        page.goto(team.url)
+        page.wait_for_selector("#token")
+        assert page.locator("#dashboard, #experiments").count() == 0
+    with ui_page(browser, "team-sign-in-dark", color_scheme="dark") as page:
+        page.goto(team.url)
+        page.wait_for_selector("#token")
+
+    with ui_page(browser, "team-ada-dashboard") as page:
+        sign_in(page, team, "ada")
+        assert page.inner_text("#experiments-empty").startswith("No experiments yet.")
+        for name in (HOSTILE, "mnist"):
+            page.fill("#new-experiment", name)
+            page.click("#create-experiment button")
+            page.wait_for_selector(row(page, name))
+        ingest(team, "mnist", write_runs(team.scratch / "mnist", "train", "eval"))
+        page.reload()
+        mnist = page.locator(row(page, "mnist"))
+        assert mnist.locator("td.number").inner_text() == "2"
+        assert mnist.locator(".badge").inner_text() == "admin"
+        # Names are text: the markup shows as typed and never runs.
+        assert page.locator(row(page, HOSTILE)).locator("a.open").inner_text() == HOSTILE
+        assert page.locator("#experiments img").count() == 0
+        assert page.title() == "trainboard"
+        # Newest update first: mnist was written last.
+        assert page.locator("#experiments tbody tr").evaluate_all("r => r.map(e => e.dataset.name)") == [
+            "mnist",
+            HOSTILE,
+        ]
+        page.screenshot(path=str(ARTIFACTS / "team-experiments-few-light.png"))
+
+        share(page, "mnist", "bob", "read")
+        assert page.locator("#experiments tr.manage .owner").inner_text() == "Owner: ada"
+        assert "Shared mnist with bob (read)." in page.inner_text("#notice")
+        page.screenshot(path=str(ARTIFACTS / "team-experiments-manage-light.png"))
+
+        mnist.locator("a.open").click()
+        page.wait_for_url(re.compile(r"/experiment/[^/]+/$"))
+        wait_drawn(page, "train/loss", 2)
+        assert page.inner_text("#experiment-name") == "mnist"
+        assert page.title() == "mnist · trainboard"
+        assert page.locator("#experiments-link").is_visible()
+
+    with ui_page(browser, "team-experiments-few-dark", color_scheme="dark") as page:
+        sign_in(page, team, "ada")
+        page.locator(row(page, "mnist")).locator(".manage-toggle").click()
+        page.wait_for_selector("#experiments .shares li[data-user='bob']")
+        page.screenshot(path=str(ARTIFACTS / "team-experiments-manage-dark.png"))
+        page.locator(row(page, "mnist")).locator(".manage-toggle").click()
+
+    with ui_page(browser, "team-bob-dashboard") as page:
+        sign_in(page, team, "bob")
+        names = page.locator("#experiments tbody tr").evaluate_all("r => r.map(e => e.dataset.name)")
+        assert names == ["mnist"]
+        shared = page.locator(row(page, "mnist"))
+        assert shared.locator(".badge").inner_text() == "read"
+        assert shared.locator(".manage-toggle").count() == 0
+        shared.locator("a.open").click()
+        wait_drawn(page, "train/loss", 2)
+        assert shown_runs(page) == ["eval", "train"]
+        # Signed out, the same page asks for a token again.
+        page.click("#sign-out")
+        page.wait_for_selector("#token")
+
+
+def test_a_bad_token_is_refused_with_a_reason(team: Team, browser: Browser) -> None:
+    with ui_page(browser, "team-sign-in-refused", expected_errors=("401 (Unauthorized)",)) as page:
+        page.goto(team.url)
+        page.fill("#token", "tbk_0000000000_" + "x" * 43)
+        page.click("#sign-in-submit")
+        page.wait_for_selector("#sign-in-error:has-text('not valid')")
+        assert page.locator("#experiments").count() == 0
+
+
+def test_the_sign_in_page_leads_on_to_the_page_asked_for(team: Team, browser: Browser) -> None:
+    experiment_id = create(team, "ada", "deep-link")
+    ingest(team, "deep-link", write_runs(team.scratch / "deep-link", "only"))
+    with ui_page(browser, "team-deep-link") as page:
+        sign_in(page, team, "ada", f"/experiment/{experiment_id}/#dashboard=scalars&tagFilter=loss")
+        wait_drawn(page, "train/loss", 1)
+        assert f"/experiment/{experiment_id}/#" in page.url and "tagFilter=loss" in page.url
+        # Another user's experiment answers as one that does not exist.
+        other = create(team, "bob", "bobs-own")
+        page.goto(f"{team.url}/experiment/{other}/")
+        page.wait_for_selector("#missing")
+        assert "not shared with ada" in page.inner_text("#missing")
+
+
+def test_a_pinned_link_keeps_its_moment_and_the_live_one_follows(team: Team, browser: Browser) -> None:
+    experiment_id = create(team, "ada", "streaming")
+    logdir = write_runs(team.scratch / "streaming", "first")
+    ingest(team, "streaming", logdir)
+    with ui_page(browser, "team-live") as live:
+        sign_in(live, team, "ada")
+        live.locator(row(live, "streaming")).locator(".pin-link").click()
+        pinned_url = live.input_value("#shared-link")
+        assert re.fullmatch(rf"{re.escape(team.url)}/experiment/{experiment_id}/at/[^/]+/", pinned_url), pinned_url
+        live.locator(row(live, "streaming")).locator(".copy-link").click()
+        assert live.input_value("#shared-link") == f"{team.url}/experiment/{experiment_id}/"
+
+        live.locator(row(live, "streaming")).locator("a.open").click()
+        wait_drawn(live, "train/loss", 1)
+        # An upload streams in (here, another ingest of the grown logdir): the open page shows it without reload.
+        write_runs(logdir, "late")
+        ingest(team, "streaming", logdir)
+        live.wait_for_function("() => document.querySelector('#run-count').textContent.startsWith('2 of 2 ')")
+        wait_drawn(live, "train/loss", 2)
+
+        with ui_page(browser, "team-pinned") as pinned:
+            sign_in(pinned, team, "ada", pinned_url.removeprefix(team.url))
+            wait_drawn(pinned, "train/loss", 1)
+            assert shown_runs(pinned) == ["first"]
+            banner = pinned.inner_text("#pinned-banner")
+            assert re.match(r"pinned at \d{4}-\d\d-\d\d \d\d:\d\d: data written later is not shown", banner), banner
+            assert pinned.locator("#ingest").count() == 0
+            pinned.click("#view-live")
+            pinned.wait_for_url(re.compile(rf"/experiment/{experiment_id}/(#.*)?$"))
+            wait_drawn(pinned, "train/loss", 2)
+            assert shown_runs(pinned) == ["first", "late"]
+
+
+def test_many_experiments_search_and_sort(team: Team, browser: Browser) -> None:
+    names = [f"{family}-sweep-{index:02d}" for index in range(8) for family in FAMILIES]
+    for index, name in enumerate(names):
+        create(team, "carol", name, description=f"lr {10 ** -(index % 4 + 2)}, batch {2 ** (index % 5 + 5)}")
+    ada_shared = create(team, "ada", "shared-with-carol-and-public")
+    admin = {"Authorization": f"Bearer {team.tokens['ada']}"}
+    httpx.post(
+        f"{team.url}/experiment/{ada_shared}/admin/share", json={"user": "carol", "role": "write"}, headers=admin
+    )
+    httpx.post(f"{team.url}/experiment/{ada_shared}/admin/public", json={"public": True}, headers=admin)
+    for scheme in ("light", "dark"):
+        with ui_page(browser, f"team-experiments-many-{scheme}", color_scheme=scheme) as page:
+            sign_in(page, team, "carol")
+            rows = page.locator("#experiments tbody tr")
+            assert rows.count() == len(names) + 1
+            assert page.inner_text("#experiment-count") == f"{len(names) + 1} experiments"
+            # Newest first: the last created.
+            assert rows.first.get_attribute("data-name") == "shared-with-carol-and-public"
+            assert page.locator(row(page, "shared-with-carol-and-public")).locator(".badge").all_inner_texts() == [
+                "write",
+                "public",
+            ]
+            if scheme == "dark":
+                continue
+            page.fill("#experiment-search", "VIT-B16")
+            assert rows.count() == 8 and page.inner_text("#experiment-count") == f"8 of {len(names) + 1} experiments"
+            page.select_option("#experiment-sort", "name")
+            shown = rows.evaluate_all("r => r.map(e => e.dataset.name)")
+            assert shown == sorted(name for name in names if name.startswith("vit-b16"))
+            page.fill("#experiment-search", "no such thing")
+            assert page.inner_text("#experiments-empty") == "No experiment matches."
+            page.fill("#experiment-search", "")
+            page.select_option("#experiment-sort", "update")
+
+
+def test_an_admin_renames_publishes_and_deletes(team: Team, browser: Browser) -> None:
+    experiment_id = create(team, "ada", "to-rename")
+    with ui_page(browser, "team-admin") as page:
+        sign_in(page, team, "ada")
+        page.locator(row(page, "to-rename")).locator(".manage-toggle").click()
+        panel = page.locator("#experiments tr.manage")
+        panel.locator(".rename input").fill("renamed")
+        panel.locator(".rename button").click()
+        page.wait_for_selector(row(page, "renamed"))
+        panel.locator(".public-toggle").check()
+        page.wait_for_selector(f"{row(page, 'renamed')} .badge.public")
+        assert httpx.get(f"{team.url}/experiment/{experiment_id}/data/runs").status_code == 200
+        panel.locator(".public-toggle").uncheck()
+        page.wait_for_function(f'() => !document.querySelector("{row(page, "renamed")} .badge.public")')
+        assert httpx.get(f"{team.url}/experiment/{experiment_id}/data/runs").status_code == 401
+        panel.locator(".delete").click()
+        assert "cannot be undone" in panel.locator(".confirm").inner_text()
+        panel.locator(".confirm-delete").click()
+        page.wait_for_selector(row(page, "renamed"), state="detached")
+        assert "Deleted renamed." in page.inner_text("#notice")
+        listed = httpx.get(f"{team.url}/data/experiments", headers={"Authorization": f"Bearer {team.tokens['ada']}"})
+        assert "renamed" not in [e["name"] for e in listed.json()]
