@@ -128,9 +128,17 @@ _READ_ROUTES = (
 POLICIES: dict[str, Policy] = {
     **dict.fromkeys(_READ_ROUTES, Policy.READ),
     "/data/experiments": Policy.SIGNED_IN,
+    "/upload/files": Policy.WRITE,
+    "/upload/file": Policy.WRITE,
+    "/upload/forget": Policy.WRITE,
     "/admin/share": Policy.ADMIN,
     "/admin/public": Policy.ADMIN,
     "/admin/rename": Policy.ADMIN,
+    "/admin/access": Policy.ADMIN,
+    # Who is signed in (no one, without a session), signing in with a token, signing out.
+    "/auth/me": Policy.ANYONE,
+    "/auth/session": Policy.ANYONE,
+    "/auth/signout": Policy.ANYONE,
 }
 
 # Folders of the web UIs' built files: every file in them, as the page that loads them.
