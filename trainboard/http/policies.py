@@ -128,9 +128,17 @@ _READ_ROUTES = (
 POLICIES: dict[str, Policy] = {
     **dict.fromkeys(_READ_ROUTES, Policy.READ),
     "/data/experiments": Policy.SIGNED_IN,
+    "/upload/files": Policy.WRITE,
+    "/upload/file": Policy.WRITE,
+    "/upload/forget": Policy.WRITE,
     "/admin/share": Policy.ADMIN,
     "/admin/public": Policy.ADMIN,
     "/admin/rename": Policy.ADMIN,
+    "/admin/access": Policy.ADMIN,
+    # Who is signed in (no one, without a session), signing in with a token, signing out.
+    "/auth/me": Policy.ANYONE,
+    "/auth/session": Policy.ANYONE,
+    "/auth/signout": Policy.ANYONE,
 }
 
 # Folders of the web UIs' built files: every file in them, as the page that loads them.
@@ -148,9 +156,9 @@ OPEN_PAGES = ("/", "/index.html")
 OPEN_FOLDER = "/assets/"
 
 
-def policy_of(path: str, ui: str) -> Policy | None:
+def policy_of(path: str, ui: str = "trainboard") -> Policy | None:
     """The policy of a route by its declared path (or, in a folder of built files, by any path in it) in an app
-    serving the web UI `ui`."""
+    serving the web UI `ui` (--ui)."""
     if ui == "trainboard" and (path in OPEN_PAGES or path.startswith(OPEN_FOLDER)):
         return Policy.ANYONE
     found = POLICIES.get(path)
