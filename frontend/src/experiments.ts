@@ -169,7 +169,7 @@ function experimentRow(entry: api.ExperimentEntry): HTMLElement {
   });
   return h(
     "tr",
-    { "data-id": entry.id, "data-name": entry.name },
+    { "data-id": entry.id, "data-name": entry.name, class: open?.id === entry.id ? "expanded" : null },
     h(
       "td",
       { class: "name" },
@@ -193,16 +193,11 @@ function managePanel(entry: api.ExperimentEntry): HTMLElement {
   const name = h("input", {
     type: "text",
     value: entry.name,
-    "aria-label": "Name",
+    "aria-label": "New name",
     required: true,
     spellcheck: "false",
   });
-  const rename = h(
-    "form",
-    { class: "rename" },
-    h("label", {}, "Name ", name),
-    h("button", { type: "submit" }, "Rename"),
-  );
+  const rename = h("form", { class: "rename" }, name, h("button", { type: "submit" }, "Rename"));
   rename.addEventListener("submit", (event) => {
     event.preventDefault();
     const wanted = name.value.trim();
