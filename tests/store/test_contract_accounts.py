@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from trainboard.access.accounts import SESSION_SECONDS, AccountError, Accounts, NameTaken, NotAllowed
+from trainboard.access.accounts import (
+    MAX_EXPERIMENT_NAME,
+    SESSION_SECONDS,
+    AccountError,
+    Accounts,
+    NameTaken,
+    NotAllowed,
+)
 from trainboard.access.roles import Role
 from trainboard.access.tokens import hashed
 from trainboard.store.store import Store
@@ -117,6 +124,8 @@ def test_experiments_are_created_owned_unless_taken_or_by_a_limited_token(store:
         accounts.create_experiment(ada, "mnist")
     with pytest.raises(AccountError, match="empty"):
         accounts.create_experiment(ada, " ")
+    with pytest.raises(AccountError, match="at most"):
+        accounts.create_experiment(ada, "x" * (MAX_EXPERIMENT_NAME + 1))
     limited = accounts.authenticate(accounts.create_token("bob", experiment_id=created)[1])
     assert limited is not None
     with pytest.raises(NotAllowed, match="limited"):

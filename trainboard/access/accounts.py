@@ -18,6 +18,8 @@ SECONDS_PER_DAY = 86_400
 SESSION_SECONDS = 30 * SECONDS_PER_DAY
 SESSION_SECRET_BYTES = 32
 USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,99}")
+# The longest name an experiment may be given by HTTP (created or renamed).
+MAX_EXPERIMENT_NAME = 200
 
 
 class AccountError(ValueError):
@@ -272,4 +274,6 @@ class Accounts:
 def _experiment_name(name: str) -> str:
     if not name.strip():
         raise AccountError("an experiment's name cannot be empty")
+    if len(name) > MAX_EXPERIMENT_NAME:
+        raise AccountError(f"an experiment's name has at most {MAX_EXPERIMENT_NAME} characters")
     return name
