@@ -1,5 +1,6 @@
 """An experiment's admin routes under /experiment/<id>/admin/ (`trainboard serve` only): share it with a user, make
-it public or private, rename it. Each takes a JSON object and answers trainboard's JSON (`ok`, or `error`)."""
+it public or private, rename it, delete it. Each answers trainboard's JSON (`ok`, or `error`); those that change
+something take a JSON object."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.access.accounts import AccountError, Accounts
 from trainboard.access.roles import Role
+from trainboard.http.context import Experiments
 from trainboard.http.responses import JSONResponse
 
 
@@ -73,9 +75,20 @@ async def rename(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True, "name": name})
 
 
+async def delete(request: Request) -> JSONResponse:
+    """Delete the experiment and everything of it (points, blobs, pins, roles); its routes answer 404 after. 409 while
+    a process ingests into it."""
+    experiments: Experiments = request.app.state.experiments
+    if not await run_in_threadpool(experiments.delete, request.path_params["experiment_id"]):
+        error = "the experiment is being written by another process (trainboard ingest): stop it first"
+        return JSONResponse({"ok": False, "error": error, "status": 409}, status_code=409)
+    return JSONResponse({"ok": True})
+
+
 def routes() -> list[BaseRoute]:
     return [
         Route("/admin/share", share, methods=["POST"]),
         Route("/admin/public", public, methods=["POST"]),
         Route("/admin/rename", rename, methods=["POST"]),
+        Route("/admin/delete", delete, methods=["POST"]),
     ]

@@ -14,7 +14,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.errors import PublicError
-from trainboard.http import admin, tensorboard, tsvis
+from trainboard.http import admin, pins, tensorboard, tsvis
 from trainboard.http.context import Experiments
 from trainboard.http.guard import AUTHENTICATE, guard, principal_of
 from trainboard.http.hosts import AllowedHosts, CheckHost
@@ -33,8 +33,9 @@ def create_app(
     lifespan: Lifespan | None = None,
     accounts: Accounts | None = None,
 ) -> Starlette:
-    """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one;
-    `lifespan` starts and stops what the caller built (ingest, the store). With `accounts`, every route answers only
+    """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one,
+    and all of them again below .../at/<pin>/ as of a pin; `lifespan` starts and stops what the caller built (ingest,
+    the store). With `accounts`, every route answers only
     the requests its policy allows (`trainboard.http.guard`), and each experiment has its admin routes."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
@@ -44,8 +45,10 @@ def create_app(
     api: list[BaseRoute] = [Route("/data/experiments", list_experiments), *tensorboard.routes(), *tsvis.routes()]
     # TensorBoard's UI served at /experiment/<id>/ asks for experiment/defaultExperimentId/... below it: that id.
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
-    scoped = [*per_experiment, *admin.routes()] if accounts is not None else per_experiment
-    routes: list[BaseRoute] = [Mount("/experiment/{experiment_id}", routes=scoped), *api, *pages]
+    # The same routes as of a pin, below .../at/<pin>/.
+    pinning = [pins.pinned(per_experiment), *pins.routes()]
+    scoped = [*per_experiment, *pinning, *(admin.routes() if accounts is not None else [])]
+    routes: list[BaseRoute] = [Mount("/experiment/{experiment_id}", routes=scoped), *api, *pages, *pinning]
     if accounts is not None:
         guard(routes)
     if settings.path_prefix.strip("/"):
