@@ -84,7 +84,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
         accounts.create_token(name, experiment_id=experiment, role=role)[1]
         for name, role in (("ada", Role.WRITE), ("bob", Role.ADMIN), ("cy", Role.READ))
     ]
-    experiments = Experiments(DataProvider(store), progress={}, elsewhere=IngestProgress.finished())
+    experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
     app = create_app(experiments, Settings(upload_rate=2, upload_burst=3), accounts=accounts)
     (scoped,) = [r for r in app.routes if isinstance(r, Mount) and r.path == "/experiment/{experiment_id}"]
     scoped.routes.append(Route("/upload/forget", accepted, methods=["POST"]))

@@ -14,7 +14,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.errors import PublicError, TooManyRequestsError
-from trainboard.http import admin, sessions, tensorboard, tsvis
+from trainboard.http import admin, pins, sessions, tensorboard, tsvis
 from trainboard.http.context import Experiments
 from trainboard.http.experiments import create_experiment, list_experiments
 from trainboard.http.guard import AUTHENTICATE, guard
@@ -35,10 +35,11 @@ def create_app(
     lifespan: Lifespan | None = None,
     accounts: Accounts | None = None,
 ) -> Starlette:
-    """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one;
-    `lifespan` starts and stops what the caller built (ingest, the store). With `accounts`, every route answers only
-    the requests its policy allows (`trainboard.http.guard`), browsers sign in (`trainboard.http.sessions`), experiments
-    are created at /data/experiments, and each experiment has its admin routes."""
+    """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one,
+    and all of them again below .../at/<pin>/ as of a pin; `lifespan` starts and stops what the caller built (ingest,
+    the store). With `accounts`, every route answers only the requests its policy allows (`trainboard.http.guard`),
+    browsers sign in (`trainboard.http.sessions`), experiments are created at /data/experiments, and each experiment
+    has its admin routes."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -47,13 +48,16 @@ def create_app(
     api: list[BaseRoute] = [Route("/data/experiments", list_experiments), *tensorboard.routes(), *tsvis.routes()]
     # TensorBoard's UI served at /experiment/<id>/ asks for experiment/defaultExperimentId/... below it: that id.
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
-    scoped = [*per_experiment, *admin.routes()] if accounts is not None else per_experiment
+    # The same routes as of a pin, below .../at/<pin>/.
+    pinning = [pins.pinned(per_experiment), *pins.routes()]
+    scoped = [*per_experiment, *pinning, *(admin.routes() if accounts is not None else [])]
     root = [*api, Route("/data/experiments", create_experiment, methods=["POST"])] if accounts is not None else api
     routes: list[BaseRoute] = [
         Mount("/experiment/{experiment_id}", routes=scoped),
         *root,
         *sessions.routes(accounts),
         *pages,
+        *pinning,
     ]
     if accounts is not None:
         guard(routes)
