@@ -35,8 +35,8 @@ def create_app(
 ) -> Starlette:
     """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one,
     and all of them again below .../at/<pin>/ as of a pin; `lifespan` starts and stops what the caller built (ingest,
-    the store). With `accounts`, every route answers only
-    the requests its policy allows (`trainboard.http.guard`), and each experiment has its admin routes."""
+    the store). With `accounts`, every route answers only the requests its policy allows (`trainboard.http.guard`),
+    and each experiment has its admin routes."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
