@@ -63,7 +63,7 @@ class Experiments:
         max_projection_points: int = MAX_POINTS,
     ) -> None:
         self.provider = provider
-        self.keeper = keeper
+        self._keeper = keeper
         self.default = default
         # The progress of each experiment this process ingests, and of those other processes ingest.
         self._progress = progress
@@ -98,7 +98,7 @@ class Experiments:
     def pin(self, experiment_id: str) -> Pin:
         """Record the experiment's ingest position now."""
         live = self._live(experiment_id)
-        pin = self.keeper.create_pin(live.id)
+        pin = self._keeper.create_pin(live.id)
         if pin is None:
             raise NotFoundError(f"no experiment with id {experiment_id!r}")
         return pin
@@ -106,7 +106,7 @@ class Experiments:
     def delete(self, experiment_id: str) -> bool:
         """Delete the experiment and everything of it; False while another process writes it."""
         live = self._live(experiment_id)
-        if not self.keeper.delete_experiment(live.id):
+        if not self._keeper.delete_experiment(live.id):
             return False
         with self._lock:
             self._served.pop(live.id, None)
