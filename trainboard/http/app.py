@@ -14,13 +14,14 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.errors import PublicError
-from trainboard.http import admin, tensorboard, tsvis
+from trainboard.http import admin, tensorboard, tsvis, upload
 from trainboard.http.context import Experiments
 from trainboard.http.guard import AUTHENTICATE, guard, principal_of
 from trainboard.http.hosts import AllowedHosts, CheckHost
 from trainboard.http.limits import LimitBodySize
 from trainboard.http.responses import JSONResponse, TextResponse
 from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
+from trainboard.ingest.upload import Uploads
 from trainboard.settings import Settings
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
@@ -32,10 +33,12 @@ def create_app(
     *,
     lifespan: Lifespan | None = None,
     accounts: Accounts | None = None,
+    uploads: Uploads | None = None,
 ) -> Starlette:
     """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one;
     `lifespan` starts and stops what the caller built (ingest, the store). With `accounts`, every route answers only
-    the requests its policy allows (`trainboard.http.guard`), and each experiment has its admin routes."""
+    the requests its policy allows (`trainboard.http.guard`), and each experiment has its admin routes. With
+    `uploads`, each experiment takes uploads (`trainboard.http.upload`)."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -44,7 +47,11 @@ def create_app(
     api: list[BaseRoute] = [Route("/data/experiments", list_experiments), *tensorboard.routes(), *tsvis.routes()]
     # TensorBoard's UI served at /experiment/<id>/ asks for experiment/defaultExperimentId/... below it: that id.
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
-    scoped = [*per_experiment, *admin.routes()] if accounts is not None else per_experiment
+    scoped = [
+        *per_experiment,
+        *(admin.routes() if accounts is not None else []),
+        *(upload.routes() if uploads is not None else []),
+    ]
     routes: list[BaseRoute] = [Mount("/experiment/{experiment_id}", routes=scoped), *api, *pages]
     if accounts is not None:
         guard(routes)
@@ -65,6 +72,7 @@ def create_app(
     app.state.experiments = experiments
     app.state.settings = settings
     app.state.accounts = accounts
+    app.state.uploads = uploads
     return app
 
 

@@ -128,6 +128,9 @@ _READ_ROUTES = (
 POLICIES: dict[str, Policy] = {
     **dict.fromkeys(_READ_ROUTES, Policy.READ),
     "/data/experiments": Policy.SIGNED_IN,
+    "/upload/files": Policy.WRITE,
+    "/upload/file": Policy.WRITE,
+    "/upload/forget": Policy.WRITE,
     "/admin/share": Policy.ADMIN,
     "/admin/public": Policy.ADMIN,
     "/admin/rename": Policy.ADMIN,
