@@ -6,100 +6,20 @@ from __future__ import annotations
 
 import random
 import signal
-import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
 
-from tests.cli.process import command
 from tests.logdirs import image_summary, images, png
-from tests.s3server import S3Server
-from tests.servers import SERVING, free_port, stop, trainboard_server
+from tests.servers import free_port, trainboard_server
+from tests.upload.team import TIMEOUT, TeamStore, finished, serving, started_server, upload
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
-from trainboard.store.opening import open_store
 
-TIMEOUT = 180.0
 IMAGE_EVERY = 50
-
-
-@dataclass(frozen=True, slots=True)
-class TeamStore:
-    db: str
-    flags: tuple[str, ...]
-    env: dict[str, str] | None
-
-    def create_experiment(self, name: str) -> str:
-        store = open_store(self.db)
-        try:
-            return store.create_experiment(name).id
-        finally:
-            store.close()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres+s3", marks=pytest.mark.postgres)])
-def team_store(request: pytest.FixtureRequest, tmp_path: Path) -> TeamStore:
-    if request.param == "sqlite":
-        return TeamStore(f"sqlite:{tmp_path / 'team.sqlite'}", (), None)
-    s3: S3Server = request.getfixturevalue("s3")
-    db: str = request.getfixturevalue("postgres_url")
-    return TeamStore(db, (f"--blobs=s3://{s3.bucket}/{tmp_path.name}",), s3.environment(tmp_path))
-
-
-@contextmanager
-def serving(store: TeamStore, scratch: Path, port: int = 0) -> Iterator[str]:
-    """`trainboard serve` of the store without tokens on `port` (0: any); its URL once it listens."""
-    with started_server(store, scratch, port) as (url, _):
-        yield url
-
-
-@contextmanager
-def started_server(store: TeamStore, scratch: Path, port: int) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    scratch.mkdir(parents=True, exist_ok=True)
-    log = scratch / f"serve-{time.monotonic_ns()}.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            command(
-                "serve", f"--db={store.db}", f"--port={port}", "--no_auth", "--samples_per_plugin=all", *store.flags
-            ),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=output,
-            env=store.env,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        while not (found := SERVING.search(log.read_text(errors="replace"))):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"trainboard serve did not start:\n{log.read_text(errors='replace')}")
-            time.sleep(0.05)
-        yield found.group(1).rstrip("/"), process
-    finally:
-        stop(process)
-
-
-def upload(url: str, experiment: str, logdir: Path, *flags: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        command("upload", f"--server={url}", f"--experiment={experiment}", f"--logdir={logdir}", *flags),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-
-
-def finished(process: subprocess.Popen[bytes]) -> str:
-    output, errors = process.communicate(timeout=TIMEOUT)
-    assert process.returncode == 0, errors.decode(errors="replace")
-    assert output == b""
-    return errors.decode(errors="replace")
 
 
 def write_training_run(directory: Path, steps: range, *, name: str = "events.out.tfevents.1.host") -> Path:

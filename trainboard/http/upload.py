@@ -135,7 +135,7 @@ def _mtime(raw: str) -> float:
 
 def _head(raw: str) -> bytes:
     try:
-        head = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
+        head = base64.b64decode(raw + "=" * (-len(raw) % 4), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError):
         raise InvalidArgumentError("query parameter 'head' must be base64url") from None
     if len(head) > HEAD_SIZE:
