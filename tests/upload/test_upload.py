@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tests.logdirs import image_summary, images, png
+from tests.s3server import S3Server
 from tests.servers import free_port, trainboard_server
 from tests.upload.team import TIMEOUT, TeamStore, finished, serving, started_server, upload
 from trainboard.reader.protos.event_pb2 import Event
@@ -209,3 +210,24 @@ def steps_of_or_none(client: httpx.Client, experiment_id: str) -> list[int] | No
         return steps_of(client, experiment_id, "train")
     except httpx.HTTPStatusError:
         return None
+
+
+@pytest.mark.postgres
+def test_two_uploads_of_one_logdir_through_two_replicas_at_once_store_every_point_once(
+    postgres_url: str, s3: S3Server, tmp_path: Path
+) -> None:
+    store = TeamStore(postgres_url, (f"--blobs=s3://{s3.bucket}/{tmp_path.name}",), s3.environment(tmp_path))
+    steps = 4000
+    path = write_training_run(tmp_path / "logs" / "train", range(steps))
+    experiment_id = store.create_experiment("twice")
+    with (
+        serving(store, tmp_path / "one") as first,
+        serving(store, tmp_path / "two") as second,
+        httpx.Client(base_url=second, timeout=60) as client,
+    ):
+        both = [upload(url, "twice", tmp_path / "logs") for url in (first, second)]
+        for process in both:
+            finished(process)
+        assert committed(client, experiment_id) == path.stat().st_size
+        assert steps_of(client, experiment_id, "train") == list(range(steps))
+        assert image_steps(client, experiment_id, "train") == list(range(0, steps, IMAGE_EVERY))
