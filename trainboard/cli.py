@@ -1,6 +1,6 @@
-"""The `trainboard` command: TensorBoard's flags where they make sense, plus --db and --ui; and its two team
-commands, `trainboard ingest` (a logdir into one experiment of a store, without serving) and `trainboard serve` (every
-experiment of a store, reading no logdir).
+"""The `trainboard` command: TensorBoard's flags where they make sense, plus --db and --ui; and its team commands,
+`trainboard ingest` (a logdir into one experiment of a store, without serving), `trainboard serve` (every experiment
+of a store, reading no logdir), `trainboard upload` (a logdir to a `trainboard serve`) and the account commands.
 
 Flags mean what TensorBoard's mean: 127.0.0.1 unless --host or --bind_all (not both) is given, port 6006 or the next
 free one when --port is not given, --logdir or --logdir_spec (not both). Without either, a demo logdir is served.
@@ -38,7 +38,7 @@ class ListenError(Exception):
 
 COMMANDS = {
     "trainboard": "A fast, lossless dashboard for training logs. Commands: `trainboard ingest --help`, "
-    "`trainboard serve --help`.",
+    "`trainboard serve --help`, `trainboard upload --help`.",
     "ingest": "Ingest a logdir into one experiment of a store (SQLite or PostgreSQL), without serving; exits when the "
     "logdir is read unless --watch. Several may run at once on different logdirs into one database.",
     "serve": "Serve every experiment of a store at /experiment/<id>/, reading no logdir: run any number of replicas "
