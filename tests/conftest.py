@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -67,11 +68,9 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
 def s3_blobs_url(s3: S3Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
     """An `s3://` URL under a prefix of its own for this test, with the server in the standard AWS environment
     variables as a user would set them (and no AWS configuration of this machine in the way)."""
-    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION", "AWS_REGION"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
-    monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "trainboard")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "trainboard")
+    environment = s3.environment(tmp_path)
+    for name in set(os.environ) - set(environment):
+        monkeypatch.delenv(name)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
     return f"s3://{s3.bucket}/{uuid.uuid4().hex}"

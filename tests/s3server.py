@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from collections.abc import Iterator
@@ -30,6 +31,19 @@ PORT_FLAGS = (
 class S3Server:
     endpoint: str
     bucket: str
+
+    def environment(self, scratch: Path) -> dict[str, str]:
+        """The standard AWS variables a user would set for this server (and no AWS configuration of this machine in
+        the way), over this process's environment."""
+        names = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION", "AWS_REGION")
+        return {
+            **{name: value for name, value in os.environ.items() if name not in names},
+            "AWS_CONFIG_FILE": str(scratch / "no-aws-config"),
+            "AWS_SHARED_CREDENTIALS_FILE": str(scratch / "no-aws-credentials"),
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ACCESS_KEY_ID": "trainboard",
+            "AWS_SECRET_ACCESS_KEY": "trainboard",
+        }
 
     def storage_options(self) -> dict[str, Any]:
         """fsspec/s3fs options for this server (it accepts any credentials)."""

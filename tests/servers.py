@@ -17,6 +17,8 @@ from pathlib import Path
 
 import httpx
 
+from trainboard.store.opening import open_store
+
 BIN = Path(sys.executable).parent
 # Every plugin that TensorBoard samples (unlisted plugins keep 10 points). A count of 0 keeps every point in its
 # reservoirs but makes its plugins downsample to nothing, so "all" is a count larger than any test series.
@@ -124,6 +126,23 @@ def trainboard_store_server(logdir: Path, scratch: Path, db: str, *flags: str) -
 
     with running(command, port, scratch / "trainboard-serve.log", listed) as server:
         yield Server(server.url, server.log, experiment_path=f"/experiment/{found[0]}")
+
+
+@contextmanager
+def trainboard_uploaded_server(
+    logdir: Path, scratch: Path, db: str, *flags: str, env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """`trainboard serve` of the store `db` (no tokens), and `trainboard upload` of `logdir` into it, every point
+    kept; the server's experiment_path is the uploaded experiment."""
+    with store_serving(db, scratch, "--no_auth", "--samples_per_plugin=all", *flags, env=env) as url:
+        store = open_store(db)
+        try:
+            experiment_id = store.create_experiment("uploaded", location=str(logdir)).id
+        finally:
+            store.close()
+        upload = [str(BIN / "trainboard"), "upload", f"--server={url}", "--experiment=uploaded", f"--logdir={logdir}"]
+        subprocess.run(upload, check=True, capture_output=True, timeout=600, env=env)
+        yield Server(url, scratch / "serve.stderr", experiment_path=f"/experiment/{experiment_id}")
 
 
 @contextmanager

@@ -1,6 +1,6 @@
-"""The `trainboard` command: TensorBoard's flags where they make sense, plus --db and --ui; and its two team
-commands, `trainboard ingest` (a logdir into one experiment of a store, without serving) and `trainboard serve` (every
-experiment of a store, reading no logdir).
+"""The `trainboard` command: TensorBoard's flags where they make sense, plus --db and --ui; and its team commands,
+`trainboard ingest` (a logdir into one experiment of a store, without serving), `trainboard serve` (every experiment
+of a store, reading no logdir), `trainboard upload` (a logdir to a `trainboard serve`) and the account commands.
 
 Flags mean what TensorBoard's mean: 127.0.0.1 unless --host or --bind_all (not both) is given, port 6006 or the next
 free one when --port is not given, --logdir or --logdir_spec (not both). Without either, a demo logdir is served.
@@ -38,13 +38,15 @@ class ListenError(Exception):
 
 COMMANDS = {
     "trainboard": "A fast, lossless dashboard for training logs. Commands: `trainboard ingest --help`, "
-    "`trainboard serve --help`.",
+    "`trainboard serve --help`, `trainboard upload --help`.",
     "ingest": "Ingest a logdir into one experiment of a store (SQLite or PostgreSQL), without serving; exits when the "
     "logdir is read unless --watch. Several may run at once on different logdirs into one database.",
     "serve": "Serve every experiment of a store at /experiment/<id>/, reading no logdir: run any number of replicas "
     "behind a proxy. Private: every request needs a token (Authorization: Bearer), unless --no_auth.",
     "export": "Export every point of an experiment (a logdir, ingested first, or --experiment of --db) to Parquet "
     "(a dataset per kind, partitioned by run), CSV or JSON Lines (a file per kind) under --out.",
+    "upload": "Upload a logdir into an experiment of a `trainboard serve` (created when new, owned by the token's"
+    " user): resumable and exactly once; with --watch, streams while training runs.",
     "users add": "Add a user to a store.",
     "tokens create": "Create a token of a user and print it, once, alone on standard output; the store keeps only its "
     "hash.",
@@ -56,6 +58,7 @@ REQUIRED = {
     "ingest": ("db", "experiment"),
     "serve": ("db",),
     "export": ("out",),
+    "upload": ("server", "experiment", "logdir"),
     "users add": ("db",),
     "tokens create": ("db", "user"),
     "tokens revoke": ("db",),
@@ -263,13 +266,19 @@ def _run(argv: Sequence[str] | None) -> None:
     if arguments and arguments[0] in ("users", "tokens"):
         _account_command(arguments)
         return
-    command = arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve", "export") else "trainboard"
+    command = (
+        arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve", "export", "upload") else "trainboard"
+    )
     settings, given = parse_flags(arguments, command=command)
     from trainboard.store.errors import StoreUnavailable
 
     try:
         if command == "ingest":
             _ingest(settings)
+        elif command == "upload":
+            from trainboard.uploader.command import run_upload
+
+            run_upload(settings)
         elif command == "export":
             from trainboard.api.export import run_export
 

@@ -139,8 +139,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "logdir",
         "",
-        "Log directory (local path or fsspec URL such as s3://bucket/runs); a demo if empty.",
-        commands=(*INGEST, "export"),
+        "Log directory (local path or fsspec URL such as s3://bucket/runs); a demo if empty. For upload, a local path.",
+        commands=(*INGEST, "export", "upload"),
     ),
     Setting("logdir_spec", "", "Comma-separated name:path pairs, as TensorBoard's --logdir_spec.", commands=INGEST),
     Setting("host", "127.0.0.1", "Address to listen on (only this machine by default); excludes --bind_all."),
@@ -163,7 +163,11 @@ SETTINGS: tuple[Setting, ...] = (
         parse_true_false,
     ),
     Setting(
-        "reload_interval", 5.0, "Seconds between looks for new data; 0 loads once.", parse_seconds, commands=INGEST
+        "reload_interval",
+        5.0,
+        "Seconds between looks for new data; 0 loads once.",
+        parse_seconds,
+        commands=(*INGEST, "upload"),
     ),
     Setting(
         "samples_per_plugin", "", "Points per series by plugin, e.g. 'scalars=500,images=all' (0 or all: every point)."
@@ -187,12 +191,30 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "experiment",
         "",
-        "Name of the experiment to ingest into (created when new); for tokens create, the one experiment the token is"
-        " limited to; for export, the experiment of --db to export.",
-        commands=("ingest", "tokens create", "export"),
+        "Name of the experiment to ingest or upload into (created when new); for tokens create, the one experiment"
+        " the token is limited to; for export, the experiment of --db to export.",
+        commands=("ingest", "tokens create", "export", "upload"),
     ),
     Setting(
-        "watch", False, "Keep ingesting new data every --reload_interval instead of exiting.", commands=("ingest",)
+        "watch",
+        False,
+        "Keep ingesting (or uploading) new data every --reload_interval instead of exiting.",
+        commands=("ingest", "upload"),
+    ),
+    Setting(
+        "server", "", "URL of the trainboard serve to upload to, e.g. https://board.example.org.", commands=("upload",)
+    ),
+    Setting(
+        "token",
+        "",
+        "Token to upload with (better given as TRAINBOARD_TOKEN, which process listings do not show).",
+        commands=("upload",),
+    ),
+    Setting(
+        "forget_deleted",
+        False,
+        "Files deleted from the logdir leave the experiment too; only when this logdir is its one source.",
+        commands=("upload",),
     ),
     Setting(
         "no_auth",
@@ -259,6 +281,9 @@ class Settings:
     blobs: str = ""
     experiment: str = ""
     watch: bool = False
+    server: str = ""
+    token: str = ""
+    forget_deleted: bool = False
     no_auth: bool = False
     upload_rate: float = 20.0
     upload_burst: int = 100

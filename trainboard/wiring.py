@@ -19,6 +19,7 @@ from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
 from trainboard.ingest.loader import Loader, default_workers
 from trainboard.ingest.progress import IngestProgress
+from trainboard.ingest.upload import Uploads
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.logdir import LogDir, RunSource
 from trainboard.reader.logdir_spec import LogDirSpec
@@ -103,7 +104,7 @@ def store_app(settings: Settings) -> Starlette:
             store.close()
 
     accounts = None if settings.no_auth else Accounts(store.accounts)
-    return create_app(experiments, settings, lifespan=lifespan, accounts=accounts)
+    return create_app(experiments, settings, lifespan=lifespan, accounts=accounts, uploads=Uploads(store))
 
 
 def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event, started: Callable[[], None]) -> None:

@@ -8,15 +8,17 @@ import pytest
 
 from tests.differential.routes import Listing
 from tests.pgserver import PostgresServer
-from tests.servers import Server, tensorboard_server, trainboard_store_server
+from tests.s3server import S3Server
+from tests.servers import Server, tensorboard_server, trainboard_store_server, trainboard_uploaded_server
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+@pytest.fixture(scope="session", params=["sqlite", "postgres", "uploaded"])
 def candidate(
     request: pytest.FixtureRequest, full_logdir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """The server compared with TensorBoard: trainboard on its SQLite store, and `trainboard ingest` + `serve` on
-    PostgreSQL (the logdir's experiment at /experiment/<id>/); with --candidate=tensorboard a second TensorBoard."""
+    PostgreSQL (the logdir's experiment at /experiment/<id>/), and `trainboard upload` of the logdir into `trainboard
+    serve` on PostgreSQL and S3; with --candidate=tensorboard a second TensorBoard."""
     if request.config.getoption("candidate") == "tensorboard":
         if request.param != "sqlite":
             pytest.skip("TensorBoard checks the harness once")
@@ -24,10 +26,18 @@ def candidate(
             yield server
     elif request.param == "sqlite":
         yield request.getfixturevalue("full_trainboard")
-    else:
+    elif request.param == "postgres":
         postgres: PostgresServer = request.getfixturevalue("postgres")
         db = postgres.create_database("differential")
         with trainboard_store_server(full_logdir, tmp_path_factory.mktemp("candidate-postgres"), db) as server:
+            yield server
+    else:
+        postgres = request.getfixturevalue("postgres")
+        s3: S3Server = request.getfixturevalue("s3")
+        db = postgres.create_database("uploaded")
+        scratch = tmp_path_factory.mktemp("candidate-uploaded")
+        blobs = f"--blobs=s3://{s3.bucket}/uploaded"
+        with trainboard_uploaded_server(full_logdir, scratch, db, blobs, env=s3.environment(scratch)) as server:
             yield server
 
 

@@ -14,7 +14,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.errors import PublicError, TooManyRequestsError
-from trainboard.http import admin, pins, sessions, tensorboard, tsvis
+from trainboard.http import admin, pins, sessions, tensorboard, tsvis, upload
 from trainboard.http.context import Experiments
 from trainboard.http.experiments import create_experiment, list_experiments
 from trainboard.http.guard import AUTHENTICATE, guard
@@ -23,6 +23,7 @@ from trainboard.http.limits import LimitBodySize
 from trainboard.http.rate_limit import RateLimit
 from trainboard.http.responses import TextResponse
 from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
+from trainboard.ingest.upload import Uploads
 from trainboard.settings import Settings
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
@@ -34,12 +35,13 @@ def create_app(
     *,
     lifespan: Lifespan | None = None,
     accounts: Accounts | None = None,
+    uploads: Uploads | None = None,
 ) -> Starlette:
     """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one,
     and all of them again below .../at/<pin>/ as of a pin; `lifespan` starts and stops what the caller built (ingest,
     the store). With `accounts`, every route answers only the requests its policy allows (`trainboard.http.guard`),
     browsers sign in (`trainboard.http.sessions`), experiments are created at /data/experiments, and each experiment
-    has its admin routes."""
+    has its admin routes. With `uploads`, each experiment takes uploads (`trainboard.http.upload`)."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -50,7 +52,12 @@ def create_app(
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
     # The same routes as of a pin, below .../at/<pin>/.
     pinning = [pins.pinned(per_experiment), *pins.routes()]
-    scoped = [*per_experiment, *pinning, *(admin.routes() if accounts is not None else [])]
+    scoped = [
+        *per_experiment,
+        *pinning,
+        *(admin.routes() if accounts is not None else []),
+        *(upload.routes() if uploads is not None else []),
+    ]
     root = [*api, Route("/data/experiments", create_experiment, methods=["POST"])] if accounts is not None else api
     routes: list[BaseRoute] = [
         Mount("/experiment/{experiment_id}", routes=scoped),
@@ -79,6 +86,7 @@ def create_app(
     app.state.settings = settings
     app.state.accounts = accounts
     app.state.upload_limit = RateLimit(settings.upload_rate, settings.upload_burst)
+    app.state.uploads = uploads
     return app
 
 

@@ -8,6 +8,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from trainboard.http.responses import TextResponse
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
+# An upload's body: a chunk of an event file (4 MiB as `trainboard upload` sends them), or a record larger than that
+# whole, or a projector config with the files it names.
+MAX_UPLOAD_BYTES = 512 * 1024 * 1024
+UPLOAD_PATH_SUFFIX = "/upload/file"
 # uvicorn.Config(timeout_keep_alive=...): an idle connection between requests is closed after this many seconds.
 KEEP_ALIVE_SECONDS = 5
 # HeadTimeoutH11Protocol: a request's line and headers must arrive within this many seconds of the connection or of
@@ -26,19 +30,22 @@ class BodyTooLarge(Exception):
 
 
 class LimitBodySize:
-    """413 for a body over the limit, by its Content-Length or, when streamed, as soon as it passes the limit."""
+    """413 for a body over the limit (uploads': `upload_limit`), by its Content-Length or, when streamed, as soon as it
+    passes the limit."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES, upload_limit: int = MAX_UPLOAD_BYTES) -> None:
         self.app = app
-        self.limit = limit
+        self.default_limit = limit
+        self.upload_limit = upload_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.upload_limit if scope["path"].endswith(UPLOAD_PATH_SUFFIX) else self.default_limit
         declared = dict(scope["headers"]).get(b"content-length", b"0")
-        if declared.isdigit() and int(declared) > self.limit:
-            await self._refuse(scope, receive, send)
+        if declared.isdigit() and int(declared) > limit:
+            await self._refuse(scope, receive, send, limit)
             return
         received = 0
 
@@ -46,15 +53,15 @@ class LimitBodySize:
             nonlocal received
             message = await receive()
             received += len(message.get("body", b""))
-            if received > self.limit:
+            if received > limit:
                 raise BodyTooLarge
             return message
 
         try:
             await self.app(scope, counted, send)
         except BodyTooLarge:
-            await self._refuse(scope, receive, send)
+            await self._refuse(scope, receive, send, limit)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = TextResponse(f"request body over {self.limit} bytes", status_code=413)
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+        response = TextResponse(f"request body over {limit} bytes", status_code=413)
         await response(scope, receive, send)

@@ -9,22 +9,15 @@ from __future__ import annotations
 
 import logging
 import os
-import posixpath
 import threading
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from trainboard.ingest.files import FileTarget, Report, config_place, load_file
 from trainboard.ingest.progress import IngestProgress
-from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.points import RunState
-from trainboard.normaliser.projector import AT_ROOT, IN_ASSETS, IN_RUN, projector_batch
-from trainboard.normaliser.structure_graph import structure_graph_batch
-from trainboard.reader.dialect import is_projector_config, is_structure_graph_file
 from trainboard.reader.logdir import FileStat, RunSource
-from trainboard.reader.projector import read_projector_files
-from trainboard.reader.structure_graph import read_structure_graph
-from trainboard.reader.tail import FileCursor, read_new
+from trainboard.reader.tail import FileCursor
 from trainboard.store.backend import StaleOffsetError
 from trainboard.store.writer import StoreWriter
 
@@ -88,13 +81,7 @@ class Loader:
         self.progress.end_pass()
 
     def _load_run(self, job: RunJob) -> None:
-        _load_run(self.logdir, self.store, self.experiment_id, job, self._report)
-
-    def _report(self, kind: str, bytes_read: int, points: int) -> None:
-        if kind == "file":
-            self.progress.file_done()
-        else:
-            self.progress.add(bytes_read=bytes_read, points=points)
+        _load_run(self.logdir, self.store, self.experiment_id, job, self.progress)
 
     def run_forever(self, reload_interval: float, stop: threading.Event) -> None:
         """Poll until `stop` is set; a reload interval of 0 polls once."""
@@ -120,19 +107,20 @@ def default_workers() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
-def _load_run(
-    logdir: RunSource, store: StoreWriter, experiment_id: str, job: RunJob, report: Callable[[str, int, int], None]
-) -> None:
+def _load_run(logdir: RunSource, store: StoreWriter, experiment_id: str, job: RunJob, progress: IngestProgress) -> None:
     state = store.run_state(experiment_id, job.run) or RunState()
     for path, cursor in zip(job.paths, job.cursors, strict=True):
         target = FileTarget(store, experiment_id, job.run, path)
         try:
-            if is_structure_graph_file(path):
-                _load_structure_graph(logdir, target, cursor, state, report)
-            elif is_projector_config(path):
-                _load_projector_files(logdir, target, cursor, state, report, _config_place(path, job), job.position)
-            else:
-                _load_file(logdir, target, cursor, state, report)
+            load_file(
+                logdir,
+                target,
+                cursor,
+                state,
+                _reporter(progress),
+                place=config_place(path, job.paths),
+                position=job.position,
+            )
         except StaleOffsetError as error:
             logger.warning("skipping %s for now: another process wrote it meanwhile (%s)", path, error)
             state = store.run_state(experiment_id, job.run) or RunState()
@@ -140,86 +128,11 @@ def _load_run(
             # The ingest boundary: one bad file must not stop the others.
             logger.exception("skipping %s for now: ingest failed", path)
             state = store.run_state(experiment_id, job.run) or RunState()
-        report("file", 0, 0)
+        progress.file_done()
 
 
-@dataclass(frozen=True, slots=True)
-class FileTarget:
-    """Where one file's records go."""
-
-    store: StoreWriter
-    experiment_id: str
-    run: str
-    path: str
-
-
-def _load_file(
-    logdir: RunSource,
-    target: FileTarget,
-    cursor: FileCursor | None,
-    state: RunState,
-    report: Callable[[str, int, int], None],
-) -> None:
-    while True:
-        tail = read_new(logdir, cursor, target.path)
-        if tail.frames is None or (not len(tail.frames) and not tail.restarted and tail.cursor == cursor):
-            return
-        batch = normalise_frames(tail.frames, state, path=target.path)
-        target.store.write_batch(
-            target.experiment_id, target.run, tail.cursor, state, batch, restarted=tail.restarted, previous=cursor
-        )
-        previous_offset = 0 if cursor is None or tail.restarted else cursor.offset
-        report("batch", tail.cursor.offset - previous_offset, batch.point_count())
-        cursor = tail.cursor
-        if not tail.more:
-            return
-
-
-def _load_structure_graph(
-    logdir: RunSource,
-    target: FileTarget,
-    cursor: FileCursor | None,
-    state: RunState,
-    report: Callable[[str, int, int], None],
-) -> None:
-    """A changed structure graph file replaces what was read from it before; other JSON is not kept (nor its run)."""
-    models, new_cursor = read_structure_graph(logdir, cursor, target.path)
-    if models is None:
-        return
-    batch = structure_graph_batch(models)
-    target.store.write_batch(
-        target.experiment_id, target.run, new_cursor, state, batch, restarted=True, previous=cursor
-    )
-    report("batch", new_cursor.size, batch.point_count())
-
-
-def _load_projector_files(
-    logdir: RunSource,
-    target: FileTarget,
-    cursor: FileCursor | None,
-    state: RunState,
-    report: Callable[[str, int, int], None],
-    place: int,
-    position: int,
-) -> None:
-    """A changed projector config replaces what was read with it before: itself and the files it names."""
-    files, new_cursor = read_projector_files(logdir, cursor, target.path)
-    if files is None:
-        return
-    batch = projector_batch(files, place, position)
-    target.store.write_batch(
-        target.experiment_id, target.run, new_cursor, state, batch, restarted=True, previous=cursor
-    )
-    report("batch", new_cursor.size, batch.point_count())
-
-
-def _config_place(path: str, job: RunJob) -> int:
-    """Whether a run's projector config lies beside its event files, in its plugin assets or at a root without any."""
-    others = [other for other in job.paths if not is_projector_config(other)]
-    if not others:
-        return AT_ROOT
-    directory = posixpath.dirname(path)
-    return IN_RUN if any(posixpath.dirname(other) == directory for other in others) else IN_ASSETS
+def _reporter(progress: IngestProgress) -> Report:
+    return lambda bytes_read, points: progress.add(bytes_read=bytes_read, points=points)
 
 
 def _has_news(paths: list[str], cursors: dict[str, FileCursor], stats: dict[str, FileStat]) -> bool:

@@ -14,24 +14,24 @@ REFRESH_SECONDS = 0.2
 LOG_LINE_SECONDS = 5.0
 
 
-def follow(progress: IngestProgress, stream: TextIO, stop: threading.Event) -> None:
+def follow(progress: IngestProgress, stream: TextIO, stop: threading.Event, label: str = "ingest") -> None:
     """Show `progress` on `stream` until its first pass is done or `stop` is set."""
     if stream.isatty():
-        _bar(progress, stream, stop)
+        _bar(progress, stream, stop, label)
     else:
         last_line = time.monotonic()
         while not (stop.wait(REFRESH_SECONDS) or progress.done):
             if time.monotonic() - last_line >= LOG_LINE_SECONDS:
-                stream.write(f"ingest: {_counts(progress)}, {_rate(progress)}\n")
+                stream.write(f"{label}: {_counts(progress)}, {_rate(progress)}\n")
                 stream.flush()
                 last_line = time.monotonic()
     if progress.done:
         state = progress.as_json()
-        stream.write(f"ingest done: {_counts(progress)} in {state['elapsed']} s ({_rate(progress)})\n")
+        stream.write(f"{label} done: {_counts(progress)} in {state['elapsed']} s ({_rate(progress)})\n")
         stream.flush()
 
 
-def _bar(progress: IngestProgress, stream: TextIO, stop: threading.Event) -> None:
+def _bar(progress: IngestProgress, stream: TextIO, stop: threading.Event, label: str) -> None:
     from tqdm import tqdm  # only a terminal needs it: not imported on the way to a server's first answer
 
     # A terminal that reports no size (a pty nobody sized) would get no bar at all: give it one of 100 columns.
@@ -40,7 +40,7 @@ def _bar(progress: IngestProgress, stream: TextIO, stop: threading.Event) -> Non
         total=0,
         unit="B",
         unit_scale=True,
-        desc="ingest",
+        desc=label,
         file=stream,
         dynamic_ncols=sized,
         ncols=None if sized else 100,

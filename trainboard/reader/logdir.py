@@ -30,6 +30,10 @@ class RunSource(Protocol):
 
     def stat(self, path: str) -> FileStat: ...
 
+    def resolve(self, name: str, config_path: str) -> str | None:
+        """Where a path that a file (a projector config) names lies, against that file's directory; None when it
+        leaves that directory."""
+
 
 class LogDir:
     def __init__(self, url: str, storage_options: dict[str, Any] | None = None) -> None:
@@ -97,6 +101,18 @@ class LogDir:
         mtime = modified.timestamp() if hasattr(modified, "timestamp") else float(modified or 0)
         return FileStat(size=int(info["size"]), mtime=mtime)
 
+    def resolve(self, name: str, config_path: str) -> str | None:
+        """On a local disk, symbolic links followed; elsewhere, paths joined as URLs' paths are."""
+        if not self._local:
+            return resolve_posix(name, config_path)
+        directory = os.path.realpath(os.path.dirname(config_path))
+        candidate = os.path.realpath(os.path.join(directory, os.path.expanduser(name)))
+        try:
+            inside = os.path.commonpath([directory, candidate]) == directory
+        except ValueError:
+            inside = False
+        return candidate if inside else None
+
     def _directories(self) -> list[tuple[str, list[str]]]:
         if self._local:
             if not os.path.isdir(self._root):
@@ -137,3 +153,13 @@ class LogDir:
     def _check_inside(self, path: str) -> None:
         if self._local and not self._is_inside(path):
             raise PermissionError(f"{path} is outside the log directory {self._root}")
+
+
+def resolve_posix(name: str, config_path: str) -> str | None:
+    """`name` against the directory of `config_path`, both '/'-separated paths without links (absolute, or relative to
+    a logdir's root); None outside that directory."""
+    directory = posixpath.dirname(config_path)
+    candidate = posixpath.normpath(posixpath.join(directory, name))
+    if not directory:
+        return None if candidate == ".." or candidate.startswith(("../", "/")) else candidate
+    return candidate if candidate.startswith(directory + "/") else None

@@ -60,6 +60,9 @@ class LogDirSpec:
     def stat(self, path: str) -> FileStat:
         return self._owner(path).stat(path)
 
+    def resolve(self, name: str, config_path: str) -> str | None:
+        return self._owner(config_path).resolve(name, config_path)
+
     def _owner(self, path: str) -> LogDir:
         owner = self._owners.get(path)
         if owner is None:

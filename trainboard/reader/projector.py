@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import io
 import logging
-import os
-import posixpath
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -99,7 +97,7 @@ def _parsed(config: bytes) -> ProjectorConfig:
 
 def _named_files(logdir: RunSource, config_path: str, config: bytes) -> Iterator[NamedFile]:
     for name in named_paths(config):
-        resolved = resolve(name, config_path)
+        resolved = logdir.resolve(name, config_path)
         if resolved is None:
             logger.warning("%s: %r resolves outside the config's directory; not read", config_path, name)
             yield NamedFile(name, None, None)
@@ -109,23 +107,6 @@ def _named_files(logdir: RunSource, config_path: str, config: bytes) -> Iterator
                 yield NamedFile(name, resolved, stream.read())
         except OSError:
             yield NamedFile(name, resolved, None)
-
-
-def resolve(name: str, config_path: str) -> str | None:
-    """Where a path a config names lies, resolved against the config's directory (symbolic links followed on a local
-    disk), or None when it leaves that directory."""
-    if os.path.isfile(config_path):
-        directory = os.path.realpath(os.path.dirname(config_path))
-        candidate = os.path.realpath(os.path.join(directory, os.path.expanduser(name)))
-        try:
-            inside = os.path.commonpath([directory, candidate]) == directory
-        except ValueError:
-            inside = False
-        return candidate if inside else None
-    # A remote logdir: no symbolic links, paths joined as URLs' paths are.
-    directory = posixpath.dirname(config_path)
-    candidate = posixpath.normpath(posixpath.join(directory, name))
-    return candidate if candidate.startswith(directory + "/") else None
 
 
 def parse_tensor(data: bytes, shape: Sequence[int]) -> np.ndarray:

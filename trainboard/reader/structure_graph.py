@@ -31,7 +31,7 @@ def read_structure_graph(
             if cursor is not None and cursor.size == size and cursor.mtime == found.mtime and cursor.head == head:
                 return None, cursor
             done = FileCursor(path=path, offset=size, size=size, mtime=found.mtime, head=head)
-            if not (head.lstrip().startswith(b"[") and b"class_name" in head):
+            if not looks_like_structure_graph(head):
                 return None, done  # other JSON (configs, metrics...): not a list of models
             if size > MAX_SIZE:
                 logger.warning("%s: %d bytes of JSON, more than a structure graph holds; skipped", path, size)
@@ -58,3 +58,8 @@ def _is_model(model: Any) -> bool:
         and isinstance(model.get("config"), dict)
         and isinstance(model["config"].get("layers"), list)
     )
+
+
+def looks_like_structure_graph(head: bytes) -> bool:
+    """Whether a JSON file's first bytes begin a list of models naming their class."""
+    return head.lstrip().startswith(b"[") and b"class_name" in head

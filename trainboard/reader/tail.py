@@ -40,9 +40,7 @@ def read_new(logdir: RunSource, cursor: FileCursor | None, path: str, *, limit: 
         size = stat.size
         with logdir.open(path) as stream:
             head = stream.read(HEAD_SIZE)
-            restarted = cursor is not None and (
-                size < cursor.offset or not _same_head(cursor.head, head) or _replaced_in_place(cursor, stat)
-            )
+            restarted = is_restarted(cursor, stat, head)
             offset = 0 if cursor is None or restarted else cursor.offset
             if cursor is not None and not restarted and size == cursor.size and cursor.offset == size:
                 return Tail(cursor=cursor)
@@ -56,6 +54,14 @@ def read_new(logdir: RunSource, cursor: FileCursor | None, path: str, *, limit: 
         frames=found,
         restarted=restarted,
         more=end > offset and size - offset > limit,
+    )
+
+
+def is_restarted(cursor: FileCursor | None, found: FileStat, head: bytes) -> bool:
+    """Whether a file read up to `cursor` was truncated or replaced since, by its size, modification time and first
+    bytes now: then what was read from it is void and it is read again from 0."""
+    return cursor is not None and (
+        found.size < cursor.offset or not _same_head(cursor.head, head) or _replaced_in_place(cursor, found)
     )
 
 

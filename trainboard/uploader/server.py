@@ -1,0 +1,163 @@
+"""The upload routes of a `trainboard serve` as the uploader calls them (docs/upload.md), with retries: a dropped
+connection, a 5xx or a 429 is tried again after a pause (the server's Retry-After, else growing), so that a server
+restarting or a proxy in trouble only slows an upload down. Retrying a chunk is safe: the server commits a file's
+bytes only from its stored offset, and answers a chunk it has already committed with a 409 naming where to go on."""
+
+from __future__ import annotations
+
+import base64
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import google_crc32c
+import httpx
+import orjson
+
+from trainboard.reader.logdir import FileStat
+from trainboard.reader.tail import FileCursor
+
+logger = logging.getLogger("trainboard.upload")
+
+RETRY_FIRST_SECONDS = 0.5
+RETRY_MOST_SECONDS = 30.0
+TIMEOUT_SECONDS = 120.0
+
+
+class UploadError(Exception):
+    """An upload that cannot go on, worded for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutgoingChunk:
+    """Bytes of one file from `offset`, as `trainboard.ingest.upload.Chunk` receives them."""
+
+    run: str
+    path: str
+    offset: int
+    stat: FileStat
+    head: bytes
+    data: bytes
+    position: int = 0
+    place: int = 0
+    # A projector config's named files: (path, bytes), sent after the config in the body.
+    named: tuple[tuple[str, bytes], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """The file's committed offset after a chunk (None: nothing of it is stored), the points the chunk added, and
+    whether the server had moved on already (a 409: `offset` is where it reads from now)."""
+
+    offset: int | None
+    points: int
+    refused: bool = False
+
+
+class Server:
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        *,
+        retry_for_seconds: float = 120.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.url = url.rstrip("/")
+        self._client = httpx.Client(base_url=self.url, headers=headers, timeout=TIMEOUT_SECONDS)
+        self._retry_for_seconds = retry_for_seconds
+        self._sleep = sleep
+
+    def close(self) -> None:
+        self._client.close()
+
+    def experiment_id(self, name: str) -> str:
+        """The id of the experiment of this name that the token may see, created (owned by its user) when none."""
+        for found in self._json("GET", "/data/experiments"):
+            if found.get("name") == name:
+                return str(found["id"])
+        created = self._request("POST", "/data/experiments", content=orjson.dumps({"name": name}))
+        if created.status_code == 409:
+            raise UploadError(f"an experiment named {name!r} exists, and this token may not see it")
+        _check(created)
+        return str(created.json()["id"])
+
+    def cursors(self, experiment_id: str) -> dict[str, FileCursor]:
+        files: dict[str, dict[str, Any]] = self._json("GET", f"/experiment/{experiment_id}/upload/files")["files"]
+        return {path: _cursor(path, found) for path, found in files.items()}
+
+    def send(self, experiment_id: str, chunk: OutgoingChunk) -> Sent:
+        body = chunk.data + b"".join(data for _, data in chunk.named)
+        query: dict[str, str | int | float] = {
+            "run": chunk.run,
+            "path": chunk.path,
+            "offset": chunk.offset,
+            "size": chunk.stat.size,
+            "mtime": repr(chunk.stat.mtime),
+            "head": base64.urlsafe_b64encode(chunk.head).decode(),
+            "crc32c": google_crc32c.value(body),
+            "position": chunk.position,
+            "place": chunk.place,
+        }
+        if chunk.named:
+            query["parts"] = orjson.dumps([[path, len(data)] for path, data in chunk.named]).decode()
+        response = self._request("POST", f"/experiment/{experiment_id}/upload/file", params=query, content=body)
+        if response.status_code == 409:
+            return Sent(offset=int(response.json()["expected"]), points=0, refused=True)
+        _check(response)
+        answer = response.json()
+        cursor = answer["cursor"]
+        return Sent(offset=None if cursor is None else int(cursor["offset"]), points=int(answer["points"]))
+
+    def forget(self, experiment_id: str, paths: list[str]) -> None:
+        _check(
+            self._request("POST", f"/experiment/{experiment_id}/upload/forget", content=orjson.dumps({"paths": paths}))
+        )
+
+    def _json(self, method: str, path: str) -> Any:
+        response = self._request(method, path)
+        _check(response)
+        return response.json()
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """The answer, after retrying what a later try may fix until `retry_for_seconds` have passed."""
+        deadline = time.monotonic() + self._retry_for_seconds
+        pause = RETRY_FIRST_SECONDS
+        while True:
+            try:
+                response = self._client.request(method, path, **kwargs)
+            except httpx.TransportError as error:
+                problem, wait = f"{type(error).__name__}: {error}", pause
+            else:
+                if response.status_code != 429 and response.status_code < 500:
+                    return response
+                problem, wait = f"HTTP {response.status_code}", _retry_after(response) or pause
+            if time.monotonic() + wait > deadline:
+                raise UploadError(f"{self.url}{path}: {problem}; run the upload again to resume")
+            logger.info("%s %s: %s; trying again in %.1f s", method, path, problem, wait)
+            self._sleep(wait)
+            pause = min(pause * 2, RETRY_MOST_SECONDS)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        return max(0.0, float(response.headers.get("Retry-After", "")))
+    except ValueError:
+        return None
+
+
+def _check(response: httpx.Response) -> None:
+    if response.status_code == 401:
+        raise UploadError("the server wants a valid token: pass --token or set TRAINBOARD_TOKEN")
+    if response.status_code == 404:
+        raise UploadError(f"{response.request.url.path}: not found (no such experiment for this token, or no server)")
+    if response.status_code >= 400:
+        raise UploadError(f"{response.request.method} {response.request.url.path}: {response.text[:500]}")
+
+
+def _cursor(path: str, found: dict[str, Any]) -> FileCursor:
+    head = base64.urlsafe_b64decode(found["head"])
+    return FileCursor(path=path, offset=found["offset"], size=found["size"], mtime=found["mtime"], head=head)
