@@ -201,10 +201,10 @@ function pinnedBanner(experiment: string, pin: string): HTMLElement {
   const live = h("a", { id: "view-live", href: place.experimentPath(experiment) + location.hash }, "view live");
   // The view's state (dashboard, runs, smoothing) goes along when the link is followed.
   live.addEventListener("click", () => (live.href = place.experimentPath(experiment) + location.hash));
-  const when = h("span", { id: "pinned-at" }, "pinned");
+  const when = h("span", { id: "pinned-at" }, "Pinned");
   void api.pinInfo(experiment, pin).then(
     (info) => {
-      when.textContent = `pinned at ${formatDate(info.created)}`;
+      when.textContent = `Pinned at ${formatDate(info.created)}`;
       when.title = new Date(info.created * 1000).toString();
     },
     () => undefined,

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 import tensorboardX
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.ui import ARTIFACTS, SEED_TAGS, seed_value, ui_page
 from tests.cli.process import command
@@ -54,13 +54,18 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
         yield Team(db, url, scratch, tokens)
 
 
-def write_runs(logdir: Path, *runs: str, steps: int = 60) -> Path:
-    for index, run in enumerate(runs):
+def write_runs(logdir: Path, *runs: str, steps: int = 60, first: int = 0) -> Path:
+    """Runs of SEED_TAGS, each its own curves (the `first`-th on)."""
+    for index, run in enumerate(runs, start=first):
         with tensorboardX.SummaryWriter(str(logdir / run)) as writer:
             for step in range(steps):
                 for tag in SEED_TAGS:
                     writer.add_scalar(tag, seed_value(tag, index, step), step, walltime=1_700_000_000 + step)
     return logdir
+
+
+def bearer(team: Team, user: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {team.tokens[user]}"}
 
 
 def ingest(team: Team, experiment: str, logdir: Path) -> None:
@@ -72,7 +77,7 @@ def create(team: Team, user: str, name: str, description: str = "") -> str:
     response = httpx.post(
         f"{team.url}/data/experiments",
         json={"name": name, "description": description},
-        headers={"Authorization": f"Bearer {team.tokens[user]}"},
+        headers=bearer(team, user),
     )
     assert response.status_code == 201, response.text
     experiment_id: str = response.json()["id"]
@@ -124,7 +129,7 @@ def test_sign_in_create_share_and_open_the_dashboards(team: Team, browser: Brows
 
     with ui_page(browser, "team-ada-dashboard") as page:
         sign_in(page, team, "ada")
-        assert page.inner_text("#experiments-empty").startswith("No experiments yet.")
+        expect(page.locator("#experiments-empty")).to_have_text(re.compile(r"^No experiments yet\."))
         for name in (HOSTILE, "mnist"):
             page.fill("#new-experiment", name)
             page.click("#create-experiment button")
@@ -166,6 +171,7 @@ def test_sign_in_create_share_and_open_the_dashboards(team: Team, browser: Brows
 
     with ui_page(browser, "team-bob-dashboard") as page:
         sign_in(page, team, "bob")
+        page.wait_for_selector(row(page, "mnist"))
         names = page.locator("#experiments tbody tr").evaluate_all("r => r.map(e => e.dataset.name)")
         assert names == ["mnist"]
         shared = page.locator(row(page, "mnist"))
@@ -212,12 +218,12 @@ def test_a_pinned_link_keeps_its_moment_and_the_live_one_follows(team: Team, bro
         pinned_url = live.input_value("#shared-link")
         assert re.fullmatch(rf"{re.escape(team.url)}/experiment/{experiment_id}/at/[^/]+/", pinned_url), pinned_url
         live.locator(row(live, "streaming")).locator(".copy-link").click()
-        assert live.input_value("#shared-link") == f"{team.url}/experiment/{experiment_id}/"
+        expect(live.locator("#shared-link")).to_have_value(f"{team.url}/experiment/{experiment_id}/")
 
         live.locator(row(live, "streaming")).locator("a.open").click()
         wait_drawn(live, "train/loss", 1)
         # An upload streams in (here, another ingest of the grown logdir): the open page shows it without reload.
-        write_runs(logdir, "late")
+        write_runs(logdir, "late", first=3)
         ingest(team, "streaming", logdir)
         live.wait_for_function("() => document.querySelector('#run-count').textContent.startsWith('2 of 2 ')")
         wait_drawn(live, "train/loss", 2)
@@ -226,9 +232,13 @@ def test_a_pinned_link_keeps_its_moment_and_the_live_one_follows(team: Team, bro
             sign_in(pinned, team, "ada", pinned_url.removeprefix(team.url))
             wait_drawn(pinned, "train/loss", 1)
             assert shown_runs(pinned) == ["first"]
+            pin = pinned_url.rstrip("/").rsplit("/", 1)[1]
+            made = httpx.get(f"{team.url}/experiment/{experiment_id}/pins/{pin}", headers=bearer(team, "ada")).json()
+            assert made["pin"] == pin and made["created"] > 0
             banner = pinned.inner_text("#pinned-banner")
-            assert re.match(r"pinned at \d{4}-\d\d-\d\d \d\d:\d\d: data written later is not shown", banner), banner
+            assert re.match(r"Pinned at \d{4}-\d\d-\d\d \d\d:\d\d: data written later is not shown", banner), banner
             assert pinned.locator("#ingest").count() == 0
+            pinned.screenshot(path=str(ARTIFACTS / "team-pinned-banner.png"))
             pinned.click("#view-live")
             pinned.wait_for_url(re.compile(rf"/experiment/{experiment_id}/(#.*)?$"))
             wait_drawn(pinned, "train/loss", 2)
@@ -240,7 +250,7 @@ def test_many_experiments_search_and_sort(team: Team, browser: Browser) -> None:
     for index, name in enumerate(names):
         create(team, "carol", name, description=f"lr {10 ** -(index % 4 + 2)}, batch {2 ** (index % 5 + 5)}")
     ada_shared = create(team, "ada", "shared-with-carol-and-public")
-    admin = {"Authorization": f"Bearer {team.tokens['ada']}"}
+    admin = bearer(team, "ada")
     httpx.post(
         f"{team.url}/experiment/{ada_shared}/admin/share", json={"user": "carol", "role": "write"}, headers=admin
     )
@@ -248,6 +258,7 @@ def test_many_experiments_search_and_sort(team: Team, browser: Browser) -> None:
     for scheme in ("light", "dark"):
         with ui_page(browser, f"team-experiments-many-{scheme}", color_scheme=scheme) as page:
             sign_in(page, team, "carol")
+            page.wait_for_selector(row(page, "shared-with-carol-and-public"))
             rows = page.locator("#experiments tbody tr")
             assert rows.count() == len(names) + 1
             assert page.inner_text("#experiment-count") == f"{len(names) + 1} experiments"
@@ -290,5 +301,5 @@ def test_an_admin_renames_publishes_and_deletes(team: Team, browser: Browser) ->
         panel.locator(".confirm-delete").click()
         page.wait_for_selector(row(page, "renamed"), state="detached")
         assert "Deleted renamed." in page.inner_text("#notice")
-        listed = httpx.get(f"{team.url}/data/experiments", headers={"Authorization": f"Bearer {team.tokens['ada']}"})
+        listed = httpx.get(f"{team.url}/data/experiments", headers=bearer(team, "ada"))
         assert "renamed" not in [e["name"] for e in listed.json()]

@@ -103,6 +103,14 @@ class Experiments:
             raise NotFoundError(f"no experiment with id {experiment_id!r}")
         return pin
 
+    def pinned_at(self, experiment_id: str, pin_id: str) -> float:
+        """When the pin was made (Unix seconds); `NotFoundError` for an experiment or a pin that does not exist."""
+        live = self._live(experiment_id)
+        pin = self._keeper.pin(live.id, pin_id)
+        if pin is None:
+            raise NotFoundError(f"no pin {pin_id!r} of experiment {experiment_id!r}")
+        return pin.created
+
     def delete(self, experiment_id: str) -> bool:
         """Delete the experiment and everything of it; False while another process writes it."""
         live = self._live(experiment_id)

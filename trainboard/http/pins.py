@@ -1,5 +1,6 @@
 """Pins: `POST /pins` records an experiment's ingest position now, and under /at/<pin>/ every route of the experiment
-answers as of that moment (`trainboard.store.pinned`); the same routes without /at/<pin>/ follow the live data."""
+answers as of that moment (`trainboard.store.pinned`); the same routes without /at/<pin>/ follow the live data.
+`GET /pins/<pin>` says when a pin was made (the web UI's pinned view shows it)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,16 @@ async def create(request: Request) -> JSONResponse:
     return JSONResponse({"pin": pin.id, "created": pin.created})
 
 
+async def read(request: Request) -> JSONResponse:
+    """`{"pin": ID, "created": UNIX SECONDS}` of one of the experiment's pins; 404 for a pin it does not have."""
+    experiments: Experiments = request.app.state.experiments
+    pin_id = request.path_params["pin_id"]
+    created = await run_in_threadpool(experiments.pinned_at, request.path_params.get("experiment_id", ""), pin_id)
+    return JSONResponse({"pin": pin_id, "created": created})
+
+
 def routes() -> list[BaseRoute]:
-    return [Route("/pins", create, methods=["POST"])]
+    return [Route("/pins", create, methods=["POST"]), Route("/pins/{pin_id}", read)]
 
 
 def pinned(routes: list[BaseRoute]) -> Mount:

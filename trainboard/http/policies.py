@@ -130,6 +130,7 @@ POLICIES: dict[str, Policy] = {
     **dict.fromkeys(_READ_ROUTES, Policy.READ),
     # Anyone who may read an experiment may pin it: a pin changes nothing of what it shows.
     "/pins": Policy.READ,
+    "/pins/{pin_id}": Policy.READ,
     "/data/experiments": Policy.SIGNED_IN,
     "/upload/files": Policy.WRITE,
     "/upload/file": Policy.WRITE,

@@ -76,6 +76,9 @@ class Store:
         self.backend.create_pin(experiment_id, pin_id, time.time())
         return self.backend.pin(experiment_id, pin_id)
 
+    def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
+        return self.backend.pin(experiment_id, pin_id)
+
     def pinned(self, experiment_id: str, pin_id: str) -> PinnedReader | None:
         pin = self.backend.pin(experiment_id, pin_id)
         return None if pin is None else PinnedReader(self, pin)

@@ -51,6 +51,9 @@ class StoreKeeper(Protocol):
         """Record the experiment's ingest position now (`trainboard.store.pinned`); None when there is no such
         experiment."""
 
+    def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
+        """One of the experiment's pins; None when it has none by that id."""
+
     def delete_experiment(self, experiment_id: str) -> bool:
         """Delete the experiment and everything of it: runs, files, series, points, pins, roles and blobs, and its
         writer claim; the tokens limited to it are revoked. False, deleting nothing, while another process writes it
