@@ -24,6 +24,11 @@ pytestmark = pytest.mark.browser
 TIMEOUT = 120.0
 USERS = ("ada", "bob", "carol")
 HOSTILE = '<img src=x onerror="document.title=1">'
+# What shows that a dashboard drew its data: a filled card, a drawn chart or projection, a graph's nodes, a table row.
+DRAWN = (
+    "[data-filled], .chart[data-draw-ms], [data-state='drawn'], [data-steps], [data-lines], .graph-canvas .node,"
+    " .hparams-table tbody tr"
+)
 # The names of carol's many experiments: a few families of sweeps, as a team's list looks.
 FAMILIES = ("resnet50-imagenet", "vit-b16-cifar100", "gpt2-small-owt", "unet-segmentation", "bert-base-glue")
 
@@ -303,3 +308,29 @@ def test_an_admin_renames_publishes_and_deletes(team: Team, browser: Browser) ->
         assert "Deleted renamed." in page.inner_text("#notice")
         listed = httpx.get(f"{team.url}/data/experiments", headers=bearer(team, "ada"))
         assert "renamed" not in [e["name"] for e in listed.json()]
+
+
+def test_every_dashboard_draws_pinned_and_live(team: Team, browser: Browser, full_logdir: Path) -> None:
+    """The full logdir (every plugin, every writer) in an experiment of the store: each dashboard draws its data below
+    /experiment/<id>/ and below /experiment/<id>/at/<pin>/, asking the API relative to the page."""
+    experiment_id = create(team, "ada", "every-plugin")
+    ingest(team, "every-plugin", full_logdir)
+    made = httpx.post(f"{team.url}/experiment/{experiment_id}/pins", headers=bearer(team, "ada")).json()
+    with ui_page(browser, "team-every-dashboard") as page:
+        sign_in(page, team, "ada", f"/experiment/{experiment_id}/at/{made['pin']}/")
+        for path in (f"/experiment/{experiment_id}/at/{made['pin']}/", f"/experiment/{experiment_id}/"):
+            page.goto(f"{team.url}{path}")
+            page.wait_for_selector("#tab-scalars")
+            page.wait_for_function("() => document.querySelectorAll('.tabs button').length > 5")
+            tabs = page.locator(".tabs button").evaluate_all("tabs => tabs.map(tab => tab.id)")
+            for tab in tabs:
+                page.click(f"#{tab}")
+                page.wait_for_function("drawn => document.querySelector('#dashboard').querySelector(drawn)", arg=DRAWN)
+            requested: list[str] = page.evaluate(
+                "() => performance.getEntriesByType('resource').map(entry => new URL(entry.name).pathname)"
+            )
+            # Only what concerns the app (who is signed in, the experiment's name, when the pin was made) is asked
+            # outside the page's own path.
+            app = ("/auth/me", "/data/experiments", f"/experiment/{experiment_id}/pins/")
+            elsewhere = [found for found in requested if not found.startswith(path)]
+            assert len(requested) > 20 and all(found.startswith(app) for found in elsewhere), elsewhere
