@@ -4,6 +4,7 @@ a pinned link (the data as of the pin) and the live one (what `trainboard ingest
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from collections.abc import Iterator
@@ -41,8 +42,9 @@ class Team:
     tokens: dict[str, str]
 
 
-def cli(*flags: str) -> str:
-    done = subprocess.run(command(*flags), capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+def cli(*flags: str, token: str | None = None) -> str:
+    env = {**os.environ, "TRAINBOARD_TOKEN": token} if token else None
+    done = subprocess.run(command(*flags), capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL, env=env)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     return done.stdout.decode()
 
@@ -248,6 +250,18 @@ def test_a_pinned_link_keeps_its_moment_and_the_live_one_follows(team: Team, bro
             pinned.wait_for_url(re.compile(rf"/experiment/{experiment_id}/(#.*)?$"))
             wait_drawn(pinned, "train/loss", 2)
             assert shown_runs(pinned) == ["first", "late"]
+
+
+def test_an_upload_shows_on_the_open_page(team: Team, browser: Browser) -> None:
+    """`trainboard upload` into an experiment whose dashboards are open: its runs appear without a reload."""
+    experiment_id = create(team, "ada", "uploaded")
+    with ui_page(browser, "team-upload-live") as page:
+        sign_in(page, team, "ada", f"/experiment/{experiment_id}/")
+        page.wait_for_function("() => document.querySelector('#run-count').textContent.startsWith('0 of 0 ')")
+        logdir = write_runs(team.scratch / "uploaded", "gpu-0", "gpu-1")
+        cli("upload", f"--server={team.url}", "--experiment=uploaded", f"--logdir={logdir}", token=team.tokens["ada"])
+        page.wait_for_function("() => document.querySelector('#run-count').textContent.startsWith('2 of 2 ')")
+        wait_drawn(page, "train/loss", 2)
 
 
 def test_many_experiments_search_and_sort(team: Team, browser: Browser) -> None:
