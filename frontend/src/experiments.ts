@@ -104,7 +104,14 @@ async function copy(what: string, path: string): Promise<void> {
   } catch {
     // No clipboard (a page over plain http) or refused: the link is shown, selected, to copy by hand.
   }
-  const field = h("input", { class: "link", id: "shared-link", readonly: true, value: url, "aria-label": what });
+  const field = h("input", {
+    class: "link",
+    id: "shared-link",
+    readonly: true,
+    value: url,
+    size: url.length,
+    "aria-label": what,
+  });
   notice.className = "notice";
   notice.replaceChildren(copied ? `${what} copied: ` : `${what}: `, field);
   if (!copied) field.select();

@@ -29,8 +29,10 @@ function missing(found: api.Me): void {
       h(
         "p",
         {},
-        `There is no experiment with id ${place.experiment ?? ""}`,
-        place.pin === null ? "" : ` pinned as ${place.pin}`,
+        "There is no experiment with id ",
+        h("code", {}, place.experiment ?? ""),
+        place.pin === null ? "" : " pinned as ",
+        place.pin === null ? "" : h("code", {}, place.pin),
         found.user === null ? "." : `, or it is not shared with ${found.user}.`,
       ),
       h("p", {}, h("a", { href: place.root }, "All experiments")),

@@ -13,7 +13,7 @@ export function show(): void {
     autocomplete: "off",
     spellcheck: "false",
     required: true,
-    placeholder: "tbk_…",
+    placeholder: "Paste your token here",
     "aria-describedby": "token-help",
   });
   const button = h("button", { type: "submit", id: "sign-in-submit", class: "primary" }, "Sign in");
