@@ -47,3 +47,14 @@ class PermissionDeniedError(PublicError):
 class UnauthenticatedError(PublicError):
     http_code = 401
     kind = "Unauthenticated"
+
+
+class TooManyRequestsError(PublicError):
+    """A 429, with the whole seconds to wait before trying again (its Retry-After header)."""
+
+    http_code = 429
+    kind = "Too many requests"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

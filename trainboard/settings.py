@@ -83,6 +83,17 @@ def parse_true_false(text: str) -> bool:
     return value
 
 
+def parse_rate(text: str) -> float:
+    """A non-negative number per second."""
+    try:
+        rate = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid rate {text!r}: expected a number per second") from None
+    if not 0 <= rate < float("inf"):  # NaN too
+        raise argparse.ArgumentTypeError(f"must be a non-negative number per second: {text!r}")
+    return rate
+
+
 def parse_days(text: str) -> float:
     """A number of days above zero, fractions allowed."""
     try:
@@ -212,6 +223,20 @@ SETTINGS: tuple[Setting, ...] = (
         commands=("serve",),
     ),
     Setting(
+        "upload_rate",
+        20.0,
+        "Upload requests per second each token may make after its --upload_burst (per replica); 0: no limit.",
+        parse_rate,
+        commands=("serve",),
+    ),
+    Setting(
+        "upload_burst",
+        100,
+        "Upload requests a token may make at once before --upload_rate applies (per replica).",
+        parse_positive_count,
+        commands=("serve",),
+    ),
+    Setting(
         "user",
         "",
         "The user whose token to create, or whose tokens to list.",
@@ -260,6 +285,8 @@ class Settings:
     token: str = ""
     forget_deleted: bool = False
     no_auth: bool = False
+    upload_rate: float = 20.0
+    upload_burst: int = 100
     user: str = ""
     role: str = ""
     expires: float = 0.0

@@ -4,10 +4,8 @@ route-policy matrix. A route without a policy fails here; so does a route that a
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,87 +16,20 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
 from tests.cli.logs import write_run
-from tests.cli.process import command
+from tests.http.teams import Team, bearer, cli, cookie, denial, new_token, sign_in, team_server
 from tests.servers import store_serving
 from trainboard.access.accounts import Accounts
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
-from trainboard.http.guard import Guard
+from trainboard.http.guard import STATE_CHANGING, Guard
 from trainboard.http.policies import Policy, policy_of
 from trainboard.http.tsvis import _RoutesOnFirstRequest, api
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
 from trainboard.settings import Settings
 from trainboard.store.opening import open_store
-from trainboard.store.values import ExperimentRow
 
-TIMEOUT = 120.0
 SCOPE = "/experiment/{experiment_id}"
-
-
-@dataclass(frozen=True, slots=True)
-class Team:
-    """A store with two experiments, `private` and `other`, three users and their tokens, and `trainboard serve`."""
-
-    db: str
-    url: str
-    private: str
-    other: str
-    # ada: admin of `private`; bob: a token limited to reading `private`; eve: a token with no role anywhere.
-    admin: str
-    reader: str
-    stranger: str
-
-
-def cli(*flags: str) -> str:
-    """A `trainboard` command's standard output; it must succeed."""
-    done = subprocess.run(command(*flags), capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-    return done.stdout.decode()
-
-
-def new_token(db: str, user: str, *flags: str) -> str:
-    output = cli("tokens", "create", f"--db={db}", f"--user={user}", *flags)
-    # The token alone on standard output.
-    assert re.fullmatch(r"tbk_[0-9a-f]{10}_[A-Za-z0-9_-]{43}\n", output), output
-    return output.strip()
-
-
-def store_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> str:
-    if backend == "postgres":
-        url: str = request.getfixturevalue("postgres_url")
-        return url
-    return f"sqlite:{tmp_path / 'team.sqlite'}"
-
-
-@contextmanager
-def team_server(request: pytest.FixtureRequest, backend: str, ui: str, tmp_path: Path) -> Iterator[Team]:
-    db = store_url(request, backend, tmp_path)
-    for name in ("private", "other"):
-        write_run(tmp_path / name / "train", steps=3)
-        cli("ingest", f"--db={db}", f"--experiment={name}", f"--logdir={tmp_path / name}")
-    for user in ("ada", "bob", "eve"):
-        cli("users", "add", user, f"--db={db}")
-    admin = new_token(db, "ada", "--experiment=private", "--role=admin")
-    reader = new_token(db, "bob", "--experiment=private", "--role=read")
-    stranger = new_token(db, "eve")
-    with store_serving(db, tmp_path / "serve", f"--ui={ui}") as url:
-        listed = httpx.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
-        ids = {e["name"]: e["id"] for e in listed}
-        other = next(e.id for e in _experiments(db) if e.name == "other")
-        yield Team(db, url, ids["private"], other, admin, reader, stranger)
-
-
-def _experiments(db: str) -> list[ExperimentRow]:
-    store = open_store(db)
-    try:
-        return list(store.experiments())
-    finally:
-        store.close()
-
-
-def bearer(token: str | None) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 # The routes of the app `trainboard serve` runs, found by walking it.
@@ -142,13 +73,29 @@ def concrete(path: str) -> str:
     return re.sub(r"\{[^}]*\}", "x", path)
 
 
-def denial(experiment_id: str) -> str:
-    return f"Not found: no experiment with id {experiment_id!r}"
-
-
-def call(client: httpx.Client, method: str, url: str, token: str | None) -> httpx.Response:
+def call(client: httpx.Client, method: str, url: str, headers: dict[str, str]) -> httpx.Response:
     body = b"{}" if method == "POST" else None
-    return client.request(method, url, headers=bearer(token), content=body)
+    return client.request(method, url, headers=headers, content=body)
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """The request headers of the team's three users, signed in one way: bearer tokens or session cookies."""
+
+    how: str
+    stranger: dict[str, str]
+    reader: dict[str, str]
+    admin: dict[str, str]
+
+
+def signed_in(team: Team) -> list[SignedIn]:
+    def browser(token: str) -> dict[str, str]:
+        return cookie(sign_in(team.url, token), team.url)
+
+    return [
+        SignedIn("bearer", bearer(team.stranger), bearer(team.reader), bearer(team.admin)),
+        SignedIn("cookie", browser(team.stranger), browser(team.reader), browser(team.admin)),
+    ]
 
 
 MATRIX = [
@@ -169,52 +116,68 @@ def test_every_route_answers_only_whom_its_policy_allows(
         assert any(path == "/admin/share" and scoped for path, _, scoped in routes)
         unguarded = [path for path, _, _ in routes if policy_of(path) is None]
         assert unguarded == [], "routes without a policy in trainboard/http/policies.py"
+        # Signing out ends the caller's session: last.
+        routes.sort(key=lambda route: route[0] == "/auth/signout")
         failures: list[str] = []
 
         def expect(ok: bool, what: str, response: httpx.Response) -> None:
             if not ok:
                 failures.append(f"{what}: {response.request.method} {response.url.path} -> {response.status_code}")
 
-        for path, method, scoped in routes:
-            policy = policy_of(path)
-            assert policy is not None
-            needed = policy.role
-            if not scoped:
-                # At /: no default experiment on `trainboard serve`; any valid token passes the guard, none is 401.
-                anonymous = call(client, method, concrete(path), None)
-                expect(policy is Policy.ANYONE or anonymous.status_code == 401, "anonymous at /", anonymous)
-                stranger = call(client, method, concrete(path), team.stranger)
-                expect(stranger.status_code != 401, "a valid token at /", stranger)
-                continue
-            url = f"/experiment/{team.private}{concrete(path)}"
-            anonymous = call(client, method, url, None)
-            expect(
-                anonymous.status_code == 401 and anonymous.headers.get("www-authenticate", "").startswith("Bearer"),
-                "anonymous",
-                anonymous,
-            )
-            stranger = call(client, method, url, team.stranger)
-            refused = needed is not None
-            expect((stranger.text == denial(team.private)) == refused, "a token without a role", stranger)
-            expect(not refused or stranger.status_code == 404, "a token without a role gets 404", stranger)
-            reader = call(client, method, url, team.reader)
-            reads = needed is None or needed <= 1
-            expect(reader.status_code != 401 and (reader.text == denial(team.private)) != reads, "a reader", reader)
-            admin = call(client, method, url, team.admin)
-            expect(admin.status_code != 401 and admin.text != denial(team.private), "the admin", admin)
-            # The experiment the admin has no role on answers as one that does not exist.
-            elsewhere = call(client, method, f"/experiment/{team.other}{concrete(path)}", team.admin)
-            missing = call(client, method, f"/experiment/nope{concrete(path)}", team.admin)
-            if refused:
-                expect(elsewhere.text == denial(team.other) and elsewhere.status_code == 404, "another's", elsewhere)
-                expect(missing.text == denial("nope") and missing.status_code == 404, "a missing experiment", missing)
+        for users in signed_in(team):
+            for path, method, scoped in routes:
+                policy = policy_of(path)
+                assert policy is not None
+                needed = policy.role
+                url = f"/experiment/{team.private}{concrete(path)}" if scoped else concrete(path)
+                if users.how == "cookie" and method in STATE_CHANGING:
+                    # Another site's page, with the admin's cookie: refused, whatever the route.
+                    forged = call(client, method, url, {**users.admin, "Origin": "http://evil.example"})
+                    expect(forged.status_code == 403 and "Origin" in forged.text, "a cross-site request", forged)
+                if not scoped:
+                    # At /: no default experiment on `trainboard serve`; any valid token passes the guard, none is 401.
+                    anonymous = call(client, method, url, {})
+                    expect(policy is Policy.ANYONE or anonymous.status_code == 401, "anonymous at /", anonymous)
+                    stranger = call(client, method, url, users.stranger)
+                    expect(stranger.status_code != 401, f"signed in by {users.how} at /", stranger)
+                    continue
+                anonymous = call(client, method, url, {})
+                expect(
+                    anonymous.status_code == 401 and anonymous.headers.get("www-authenticate", "").startswith("Bearer"),
+                    "anonymous",
+                    anonymous,
+                )
+                stranger = call(client, method, url, users.stranger)
+                refused = needed is not None
+                what = f"{users.how}: a user without a role"
+                expect((stranger.text == denial(team.private)) == refused, what, stranger)
+                expect(not refused or stranger.status_code == 404, f"{what} gets 404", stranger)
+                reader = call(client, method, url, users.reader)
+                reads = needed is None or needed <= 1
+                expect(
+                    reader.status_code != 401 and (reader.text == denial(team.private)) != reads,
+                    f"{users.how}: a reader",
+                    reader,
+                )
+                admin = call(client, method, url, users.admin)
+                expect(
+                    admin.status_code != 401 and admin.text != denial(team.private), f"{users.how}: the admin", admin
+                )
+                # The experiment the admin has no role on answers as one that does not exist.
+                elsewhere = call(client, method, f"/experiment/{team.other}{concrete(path)}", users.admin)
+                missing = call(client, method, f"/experiment/nope{concrete(path)}", users.admin)
+                if refused:
+                    expect(
+                        elsewhere.text == denial(team.other) and elsewhere.status_code == 404,
+                        f"{users.how}: another's",
+                        elsewhere,
+                    )
+                    expect(
+                        missing.text == denial("nope") and missing.status_code == 404,
+                        f"{users.how}: a missing experiment",
+                        missing,
+                    )
         assert failures == []
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Team]:
-    with team_server(request, request.param, "trainboard", tmp_path) as found:
-        yield found
 
 
 def runs_of(team: Team, token: str | None, experiment_id: str | None = None) -> int:
@@ -240,8 +203,9 @@ def test_revoked_and_expired_tokens_are_refused(team: Team) -> None:
     assert httpx.get(f"{team.url}/data/runs", headers={"Authorization": "Basic YWRhOmFkYQ=="}).status_code == 401
 
 
-def test_tokens_are_stored_hashed(team: Team) -> None:
+def test_tokens_and_sessions_are_stored_hashed(team: Team) -> None:
     secrets = [token.split("_", 2)[2] for token in (team.admin, team.reader, team.stranger)]
+    secrets.append(sign_in(team.url, team.reader))
     if team.db.startswith("sqlite:"):
         path = Path(team.db.removeprefix("sqlite:"))
         stored = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
@@ -302,3 +266,8 @@ def test_no_auth_serves_everyone(tmp_path: Path) -> None:
         (experiment,) = httpx.get(f"{url}/data/experiments").raise_for_status().json()
         assert httpx.get(f"{url}/experiment/{experiment['id']}/data/runs").json() == ["train"]
         assert httpx.post(f"{url}/experiment/{experiment['id']}/admin/public", json={"public": True}).status_code == 404
+        # No accounts: nobody signs in, nothing is created, and the listing has no roles.
+        assert httpx.get(f"{url}/auth/me").json() == {"auth": False, "user": None}
+        assert httpx.post(f"{url}/auth/session", json={"token": "tbk_x"}).status_code == 404
+        assert httpx.post(f"{url}/data/experiments", json={"name": "new"}).status_code == 405
+        assert (experiment["role"], experiment["public"]) == (None, False)

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from trainboard.access.accounts import AccountError, Accounts
+from trainboard.access.accounts import (
+    MAX_EXPERIMENT_NAME,
+    SESSION_SECONDS,
+    AccountError,
+    Accounts,
+    NameTaken,
+    NotAllowed,
+)
 from trainboard.access.roles import Role
 from trainboard.access.tokens import hashed
 from trainboard.store.store import Store
@@ -59,6 +66,90 @@ def test_expired_tokens_do_not_authenticate(store: Store) -> None:
     assert accounts.authenticate(token) is None
 
 
+def test_sessions_are_stored_hashed_carry_their_token_and_end(store: Store) -> None:
+    clock = Clock()
+    accounts = Accounts(store.accounts, clock)
+    accounts.add_user("ada")
+    row, token = accounts.create_token("ada", expires_days=60)
+    started = accounts.start_session(token)
+    assert started is not None and started.user.name == "ada"
+    assert started.session.secret_hash == hashed(started.secret) and started.session.token_id == row.id
+    assert started.session.expires == clock.now + SESSION_SECONDS
+    assert store.accounts.session_by_hash(hashed(started.secret)) == started.session
+    principal = accounts.session(started.secret)
+    assert principal is not None and principal.token == row and principal.session == started.session
+    assert accounts.session(started.secret + "x") is None
+    assert accounts.start_session(token + "x") is None
+
+    # A session ends with SESSION_SECONDS, and expired ones are deleted when another starts.
+    clock.now += SESSION_SECONDS
+    assert accounts.session(started.secret) is None
+    assert accounts.start_session(token) is not None
+    assert store.accounts.session_by_hash(hashed(started.secret)) is None
+
+    # Signing out ends one session; revoking the token ends all of them.
+    first, second = accounts.start_session(token), accounts.start_session(token)
+    assert first is not None and second is not None
+    accounts.end_session(first.secret)
+    assert accounts.session(first.secret) is None and accounts.session(second.secret) is not None
+    accounts.revoke(row.id)
+    assert accounts.session(second.secret) is None
+
+
+def test_a_session_ends_when_its_token_expires(store: Store) -> None:
+    clock = Clock()
+    accounts = Accounts(store.accounts, clock)
+    accounts.add_user("ada")
+    _, token = accounts.create_token("ada", expires_days=1)
+    started = accounts.start_session(token)
+    assert started is not None and started.session.expires == clock.now + 86_400
+    clock.now += 86_399
+    assert accounts.session(started.secret) is not None
+    clock.now += 1
+    assert accounts.session(started.secret) is None
+
+
+def test_experiments_are_created_owned_unless_taken_or_by_a_limited_token(store: Store) -> None:
+    accounts = Accounts(store.accounts)
+    accounts.add_user("ada")
+    accounts.add_user("bob")
+    ada = accounts.authenticate(accounts.create_token("ada")[1])
+    assert ada is not None
+    created = accounts.create_experiment(ada, "mnist", "digits")
+    (row,) = store.experiments()
+    assert (row.id, row.name, row.description, row.run_count) == (created, "mnist", "digits", 0)
+    assert accounts.role(ada, created) is Role.ADMIN
+    assert store.generation(created) == 0
+    with pytest.raises(NameTaken, match="mnist"):
+        accounts.create_experiment(ada, "mnist")
+    with pytest.raises(AccountError, match="empty"):
+        accounts.create_experiment(ada, " ")
+    with pytest.raises(AccountError, match="at most"):
+        accounts.create_experiment(ada, "x" * (MAX_EXPERIMENT_NAME + 1))
+    limited = accounts.authenticate(accounts.create_token("bob", experiment_id=created)[1])
+    assert limited is not None
+    with pytest.raises(NotAllowed, match="limited"):
+        accounts.create_experiment(limited, "bobs")
+    assert [e.name for e in store.experiments()] == ["mnist"]
+
+
+def test_sharing_names_the_owner_and_every_other_role(store: Store) -> None:
+    accounts = Accounts(store.accounts)
+    experiment = store.create_experiment("shared").id
+    for name in ("ada", "bob", "cy"):
+        accounts.add_user(name)
+    sharing = accounts.sharing(experiment)
+    assert sharing is not None and (sharing.owner, sharing.public, sharing.shares) == (None, False, {})
+    accounts.set_owner(experiment, "ada")
+    accounts.share(experiment, "cy", Role.WRITE)
+    accounts.share(experiment, "bob", Role.READ)
+    accounts.set_public(experiment, True)
+    sharing = accounts.sharing(experiment)
+    assert sharing is not None and (sharing.owner, sharing.public) == ("ada", True)
+    assert list(sharing.shares.items()) == [("bob", Role.READ), ("cy", Role.WRITE)]
+    assert accounts.sharing("no-such-experiment") is None
+
+
 def test_roles_owner_public_and_token_limits(store: Store) -> None:
     accounts = Accounts(store.accounts)
     mine = store.create_experiment("mine").id
@@ -77,7 +168,7 @@ def test_roles_owner_public_and_token_limits(store: Store) -> None:
     accounts.share(mine, "bob", Role.WRITE)
     assert accounts.role(bob, mine) is Role.WRITE
     assert store.accounts.roles(mine) == {accounts.user("bob").id: int(Role.WRITE)}
-    assert accounts.readable(bob) == {mine}
+    assert accounts.roles(bob) == {mine: Role.WRITE}
     accounts.share(mine, "bob", None)
     assert accounts.role(bob, mine) is None
     with pytest.raises(AccountError, match="owns"):
@@ -85,7 +176,7 @@ def test_roles_owner_public_and_token_limits(store: Store) -> None:
 
     accounts.set_public(mine, True)
     assert accounts.role(None, mine) is Role.READ and accounts.role(eve, mine) is Role.READ
-    assert accounts.readable(None) == {mine}
+    assert accounts.roles(None) == {mine: Role.READ}
     accounts.set_public(mine, False)
     assert accounts.role(eve, mine) is None
 
@@ -96,11 +187,18 @@ def test_roles_owner_public_and_token_limits(store: Store) -> None:
     assert accounts.role(eve_limited, theirs) is Role.READ
     accounts.share(mine, "eve", Role.ADMIN)
     assert accounts.role(eve_limited, mine) is None
-    assert accounts.readable(eve_limited) == {theirs}
+    assert accounts.roles(eve_limited) == {theirs: Role.READ}
     # An admin's token limited to read reads only.
     ada_reads = accounts.authenticate(accounts.create_token("ada", experiment_id=mine, role=Role.READ)[1])
     assert accounts.role(ada_reads, mine) is Role.READ
     assert accounts.user_role(accounts.user("ada").id, mine) is Role.ADMIN
+
+    # `roles` answers as `role` on every experiment, for each kind of principal, public experiments too.
+    accounts.share(theirs, "bob", Role.READ)
+    accounts.set_public(theirs, True)
+    for principal in (None, ada, bob, eve, eve_limited, ada_reads):
+        each = {eid: accounts.role(principal, eid) for eid in (mine, theirs)}
+        assert accounts.roles(principal) == {eid: role for eid, role in each.items() if role is not None}
 
 
 def test_experiments_are_renamed_unless_the_name_is_taken(store: Store) -> None:

@@ -47,7 +47,7 @@ def constraint_columns(url: str, kind: str) -> dict[tuple[str, str], list[str]]:
 
 
 # Small tables of no one experiment, which Citus copies whole to every node (reference tables).
-REFERENCE_TABLES = {"experiments", "users", "tokens"}
+REFERENCE_TABLES = {"experiments", "users", "tokens", "sessions"}
 
 
 def test_every_key_starts_with_the_experiment(postgres_url: str) -> None:

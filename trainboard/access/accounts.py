@@ -1,31 +1,67 @@
-"""`Accounts`: users, tokens and grants over any backend, and the one rule of what a request may do on an
+"""`Accounts`: users, tokens, sessions and grants over any backend, and the one rule of what a request may do on an
 experiment (`role`)."""
 
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from trainboard.access.roles import Role
 from trainboard.access.tokens import hashed, new_token, token_id_of
-from trainboard.store.accounts import AccountsBackend, TokenRow, UserRow
+from trainboard.store.accounts import AccountsBackend, SessionRow, TokenRow, UserRow
 
 SECONDS_PER_DAY = 86_400
+# How long a browser's session lasts at most (less when its token expires sooner).
+SESSION_SECONDS = 30 * SECONDS_PER_DAY
+SESSION_SECRET_BYTES = 32
 USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,99}")
+# The longest name an experiment may be given by HTTP (created or renamed).
+MAX_EXPERIMENT_NAME = 200
 
 
 class AccountError(ValueError):
-    """A request about accounts that cannot be carried out, worded for the user."""
+    """A request about accounts that cannot be carried out, worded for the user; `http_code` when it comes by HTTP."""
+
+    http_code = 400
+
+
+class NameTaken(AccountError):
+    http_code = 409
+
+
+class NotAllowed(AccountError):
+    http_code = 403
 
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who a request comes from: the user of a valid token, and the token (its limits apply)."""
+    """Who a request comes from: the user of a valid token, and the token (its limits apply); `session` when the
+    request came with a session's cookie rather than the token itself."""
 
     user: UserRow
     token: TokenRow
+    session: SessionRow | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewSession:
+    """A session just started: its user, its row, and its secret (the cookie's value, shown once, never stored)."""
+
+    user: UserRow
+    session: SessionRow
+    secret: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sharing:
+    """Who has access to an experiment: its owner's name, whether anyone may read it, each other user's role."""
+
+    owner: str | None
+    public: bool
+    shares: dict[str, Role]
 
 
 class Accounts:
@@ -104,11 +140,40 @@ class Accounts:
 
     def authenticate(self, token: str) -> Principal | None:
         """The user of a token that exists, is not revoked and has not expired; else None."""
-        row = self.backend.token_by_hash(hashed(token))
-        if row is None or row.revoked is not None or (row.expires is not None and row.expires <= self._clock()):
+        return self._principal(self.backend.token_by_hash(hashed(token)))
+
+    def _principal(self, token: TokenRow | None, session: SessionRow | None = None) -> Principal | None:
+        if token is None or token.revoked is not None or (token.expires is not None and token.expires <= self._clock()):
             return None
-        user = self.backend.user_by_id(row.user_id)
-        return None if user is None else Principal(user, row)
+        user = self.backend.user_by_id(token.user_id)
+        return None if user is None else Principal(user, token, session)
+
+    # Sessions.
+
+    def start_session(self, token: str) -> NewSession | None:
+        """A new session of a valid token; None for a token that is not valid. The session ends after
+        SESSION_SECONDS, or when its token expires or is revoked."""
+        principal = self.authenticate(token)
+        if principal is None:
+            return None
+        now = self._clock()
+        self.backend.delete_sessions_expired_by(now)
+        secret = secrets.token_urlsafe(SESSION_SECRET_BYTES)
+        ends = now + SESSION_SECONDS
+        expires = ends if principal.token.expires is None else min(ends, principal.token.expires)
+        session = SessionRow(hashed(secret), principal.token.id, created=now, expires=expires)
+        self.backend.add_session(session)
+        return NewSession(principal.user, session, secret)
+
+    def session(self, secret: str) -> Principal | None:
+        """The user of a session that has not expired and whose token is still valid; else None."""
+        session = self.backend.session_by_hash(hashed(secret))
+        if session is None or session.expires <= self._clock():
+            return None
+        return self._principal(self.backend.token_by_id(session.token_id), session)
+
+    def end_session(self, secret: str) -> None:
+        self.backend.delete_session(hashed(secret))
 
     # Roles.
 
@@ -140,16 +205,51 @@ class Accounts:
         allowed = [found for found in (role, public) if found is not None]
         return max(allowed) if allowed else None
 
-    def readable(self, principal: Principal | None) -> set[str]:
-        """The experiments a request may read."""
-        public = set(self.backend.public_experiments())
+    def roles(self, principal: Principal | None) -> dict[str, Role]:
+        """What a request may do on each experiment it may read: `role` of every one, in a few queries."""
+        found = dict.fromkeys(self.backend.public_experiments(), Role.READ)
         if principal is None:
-            return public
-        token = principal.token
-        if token.experiment_id is not None:
-            return public | ({token.experiment_id} if self.role(principal, token.experiment_id) else set())
-        user_id = principal.user.id
-        return public | set(self.backend.owned(user_id)) | set(self.backend.roles_of_user(user_id))
+            return found
+        user_id, token = principal.user.id, principal.token
+        own = {eid: Role(role) for eid, role in self.backend.roles_of_user(user_id).items()}
+        own |= dict.fromkeys(self.backend.owned(user_id), Role.ADMIN)
+        for experiment_id, role in own.items():
+            if token.experiment_id is not None and token.experiment_id != experiment_id:
+                continue
+            if token.role is not None:
+                role = min(role, Role(token.role))
+            found[experiment_id] = max(role, found.get(experiment_id, role))
+        return found
+
+    def public(self) -> set[str]:
+        return set(self.backend.public_experiments())
+
+    # Experiments.
+
+    def create_experiment(self, principal: Principal, name: str, description: str = "") -> str:
+        """The id of a new experiment owned by the request's user. Not by a token limited to one experiment."""
+        if principal.token.experiment_id is not None:
+            raise NotAllowed("this token is limited to one experiment: it cannot create experiments")
+        name = _experiment_name(name)
+        experiment_id = secrets.token_urlsafe(9)
+        if not self.backend.add_experiment(experiment_id, name, description, principal.user.id, self._clock()):
+            raise NameTaken(f"another experiment is named {name!r}")
+        return experiment_id
+
+    def sharing(self, experiment_id: str) -> Sharing | None:
+        """None when there is no such experiment."""
+        access = self.backend.experiment_access(experiment_id)
+        if access is None:
+            return None
+        owner = None if access.owner_id is None else self.backend.user_by_id(access.owner_id)
+        shares: dict[str, Role] = {}
+        for user_id, role in self.backend.roles(experiment_id).items():
+            user = self.backend.user_by_id(user_id)
+            if user is not None:
+                shares[user.name] = Role(role)
+        return Sharing(
+            owner=None if owner is None else owner.name, public=access.public, shares=dict(sorted(shares.items()))
+        )
 
     # What an experiment's admin may change.
 
@@ -164,10 +264,16 @@ class Accounts:
         self.backend.set_public(experiment_id, public)
 
     def rename(self, experiment_id: str, name: str) -> None:
-        if not name.strip():
-            raise AccountError("an experiment's name cannot be empty")
-        if not self.backend.rename_experiment(experiment_id, name):
+        if not self.backend.rename_experiment(experiment_id, _experiment_name(name)):
             raise AccountError(f"another experiment is named {name!r}")
 
     def set_owner(self, experiment_id: str, user_name: str) -> None:
         self.backend.set_owner(experiment_id, self.user(user_name).id)
+
+
+def _experiment_name(name: str) -> str:
+    if not name.strip():
+        raise AccountError("an experiment's name cannot be empty")
+    if len(name) > MAX_EXPERIMENT_NAME:
+        raise AccountError(f"an experiment's name has at most {MAX_EXPERIMENT_NAME} characters")
+    return name

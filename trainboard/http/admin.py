@@ -1,5 +1,6 @@
-"""An experiment's admin routes under /experiment/<id>/admin/ (`trainboard serve` only): share it with a user, make
-it public or private, rename it. Each takes a JSON object and answers trainboard's JSON (`ok`, or `error`)."""
+"""An experiment's admin routes under /experiment/<id>/admin/ (`trainboard serve` only): who has access to it; share
+it with a user, make it public or private, rename it. Each change takes a JSON object; all answer trainboard's JSON
+(`ok`, or `error`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.access.accounts import AccountError, Accounts
 from trainboard.access.roles import Role
+from trainboard.errors import NotFoundError
 from trainboard.http.responses import JSONResponse
 
 
-async def _body(request: Request) -> dict[str, Any]:
+async def json_object(request: Request) -> dict[str, Any]:
     try:
         body = orjson.loads(await request.body())
     except orjson.JSONDecodeError:
@@ -29,21 +31,36 @@ def _accounts(request: Request) -> tuple[Accounts, str]:
     return request.app.state.accounts, request.path_params["experiment_id"]
 
 
-def _error(error: AccountError) -> JSONResponse:
-    return JSONResponse({"ok": False, "error": str(error), "status": 400}, status_code=400)
+def error_response(error: AccountError) -> JSONResponse:
+    return JSONResponse({"ok": False, "error": str(error), "status": error.http_code}, status_code=error.http_code)
+
+
+async def access(request: Request) -> JSONResponse:
+    """`{"owner": NAME | null, "public": bool, "shares": [{"user": NAME, "role": ROLE}]}`."""
+    accounts, experiment_id = _accounts(request)
+    sharing = await run_in_threadpool(accounts.sharing, experiment_id)
+    if sharing is None:
+        raise NotFoundError(f"no experiment with id {experiment_id!r}")
+    return JSONResponse(
+        {
+            "owner": sharing.owner,
+            "public": sharing.public,
+            "shares": [{"user": user, "role": str(role)} for user, role in sharing.shares.items()],
+        }
+    )
 
 
 async def share(request: Request) -> JSONResponse:
     """`{"user": NAME, "role": "read" | "write" | "admin" | null}`: give the user that role, or take it away."""
     accounts, experiment_id = _accounts(request)
     try:
-        body = await _body(request)
+        body = await json_object(request)
         user, role = body.get("user"), body.get("role")
         if not isinstance(user, str) or not (role is None or isinstance(role, str)):
             raise AccountError('expected {"user": NAME, "role": "read" | "write" | "admin" | null}')
         await run_in_threadpool(accounts.share, experiment_id, user, None if role is None else Role.named(role))
     except (AccountError, ValueError) as error:
-        return _error(AccountError(str(error)))
+        return error_response(AccountError(str(error)))
     return JSONResponse({"ok": True, "user": user, "role": role})
 
 
@@ -51,12 +68,12 @@ async def public(request: Request) -> JSONResponse:
     """`{"public": true | false}`: whether anyone may read the experiment, without a token."""
     accounts, experiment_id = _accounts(request)
     try:
-        flag = (await _body(request)).get("public")
+        flag = (await json_object(request)).get("public")
         if not isinstance(flag, bool):
             raise AccountError('expected {"public": true | false}')
         await run_in_threadpool(accounts.set_public, experiment_id, flag)
     except AccountError as error:
-        return _error(error)
+        return error_response(error)
     return JSONResponse({"ok": True, "public": flag})
 
 
@@ -64,17 +81,18 @@ async def rename(request: Request) -> JSONResponse:
     """`{"name": NAME}`: a new name, unless another experiment has it."""
     accounts, experiment_id = _accounts(request)
     try:
-        name = (await _body(request)).get("name")
+        name = (await json_object(request)).get("name")
         if not isinstance(name, str):
             raise AccountError('expected {"name": NAME}')
         await run_in_threadpool(accounts.rename, experiment_id, name)
     except AccountError as error:
-        return _error(error)
+        return error_response(error)
     return JSONResponse({"ok": True, "name": name})
 
 
 def routes() -> list[BaseRoute]:
     return [
+        Route("/admin/access", access),
         Route("/admin/share", share, methods=["POST"]),
         Route("/admin/public", public, methods=["POST"]),
         Route("/admin/rename", rename, methods=["POST"]),

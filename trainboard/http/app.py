@@ -13,13 +13,15 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from trainboard.access.accounts import Accounts
-from trainboard.errors import PublicError
-from trainboard.http import admin, tensorboard, tsvis, upload
+from trainboard.errors import PublicError, TooManyRequestsError
+from trainboard.http import admin, sessions, tensorboard, tsvis, upload
 from trainboard.http.context import Experiments
-from trainboard.http.guard import AUTHENTICATE, guard, principal_of
+from trainboard.http.experiments import create_experiment, list_experiments
+from trainboard.http.guard import AUTHENTICATE, guard
 from trainboard.http.hosts import AllowedHosts, CheckHost
 from trainboard.http.limits import LimitBodySize
-from trainboard.http.responses import JSONResponse, TextResponse
+from trainboard.http.rate_limit import RateLimit
+from trainboard.http.responses import TextResponse
 from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
 from trainboard.ingest.upload import Uploads
 from trainboard.settings import Settings
@@ -37,8 +39,9 @@ def create_app(
 ) -> Starlette:
     """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one;
     `lifespan` starts and stops what the caller built (ingest, the store). With `accounts`, every route answers only
-    the requests its policy allows (`trainboard.http.guard`), and each experiment has its admin routes. With
-    `uploads`, each experiment takes uploads (`trainboard.http.upload`)."""
+    the requests its policy allows (`trainboard.http.guard`), browsers sign in (`trainboard.http.sessions`), experiments
+    are created at /data/experiments, and each experiment has its admin routes. With `uploads`, each experiment takes
+    uploads (`trainboard.http.upload`)."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -52,7 +55,13 @@ def create_app(
         *(admin.routes() if accounts is not None else []),
         *(upload.routes() if uploads is not None else []),
     ]
-    routes: list[BaseRoute] = [Mount("/experiment/{experiment_id}", routes=scoped), *api, *pages]
+    root = [*api, Route("/data/experiments", create_experiment, methods=["POST"])] if accounts is not None else api
+    routes: list[BaseRoute] = [
+        Mount("/experiment/{experiment_id}", routes=scoped),
+        *root,
+        *sessions.routes(accounts),
+        *pages,
+    ]
     if accounts is not None:
         guard(routes)
     if settings.path_prefix.strip("/"):
@@ -73,32 +82,8 @@ def create_app(
     app.state.settings = settings
     app.state.accounts = accounts
     app.state.uploads = uploads
+    app.state.upload_limit = RateLimit(settings.upload_rate, settings.upload_burst)
     return app
-
-
-def list_experiments(request: Request) -> JSONResponse:
-    """The store's experiments that the request may read, newest update first (TensorBoard's fields `id`, `name`,
-    `startTime`, and more)."""
-    experiments: Experiments = request.app.state.experiments
-    listed = sorted(experiments.provider.list_experiments(), key=lambda e: e.last_update, reverse=True)
-    accounts: Accounts | None = request.app.state.accounts
-    if accounts is not None:
-        readable = accounts.readable(principal_of(request))
-        listed = [e for e in listed if e.experiment_id in readable]
-    return JSONResponse(
-        [
-            {
-                "id": e.experiment_id,
-                "name": e.name,
-                "description": e.description,
-                "startTime": e.creation_time,
-                "lastUpdate": e.last_update,
-                "runCount": e.run_count,
-                "default": e.experiment_id == experiments.default,
-            }
-            for e in listed
-        ]
-    )
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
@@ -111,4 +96,6 @@ async def _public_error(request: Request, exc: Exception) -> Response:
     response = TextResponse(str(exc), status_code=exc.http_code)
     if exc.http_code == 401:
         response.headers["WWW-Authenticate"] = AUTHENTICATE
+    if isinstance(exc, TooManyRequestsError):
+        response.headers["Retry-After"] = str(exc.retry_after)
     return response

@@ -2,6 +2,11 @@
 valid token gets 401, one whose token lacks the role on the experiment its URL names gets the 404 of an experiment
 that does not exist, and a route without a policy is refused to everyone.
 
+A request comes with a token (`Authorization: Bearer`) or with a session's cookie (`trainboard.http.sessions`). A
+browser sends the cookie with requests that other sites' pages make too: a state-changing request signed in by the
+cookie must come from this server's own pages (its Origin, or else Referer, names the Host it was sent to), else 403.
+Requests to WRITE routes are limited per token (`trainboard.http.rate_limit`): 429 past the limit.
+
 Routes are wrapped where they are declared, so that the policy is known by the route a request matched, not guessed
 from its URL; a mount whose routes are built later (TS-VIS's /api) or that serves a folder is guarded by the path
 inside it.
@@ -9,22 +14,28 @@ inside it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from trainboard.access.accounts import Accounts, Principal
-from trainboard.errors import NotFoundError, UnauthenticatedError
+from trainboard.errors import NotFoundError, PermissionDeniedError, TooManyRequestsError, UnauthenticatedError
 from trainboard.http.context import DEFAULT_EXPERIMENT_IDS, Experiments
 from trainboard.http.policies import Policy, policy_of
+from trainboard.http.rate_limit import RateLimit
 
 # Where the guard leaves who a request comes from, for the handlers that answer by it.
 PRINCIPAL = "trainboard.principal"
 AUTHENTICATE = 'Bearer realm="trainboard"'
+SESSION_COOKIE = "trainboard_session"
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def _declared(path: str) -> Callable[[Scope], str]:
@@ -82,13 +93,39 @@ class Guard:
         experiment_id = scope.get("path_params", {}).get("experiment_id", "")
         if experiment_id in DEFAULT_EXPERIMENT_IDS:
             experiment_id = experiments.default
-        decision = await run_in_threadpool(_decide, accounts, connection, policy_of(path), experiment_id)
+        policy = policy_of(path)
+        decision = await run_in_threadpool(_decide, accounts, connection, policy, experiment_id)
+        principal = decision.principal
+        if principal is not None and principal.session is not None and scope["method"] in STATE_CHANGING:
+            if not same_origin(connection.headers):
+                raise PermissionDeniedError(
+                    "a request signed in by the session cookie must come from this server's own pages: its Origin"
+                    " (or Referer) must name the host it is sent to; scripts send Authorization: Bearer <token>"
+                )
         if not decision.allowed:
-            if decision.principal is None:
-                raise UnauthenticatedError("this server needs a token: send Authorization: Bearer <token>")
+            if principal is None:
+                raise UnauthenticatedError("this server needs a token: sign in, or send Authorization: Bearer <token>")
             raise NotFoundError(f"no experiment with id {experiment_id!r}" if experiment_id else "no such route")
-        scope[PRINCIPAL] = decision.principal
+        if policy is Policy.WRITE and principal is not None:
+            limit: RateLimit = scope["app"].state.upload_limit
+            wait = limit.take(principal.token.id)
+            if wait > 0:
+                raise TooManyRequestsError(
+                    f"more than {limit.burst} upload requests at once or {limit.rate:g} a second with this token",
+                    retry_after=max(1, math.ceil(wait)),
+                )
+        scope[PRINCIPAL] = principal
         await self.app(scope, receive, send)
+
+
+def same_origin(headers: Headers) -> bool | None:
+    """Whether the page that sent a request is of the host the request was sent to: its Origin header, or else its
+    Referer, names the Host header's host and port. None when it has neither."""
+    sender = headers.get("origin") or headers.get("referer")
+    if sender is None:
+        return None
+    host = headers.get("host")
+    return host is not None and urlsplit(sender).netloc.lower() == host.lower()
 
 
 def _decide(
@@ -108,10 +145,12 @@ def _decide(
 
 
 def _principal(accounts: Accounts, connection: HTTPConnection) -> Principal | None:
-    """The user of the request's bearer token; None without one; 401 for a token that is not valid."""
+    """The user of the request's bearer token (401 for a token that is not valid) or else of its session cookie (as
+    without one when the session has ended, so that public experiments still answer); None without either."""
     header = connection.headers.get("authorization")
     if header is None:
-        return None
+        secret = connection.cookies.get(SESSION_COOKIE)
+        return accounts.session(secret) if secret else None
     scheme, _, token = header.partition(" ")
     found = accounts.authenticate(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
     if found is None:

@@ -134,6 +134,11 @@ POLICIES: dict[str, Policy] = {
     "/admin/share": Policy.ADMIN,
     "/admin/public": Policy.ADMIN,
     "/admin/rename": Policy.ADMIN,
+    "/admin/access": Policy.ADMIN,
+    # Who is signed in (no one, without a session), signing in with a token, signing out.
+    "/auth/me": Policy.ANYONE,
+    "/auth/session": Policy.ANYONE,
+    "/auth/signout": Policy.ANYONE,
 }
 
 # Folders of the web UIs' built files: every file in them, as the page that loads them.

@@ -1,5 +1,6 @@
-"""What a backend stores about who may see what: users, tokens (their secrets hashed), each experiment's owner,
-public-read flag and per-user roles. Simple reads and writes only: `trainboard.access` decides what they allow."""
+"""What a backend stores about who may see what: users, tokens and sessions (their secrets hashed), each experiment's
+owner, public-read flag and per-user roles. Simple reads and writes only: `trainboard.access` decides what they
+allow."""
 
 from __future__ import annotations
 
@@ -30,6 +31,17 @@ class TokenRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionRow:
+    """A browser's session as stored: the SHA-256 of its secret (the cookie's value, never stored), and the token it
+    was opened with, whose limits it carries."""
+
+    secret_hash: str
+    token_id: str
+    created: float
+    expires: float
+
+
+@dataclass(frozen=True, slots=True)
 class ExperimentAccess:
     owner_id: int | None
     public: bool
@@ -50,10 +62,23 @@ class AccountsBackend(Protocol):
 
     def token_by_hash(self, secret_hash: str) -> TokenRow | None: ...
 
+    def token_by_id(self, token_id: str) -> TokenRow | None: ...
+
     def tokens(self, user_id: int | None) -> list[TokenRow]:
         """Of one user, or of everyone; oldest first."""
 
     def revoke_token(self, token_id: str, revoked: float) -> None: ...
+
+    def add_session(self, session: SessionRow) -> None: ...
+
+    def session_by_hash(self, secret_hash: str) -> SessionRow | None: ...
+
+    def delete_session(self, secret_hash: str) -> None: ...
+
+    def delete_sessions_expired_by(self, now: float) -> None: ...
+
+    def add_experiment(self, experiment_id: str, name: str, description: str, owner_id: int, created: float) -> bool:
+        """A new, empty experiment owned by the user; False when another experiment has that name."""
 
     def experiment_access(self, experiment_id: str) -> ExperimentAccess | None:
         """None when there is no such experiment."""

@@ -6,9 +6,10 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from trainboard.store.accounts import ExperimentAccess, TokenRow, UserRow
+from trainboard.store.accounts import ExperimentAccess, SessionRow, TokenRow, UserRow
 
 TOKEN_COLUMNS = "token_id, user_id, secret_hash, experiment_id, role, created, expires, revoked"
+SESSION_COLUMNS = "secret_hash, token_id, created, expires"
 
 
 class PostgresAccounts:
@@ -58,6 +59,10 @@ class PostgresAccounts:
         rows = self._rows(f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE secret_hash = %s", (secret_hash,))
         return TokenRow(*rows[0]) if rows else None
 
+    def token_by_id(self, token_id: str) -> TokenRow | None:
+        rows = self._rows(f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE token_id = %s", (token_id,))
+        return TokenRow(*rows[0]) if rows else None
+
     def tokens(self, user_id: int | None) -> list[TokenRow]:
         if user_id is None:
             rows = self._rows(f"SELECT {TOKEN_COLUMNS} FROM tokens ORDER BY created, token_id")
@@ -69,6 +74,33 @@ class PostgresAccounts:
 
     def revoke_token(self, token_id: str, revoked: float) -> None:
         self._write("UPDATE tokens SET revoked = %s WHERE token_id = %s AND revoked IS NULL", (revoked, token_id))
+
+    def add_session(self, session: SessionRow) -> None:
+        self._write(
+            f"INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (%s, %s, %s, %s)",
+            (session.secret_hash, session.token_id, session.created, session.expires),
+        )
+
+    def session_by_hash(self, secret_hash: str) -> SessionRow | None:
+        rows = self._rows(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE secret_hash = %s", (secret_hash,))
+        return SessionRow(*rows[0]) if rows else None
+
+    def delete_session(self, secret_hash: str) -> None:
+        self._write("DELETE FROM sessions WHERE secret_hash = %s", (secret_hash,))
+
+    def delete_sessions_expired_by(self, now: float) -> None:
+        self._write("DELETE FROM sessions WHERE expires <= %s", (now,))
+
+    def add_experiment(self, experiment_id: str, name: str, description: str, owner_id: int, created: float) -> bool:
+        # As the backend creates experiments, with their `experiment_state` row, and the owner.
+        rows = self._rows(
+            "WITH created AS (INSERT INTO experiments (experiment_id, name, description, created, owner_id)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING experiment_id, created)"
+            " INSERT INTO experiment_state (experiment_id, updated) SELECT experiment_id, created FROM created"
+            " RETURNING experiment_id",
+            (experiment_id, name, description, created, owner_id),
+        )
+        return bool(rows)
 
     def experiment_access(self, experiment_id: str) -> ExperimentAccess | None:
         rows = self._rows("SELECT owner_id, public FROM experiments WHERE experiment_id = %s", (experiment_id,))

@@ -174,4 +174,18 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX experiment_roles_by_user ON experiment_roles (user_id, experiment_id);
         """,
     ),
+    (
+        # Browsers' sessions (`POST /auth/session`), each opened with a token whose limits it carries; stored as the
+        # SHA-256 of the cookie's secret. Small and read by every signed-in request, as `tokens`: a reference table.
+        "0005_sessions",
+        """
+        CREATE TABLE sessions (
+            secret_hash TEXT PRIMARY KEY,
+            token_id TEXT NOT NULL REFERENCES tokens,
+            created DOUBLE PRECISION NOT NULL,
+            expires DOUBLE PRECISION NOT NULL
+        );
+        CREATE INDEX sessions_by_expiry ON sessions (expires);
+        """,
+    ),
 ]

@@ -7,9 +7,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from trainboard.store.accounts import ExperimentAccess, TokenRow, UserRow
+from trainboard.store.accounts import ExperimentAccess, SessionRow, TokenRow, UserRow
 
 TOKEN_COLUMNS = "id, user_id, secret_hash, experiment_id, role, created, expires, revoked"
+SESSION_COLUMNS = "secret_hash, token_id, created, expires"
 
 
 class SqliteAccounts:
@@ -63,6 +64,10 @@ class SqliteAccounts:
         rows = self._rows(f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE secret_hash = ?", (secret_hash,))
         return TokenRow(*rows[0]) if rows else None
 
+    def token_by_id(self, token_id: str) -> TokenRow | None:
+        rows = self._rows(f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE id = ?", (token_id,))
+        return TokenRow(*rows[0]) if rows else None
+
     def tokens(self, user_id: int | None) -> list[TokenRow]:
         if user_id is None:
             rows = self._rows(f"SELECT {TOKEN_COLUMNS} FROM tokens ORDER BY created, id")
@@ -72,6 +77,31 @@ class SqliteAccounts:
 
     def revoke_token(self, token_id: str, revoked: float) -> None:
         self._write("UPDATE tokens SET revoked = ? WHERE id = ? AND revoked IS NULL", (revoked, token_id))
+
+    def add_session(self, session: SessionRow) -> None:
+        self._write(
+            f"INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?)",
+            (session.secret_hash, session.token_id, session.created, session.expires),
+        )
+
+    def session_by_hash(self, secret_hash: str) -> SessionRow | None:
+        rows = self._rows(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE secret_hash = ?", (secret_hash,))
+        return SessionRow(*rows[0]) if rows else None
+
+    def delete_session(self, secret_hash: str) -> None:
+        self._write("DELETE FROM sessions WHERE secret_hash = ?", (secret_hash,))
+
+    def delete_sessions_expired_by(self, now: float) -> None:
+        self._write("DELETE FROM sessions WHERE expires <= ?", (now,))
+
+    def add_experiment(self, experiment_id: str, name: str, description: str, owner_id: int, created: float) -> bool:
+        return bool(
+            self._write(
+                "INSERT INTO experiments (id, name, description, created, updated, owner_id) VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (name) DO NOTHING",
+                (experiment_id, name, description, created, created, owner_id),
+            )
+        )
 
     def experiment_access(self, experiment_id: str) -> ExperimentAccess | None:
         rows = self._rows("SELECT owner_id, public FROM experiments WHERE id = ?", (experiment_id,))

@@ -1,0 +1,64 @@
+"""`/data/experiments`: `GET` lists the experiments a request may read; `POST` (`trainboard serve` with accounts)
+creates one owned by the caller."""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+
+from trainboard.access.accounts import AccountError, Accounts
+from trainboard.access.roles import Role
+from trainboard.http.admin import error_response, json_object
+from trainboard.http.context import Experiments
+from trainboard.http.guard import principal_of
+from trainboard.http.responses import JSONResponse
+
+
+def list_experiments(request: Request) -> JSONResponse:
+    """The store's experiments that the request may read, newest update first (TensorBoard's fields `id`, `name`,
+    `startTime`, and more); with accounts, the caller's `role` on each and whether it is `public` (without, null and
+    false: there is no access control at all)."""
+    experiments: Experiments = request.app.state.experiments
+    listed = sorted(experiments.provider.list_experiments(), key=lambda e: e.last_update, reverse=True)
+    accounts: Accounts | None = request.app.state.accounts
+    roles: dict[str, Role] = {}
+    public: set[str] = set()
+    if accounts is not None:
+        roles, public = accounts.roles(principal_of(request)), accounts.public()
+        listed = [e for e in listed if e.experiment_id in roles]
+    return JSONResponse(
+        [
+            {
+                "id": e.experiment_id,
+                "name": e.name,
+                "description": e.description,
+                "startTime": e.creation_time,
+                "lastUpdate": e.last_update,
+                "runCount": e.run_count,
+                "default": e.experiment_id == experiments.default,
+                "role": str(roles[e.experiment_id]) if e.experiment_id in roles else None,
+                "public": e.experiment_id in public,
+            }
+            for e in listed
+        ]
+    )
+
+
+async def create_experiment(request: Request) -> JSONResponse:
+    """`{"name": NAME, "description": TEXT}`: a new, empty experiment owned by the caller: 201 with its id; 409 when
+    the name is taken; 403 for a token limited to one experiment."""
+    accounts: Accounts = request.app.state.accounts
+    principal = principal_of(request)
+    assert principal is not None  # the route's policy: signed in
+    try:
+        body = await json_object(request)
+        name, description = body.get("name"), body.get("description", "")
+        if not isinstance(name, str) or not isinstance(description, str):
+            raise AccountError('expected {"name": NAME, "description": TEXT}')
+        experiment_id = await run_in_threadpool(accounts.create_experiment, principal, name, description)
+    except AccountError as error:
+        return error_response(error)
+    return JSONResponse(
+        {"ok": True, "id": experiment_id, "name": name, "description": description, "role": "admin", "public": False},
+        status_code=201,
+    )
