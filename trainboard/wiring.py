@@ -49,6 +49,7 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     loader = Loader(logdir, store, experiment.id, progress, workers=default_workers())
     experiments = Experiments(
         DataProvider(store),
+        store,
         progress={experiment.id: progress},
         elsewhere=IngestProgress.finished(),
         default=experiment.id,
@@ -88,6 +89,7 @@ def store_app(settings: Settings) -> Starlette:
     store = open_store(settings.db, settings.blobs or None)
     experiments = Experiments(
         DataProvider(store),
+        store,
         progress={},
         elsewhere=IngestProgress.finished(),
         sampling=settings.sampling,

@@ -35,6 +35,8 @@ class Team:
     admin: str
     reader: str
     stranger: str
+    # A pin of `private`, for its routes below /at/<pin>/.
+    pin: str
 
 
 def cli(*flags: str) -> str:
@@ -72,11 +74,12 @@ def team_server(request: pytest.FixtureRequest, backend: str, ui: str, tmp_path:
     with store_serving(db, tmp_path / "serve", f"--ui={ui}") as url:
         listed = httpx.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
         ids = {e["name"]: e["id"] for e in listed}
-        other = next(e.id for e in _experiments(db) if e.name == "other")
-        yield Team(db, url, ids["private"], other, admin, reader, stranger)
+        other = next(e.id for e in experiments_of(db) if e.name == "other")
+        pin = httpx.post(f"{url}/experiment/{ids['private']}/pins", headers=bearer(admin)).raise_for_status().json()
+        yield Team(db, url, ids["private"], other, admin, reader, stranger, pin["pin"])
 
 
-def _experiments(db: str) -> list[ExperimentRow]:
+def experiments_of(db: str) -> list[ExperimentRow]:
     store = open_store(db)
     try:
         return list(store.experiments())

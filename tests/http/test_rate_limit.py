@@ -77,7 +77,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
         accounts.create_token(name, experiment_id=experiment, role=role)[1]
         for name, role in (("ada", Role.WRITE), ("bob", Role.ADMIN), ("cy", Role.READ))
     ]
-    experiments = Experiments(DataProvider(store), progress={}, elsewhere=IngestProgress.finished())
+    experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
     app = create_app(experiments, Settings(upload_rate=2, upload_burst=3), accounts=accounts, uploads=Uploads(store))
     yield Served(app, experiment, *tokens)
     store.close()

@@ -16,12 +16,13 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
 from tests.cli.logs import write_run
-from tests.http.teams import Team, bearer, cli, cookie, denial, new_token, sign_in, team_server
+from tests.http.teams import Team, bearer, cli, cookie, denial, experiments_of, new_token, sign_in, team_server
 from tests.servers import store_serving
 from trainboard.access.accounts import Accounts
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
 from trainboard.http.guard import STATE_CHANGING, Guard
+from trainboard.http.pins import AtPin
 from trainboard.http.policies import Policy, policy_of
 from trainboard.http.tsvis import _RoutesOnFirstRequest, api
 from trainboard.ingest.progress import IngestProgress
@@ -30,47 +31,63 @@ from trainboard.settings import Settings
 from trainboard.store.opening import open_store
 
 SCOPE = "/experiment/{experiment_id}"
+PINNED = "/at/{pin}"
+EVIL = "http://evil.example"
 
 
 # The routes of the app `trainboard serve` runs, found by walking it.
 
 
-def app_routes(db: str, ui: str) -> list[tuple[str, str, bool]]:
-    """(declared path, method, under /experiment/<id>/) of every route of the app, TS-VIS's lazily mounted /api
-    routes and one file of each mounted folder included."""
+@dataclass(frozen=True, order=True, slots=True)
+class Listed:
+    """A route of the app: its declared path, a method it takes, whether it is below /experiment/<id>/, and the mount
+    it is below there (/at/{pin} or none)."""
+
+    path: str
+    method: str
+    scoped: bool
+    pinned: str = ""
+
+    def url(self, team: Team, experiment_id: str) -> str:
+        """Below the experiment (when scoped), its pin of `team` in place of {pin}, x in place of other parameters."""
+        below = f"/experiment/{experiment_id}" if self.scoped else ""
+        return below + self.pinned.replace("{pin}", team.pin) + re.sub(r"\{[^}]*\}", "x", self.path)
+
+
+def app_routes(db: str, ui: str) -> list[Listed]:
+    """Every route of the app, TS-VIS's lazily mounted /api routes and one file of each mounted folder included;
+    deleting the experiment comes last."""
     store = open_store(db)
     try:
-        experiments = Experiments(DataProvider(store), progress={}, elsewhere=IngestProgress.finished())
+        experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
         app = create_app(experiments, Settings(ui=ui), accounts=Accounts(store.accounts))
-        return sorted(set(_walk(app.routes, scoped=False)))
+        return sorted(set(_walk(app.routes, scoped=False)), key=lambda r: (r.path == "/admin/delete", r))
     finally:
         store.close()
 
 
-def _walk(routes: list[BaseRoute], *, scoped: bool) -> Iterator[tuple[str, str, bool]]:
+def _walk(routes: list[BaseRoute], *, scoped: bool, pinned: str = "") -> Iterator[Listed]:
     for route in routes:
         if isinstance(route, Route):
             methods = route.methods or {"GET"}
-            yield route.path, "GET" if "GET" in methods else sorted(methods)[0], scoped
+            yield Listed(route.path, "GET" if "GET" in methods else sorted(methods)[0], scoped, pinned)
         elif isinstance(route, Mount) and isinstance(route.app, Router):
-            yield from _walk(route.routes, scoped=scoped or route.path == SCOPE)
+            below = pinned + route.path if route.path == PINNED else pinned
+            yield from _walk(route.routes, scoped=scoped or route.path == SCOPE, pinned=below)
         elif isinstance(route, Mount):
-            inner = route.app.app if isinstance(route.app, Guard) else route.app
             assert isinstance(route.app, Guard), f"mount {route.path} is not guarded"
+            inner = route.app.app.app if isinstance(route.app.app, AtPin) else route.app.app
             if isinstance(inner, _RoutesOnFirstRequest):
                 yield from (
-                    (route.path + path, method, scoped) for path, method, _ in _walk(api.routes(), scoped=False)
+                    Listed(route.path + listed.path, listed.method, scoped, pinned)
+                    for listed in _walk(api.routes(), scoped=False)
                 )
             elif isinstance(inner, StaticFiles):
                 assert inner.directory is not None
                 first = min(p for p in Path(inner.directory).rglob("*") if p.is_file())
-                yield f"{route.path}/{first.relative_to(inner.directory).as_posix()}", "GET", scoped
+                yield Listed(f"{route.path}/{first.relative_to(inner.directory).as_posix()}", "GET", scoped, pinned)
             else:
                 raise AssertionError(f"the test does not know how to list the routes of mount {route.path}")
-
-
-def concrete(path: str) -> str:
-    return re.sub(r"\{[^}]*\}", "x", path)
 
 
 def call(client: httpx.Client, method: str, url: str, headers: dict[str, str]) -> httpx.Response:
@@ -112,35 +129,39 @@ def test_every_route_answers_only_whom_its_policy_allows(
 ) -> None:
     with team_server(request, backend, ui, tmp_path) as team, httpx.Client(base_url=team.url, timeout=60) as client:
         routes = app_routes(team.db, ui)
-        assert any(path == "/api/getCategory" for path, _, _ in routes)  # the lazily mounted ones are listed
-        assert any(path == "/admin/share" and scoped for path, _, scoped in routes)
-        unguarded = [path for path, _, _ in routes if policy_of(path) is None]
+        paths = {(route.path, route.scoped, route.pinned) for route in routes}
+        assert ("/api/getCategory", True, PINNED) in paths  # the lazily mounted ones are listed, also below a pin
+        assert {("/admin/share", True, ""), ("/admin/delete", True, ""), ("/pins", True, "")} <= paths
+        assert {("/data/runs", scoped, pinned) for scoped in (True, False) for pinned in ("", PINNED)} <= paths
+        unguarded = [route.path for route in routes if policy_of(route.path) is None]
         assert unguarded == [], "routes without a policy in trainboard/http/policies.py"
-        # Signing out ends the caller's session: last.
-        routes.sort(key=lambda route: route[0] == "/auth/signout")
+        # Deleting the experiment, then signing out (which ends the caller's session), last.
+        routes.sort(key=lambda route: (route.path == "/auth/signout", route.path == "/admin/delete"))
         failures: list[str] = []
 
         def expect(ok: bool, what: str, response: httpx.Response) -> None:
             if not ok:
                 failures.append(f"{what}: {response.request.method} {response.url.path} -> {response.status_code}")
 
+        last = signed_in(team)[-1]
         for users in signed_in(team):
-            for path, method, scoped in routes:
-                policy = policy_of(path)
+            for route in routes:
+                method = route.method
+                policy = policy_of(route.path)
                 assert policy is not None
                 needed = policy.role
-                url = f"/experiment/{team.private}{concrete(path)}" if scoped else concrete(path)
                 if users.how == "cookie" and method in STATE_CHANGING:
                     # Another site's page, with the admin's cookie: refused, whatever the route.
-                    forged = call(client, method, url, {**users.admin, "Origin": "http://evil.example"})
+                    forged = call(client, method, route.url(team, team.private), {**users.admin, "Origin": EVIL})
                     expect(forged.status_code == 403 and "Origin" in forged.text, "a cross-site request", forged)
-                if not scoped:
+                if not route.scoped:
                     # At /: no default experiment on `trainboard serve`; any valid token passes the guard, none is 401.
-                    anonymous = call(client, method, url, {})
+                    anonymous = call(client, method, route.url(team, ""), {})
                     expect(policy is Policy.ANYONE or anonymous.status_code == 401, "anonymous at /", anonymous)
-                    stranger = call(client, method, url, users.stranger)
+                    stranger = call(client, method, route.url(team, ""), users.stranger)
                     expect(stranger.status_code != 401, f"signed in by {users.how} at /", stranger)
                     continue
+                url = route.url(team, team.private)
                 anonymous = call(client, method, url, {})
                 expect(
                     anonymous.status_code == 401 and anonymous.headers.get("www-authenticate", "").startswith("Bearer"),
@@ -159,13 +180,9 @@ def test_every_route_answers_only_whom_its_policy_allows(
                     f"{users.how}: a reader",
                     reader,
                 )
-                admin = call(client, method, url, users.admin)
-                expect(
-                    admin.status_code != 401 and admin.text != denial(team.private), f"{users.how}: the admin", admin
-                )
                 # The experiment the admin has no role on answers as one that does not exist.
-                elsewhere = call(client, method, f"/experiment/{team.other}{concrete(path)}", users.admin)
-                missing = call(client, method, f"/experiment/nope{concrete(path)}", users.admin)
+                elsewhere = call(client, method, route.url(team, team.other), users.admin)
+                missing = call(client, method, route.url(team, "nope"), users.admin)
                 if refused:
                     expect(
                         elsewhere.text == denial(team.other) and elsewhere.status_code == 404,
@@ -177,7 +194,14 @@ def test_every_route_answers_only_whom_its_policy_allows(
                         f"{users.how}: a missing experiment",
                         missing,
                     )
+                if route.path == "/admin/delete" and users is not last:
+                    continue  # the admin deletes the experiment in the last pass only
+                admin = call(client, method, url, users.admin)
+                expect(
+                    admin.status_code != 401 and admin.text != denial(team.private), f"{users.how}: the admin", admin
+                )
         assert failures == []
+        assert [e.name for e in experiments_of(team.db)] == ["other"]  # the admin's /admin/delete deleted `private`
 
 
 def runs_of(team: Team, token: str | None, experiment_id: str | None = None) -> int:

@@ -111,3 +111,16 @@ def test_an_unreachable_endpoint_is_a_clear_error(s3_blobs_url: str, monkeypatch
 def test_a_missing_bucket_is_a_clear_error(s3_blobs_url: str) -> None:
     with pytest.raises(StoreUnavailable, match="cannot reach the blob store s3://no-such-bucket/x: no such bucket"):
         S3Blobs("s3://no-such-bucket/x")
+
+
+def test_deleting_an_experiment_takes_its_prefix_only(s3_blobs_url: str) -> None:
+    store = S3Blobs(s3_blobs_url)
+    digest = hashlib.sha256(b"x").hexdigest()
+    neighbours = ("a", "abc", "ab-c", "ab_c")  # ids that start as the deleted one's does
+    store.put({f"{name}/{digest}": name.encode() for name in ("ab", *neighbours)})
+    store.put({f"ab/{i:064x}": b"%d" % i for i in range(DELETE_BATCH + 2)})  # more than one DeleteObjects call takes
+    store.delete_experiment("ab")
+    assert store.get(f"ab/{digest}") is None and store.get(f"ab/{DELETE_BATCH + 1:064x}") is None
+    assert {name: store.get(f"{name}/{digest}") for name in neighbours} == {name: name.encode() for name in neighbours}
+    store.delete_experiment("never-written")
+    store.close()

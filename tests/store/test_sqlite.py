@@ -67,3 +67,19 @@ def test_processes_opening_a_new_store_at_once_migrate_it_once(tmp_path: Path) -
     with sqlite3.connect(path) as opened:
         names = [name for (name,) in opened.execute("SELECT name FROM migrations")]
     assert len(names) == len(set(names)) and names
+
+
+def test_deleting_an_experiment_removes_its_writer_lock_file(tmp_path: Path) -> None:
+    store = open_store(str(tmp_path / "store.sqlite"))
+    try:
+        experiment_id = store.create_experiment("logs").id
+        lock = tmp_path / f"store.sqlite.{experiment_id}.writer"
+        store.create_pin(experiment_id)
+        assert store.delete_experiment(experiment_id) and not lock.exists()
+        # Blob keys of an experiment sort between `<id>/` and `<id>0`: its neighbours' are kept.
+        neighbours = {f"{experiment_id}{tail}/{0:064x}": tail.encode() for tail in ("-", ".", "_", "0", "a")}
+        store.blobs.put(neighbours)
+        store.blobs.delete_experiment(experiment_id)
+        assert {key: store.blob(key) for key in neighbours} == neighbours
+    finally:
+        store.close()

@@ -1,6 +1,6 @@
 """An experiment's admin routes under /experiment/<id>/admin/ (`trainboard serve` only): who has access to it; share
-it with a user, make it public or private, rename it. Each change takes a JSON object; all answer trainboard's JSON
-(`ok`, or `error`)."""
+it with a user, make it public or private, rename it, delete it. Each answers trainboard's JSON (`ok`, or `error`);
+those that change something take a JSON object."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.access.accounts import AccountError, Accounts
 from trainboard.access.roles import Role
 from trainboard.errors import NotFoundError
+from trainboard.http.context import Experiments
 from trainboard.http.responses import JSONResponse
 
 
@@ -90,10 +91,21 @@ async def rename(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True, "name": name})
 
 
+async def delete(request: Request) -> JSONResponse:
+    """Delete the experiment and everything of it (points, blobs, pins, roles); its routes answer 404 after. 409 while
+    a process ingests into it."""
+    experiments: Experiments = request.app.state.experiments
+    if not await run_in_threadpool(experiments.delete, request.path_params["experiment_id"]):
+        error = "the experiment is being written by another process (trainboard ingest): stop it first"
+        return JSONResponse({"ok": False, "error": error, "status": 409}, status_code=409)
+    return JSONResponse({"ok": True})
+
+
 def routes() -> list[BaseRoute]:
     return [
         Route("/admin/access", access),
         Route("/admin/share", share, methods=["POST"]),
         Route("/admin/public", public, methods=["POST"]),
         Route("/admin/rename", rename, methods=["POST"]),
+        Route("/admin/delete", delete, methods=["POST"]),
     ]

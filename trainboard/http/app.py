@@ -14,7 +14,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.errors import PublicError, TooManyRequestsError
-from trainboard.http import admin, sessions, tensorboard, tsvis, upload
+from trainboard.http import admin, pins, sessions, tensorboard, tsvis, upload
 from trainboard.http.context import Experiments
 from trainboard.http.experiments import create_experiment, list_experiments
 from trainboard.http.guard import AUTHENTICATE, guard
@@ -37,11 +37,11 @@ def create_app(
     accounts: Accounts | None = None,
     uploads: Uploads | None = None,
 ) -> Starlette:
-    """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one;
-    `lifespan` starts and stops what the caller built (ingest, the store). With `accounts`, every route answers only
-    the requests its policy allows (`trainboard.http.guard`), browsers sign in (`trainboard.http.sessions`), experiments
-    are created at /data/experiments, and each experiment has its admin routes. With `uploads`, each experiment takes
-    uploads (`trainboard.http.upload`)."""
+    """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one,
+    and all of them again below .../at/<pin>/ as of a pin; `lifespan` starts and stops what the caller built (ingest,
+    the store). With `accounts`, every route answers only the requests its policy allows (`trainboard.http.guard`),
+    browsers sign in (`trainboard.http.sessions`), experiments are created at /data/experiments, and each experiment
+    has its admin routes. With `uploads`, each experiment takes uploads (`trainboard.http.upload`)."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -50,8 +50,11 @@ def create_app(
     api: list[BaseRoute] = [Route("/data/experiments", list_experiments), *tensorboard.routes(), *tsvis.routes()]
     # TensorBoard's UI served at /experiment/<id>/ asks for experiment/defaultExperimentId/... below it: that id.
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
+    # The same routes as of a pin, below .../at/<pin>/.
+    pinning = [pins.pinned(per_experiment), *pins.routes()]
     scoped = [
         *per_experiment,
+        *pinning,
         *(admin.routes() if accounts is not None else []),
         *(upload.routes() if uploads is not None else []),
     ]
@@ -63,6 +66,7 @@ def create_app(
         *root,
         *sessions.routes(accounts),
         *pages,
+        *pinning,
     ]
     if accounts is not None:
         guard(routes)

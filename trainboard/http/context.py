@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -15,9 +17,13 @@ from trainboard.errors import NotFoundError
 from trainboard.http import params
 from trainboard.provider.provider import DataProvider
 from trainboard.settings import ALL_PLUGINS
+from trainboard.store.values import Pin
+from trainboard.store.writer import StoreKeeper
 
 # The experiment id TensorBoard's own UI puts in its URLs; it and "" name the experiment served at /.
 DEFAULT_EXPERIMENT_IDS = ("", "defaultExperimentId")
+# Pinned views kept with their caches, the most recently asked for.
+PINNED_VIEWS = 64
 
 
 class Progress(Protocol):
@@ -42,11 +48,13 @@ class Experiment:
 
 
 class Experiments:
-    """The experiments an app serves: every one of its store under /experiment/<id>/, and `default` at /."""
+    """The experiments an app serves: every one of its store under /experiment/<id>/, and `default` at /; each as of
+    any of its pins under .../at/<pin>/; `keeper` records pins and deletes experiments."""
 
     def __init__(
         self,
         provider: DataProvider,
+        keeper: StoreKeeper,
         *,
         progress: Mapping[str, Progress],
         elsewhere: Progress,
@@ -55,6 +63,7 @@ class Experiments:
         max_projection_points: int = MAX_POINTS,
     ) -> None:
         self.provider = provider
+        self._keeper = keeper
         self.default = default
         # The progress of each experiment this process ingests, and of those other processes ingest.
         self._progress = progress
@@ -62,9 +71,50 @@ class Experiments:
         self._sampling = sampling or {}
         self._max_projection_points = max_projection_points
         self._served: dict[str, Experiment] = {}
+        # (experiment id, pin) -> the experiment as of the pin, with a provider and caches of its own.
+        self._pinned: OrderedDict[tuple[str, str], Experiment] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, experiment_id: str) -> Experiment:
+    def get(self, experiment_id: str, pin: str | None = None) -> Experiment:
+        """The experiment, as of `pin` when one is given; `NotFoundError` for an experiment or a pin that does not
+        exist."""
+        live = self._live(experiment_id)
+        if pin is None:
+            return live
+        key = (live.id, pin)
+        with self._lock:
+            found = self._pinned.get(key)
+            if found is not None:
+                self._pinned.move_to_end(key)
+                return found
+        pinned = self.provider.at(experiment_id=live.id, pin=pin)
+        found = dataclasses.replace(live, provider=pinned, projections=ProjectionCache())
+        with self._lock:
+            found = self._pinned.setdefault(key, found)
+            while len(self._pinned) > PINNED_VIEWS:
+                self._pinned.popitem(last=False)
+        return found
+
+    def pin(self, experiment_id: str) -> Pin:
+        """Record the experiment's ingest position now."""
+        live = self._live(experiment_id)
+        pin = self._keeper.create_pin(live.id)
+        if pin is None:
+            raise NotFoundError(f"no experiment with id {experiment_id!r}")
+        return pin
+
+    def delete(self, experiment_id: str) -> bool:
+        """Delete the experiment and everything of it; False while another process writes it."""
+        live = self._live(experiment_id)
+        if not self._keeper.delete_experiment(live.id):
+            return False
+        with self._lock:
+            self._served.pop(live.id, None)
+            for key in [key for key in self._pinned if key[0] == live.id]:
+                del self._pinned[key]
+        return True
+
+    def _live(self, experiment_id: str) -> Experiment:
         if experiment_id in DEFAULT_EXPERIMENT_IDS:
             if self.default is None:
                 raise NotFoundError("this server has no default experiment: /data/experiments lists its experiments")
@@ -89,8 +139,9 @@ class Experiments:
 
 
 def experiment(request: Request) -> Experiment:
+    """The experiment the request's URL names, as of the pin it names under .../at/<pin>/."""
     experiments: Experiments = request.app.state.experiments
-    return experiments.get(request.path_params.get("experiment_id", ""))
+    return experiments.get(request.path_params.get("experiment_id", ""), request.path_params.get("pin"))
 
 
 @dataclass(frozen=True, slots=True)

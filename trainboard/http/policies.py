@@ -1,5 +1,6 @@
 """Who may call each route of `trainboard serve`: one declared policy per route, by its path as an experiment's
-routes declare it (the same path serves the default experiment at / and every experiment under /experiment/<id>).
+routes declare it (the same path serves the default experiment at / and every experiment under /experiment/<id>,
+live and below /at/<pin>).
 
 A route that is not in this table is refused to everyone (`trainboard.http.guard`), and the route-policy test fails
 on it: a new route must be added here, with the least it needs.
@@ -127,6 +128,8 @@ _READ_ROUTES = (
 
 POLICIES: dict[str, Policy] = {
     **dict.fromkeys(_READ_ROUTES, Policy.READ),
+    # Anyone who may read an experiment may pin it: a pin changes nothing of what it shows.
+    "/pins": Policy.READ,
     "/data/experiments": Policy.SIGNED_IN,
     "/upload/files": Policy.WRITE,
     "/upload/file": Policy.WRITE,
@@ -135,6 +138,7 @@ POLICIES: dict[str, Policy] = {
     "/admin/public": Policy.ADMIN,
     "/admin/rename": Policy.ADMIN,
     "/admin/access": Policy.ADMIN,
+    "/admin/delete": Policy.ADMIN,
     # Who is signed in (no one, without a session), signing in with a token, signing out.
     "/auth/me": Policy.ANYONE,
     "/auth/session": Policy.ANYONE,

@@ -20,6 +20,9 @@ lossless. Only the chosen points are read.
 Bounds. A read whose answer would hold more than `max_points` points (runs x tags x points) is refused with an
 `InvalidArgumentError` naming the bound, before anything is read.
 
+Pins. `at(pin=...)` gives a provider of the experiment as of one of its pins: the runs, tags and points it had then
+(`trainboard.store.pinned` says what deletions since change).
+
 Blob keys are opaque strings, valid within their experiment; `read_blob` takes one back, and `BlobReference.url` is a
 short-lived URL when the blob store can sign one. Errors are `trainboard.errors.PublicError`s.
 """
@@ -92,6 +95,13 @@ class DataProvider:
                     creation_time=row.created,
                 )
         raise NotFoundError(f"no experiment with id {experiment_id!r}")
+
+    def at(self, *, experiment_id: str, pin: str) -> DataProvider:
+        """The experiment as it was when the pin was made: a provider of its own, which caches apart from this one."""
+        pinned = self._store.pinned(experiment_id, pin)
+        if pinned is None:
+            raise NotFoundError(f"no pin {pin!r} of experiment {experiment_id!r}")
+        return DataProvider(pinned, max_points=self._max_points)
 
     def generation(self, *, experiment_id: str) -> int:
         """A number that changes whenever the data changes: a caller may keep what it derived until then."""

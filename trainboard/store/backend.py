@@ -19,6 +19,7 @@ from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
     ExperimentRow,
+    Pin,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -132,6 +133,18 @@ class Backend(Protocol):
         """A new experiment, or the existing one of that name."""
 
     def generation(self, experiment_id: str) -> int: ...
+
+    def delete_experiment(self, experiment_id: str) -> bool:
+        """Delete the experiment and its rows in every table but the blob store's (runs, files, series, points, pins,
+        roles), revoke the tokens limited to it and forget its writer claim; False, deleting nothing, while another
+        process holds the claim."""
+
+    # Pins.
+    def create_pin(self, experiment_id: str, pin_id: str, created: float) -> None:
+        """Record the experiment's runs and the summaries of its series as one snapshot sees them; nothing when there
+        is no such experiment."""
+
+    def pin(self, experiment_id: str, pin_id: str) -> Pin | None: ...
 
     # Reads.
     def runs(self, experiment_id: str) -> list[RunRow]: ...

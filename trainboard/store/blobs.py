@@ -22,6 +22,10 @@ class BlobStore(Protocol):
 
     def delete(self, keys: Collection[str]) -> None: ...
 
+    def delete_experiment(self, experiment_id: str) -> None:
+        """Every blob under the experiment's keys, named by any point or not (put before a batch that never
+        committed)."""
+
     def close(self) -> None: ...
 
 

@@ -62,3 +62,6 @@ class StoreReader(Protocol):
 
     def blob_url(self, key: str) -> str | None:
         """A short-lived URL for the blob where the blob store can sign one."""
+
+    def pinned(self, experiment_id: str, pin_id: str) -> StoreReader | None:
+        """The experiment as of one of its pins (`trainboard.store.pinned`); None for a pin it does not have."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Collection
 
 import numpy as np
@@ -13,11 +14,14 @@ from trainboard.store.backend import Backend
 from trainboard.store.batches import write_operations
 from trainboard.store.blobs import BlobStore, PendingBlobs
 from trainboard.store.downsample import sample_indices
+from trainboard.store.pinned import PinnedReader
 from trainboard.store.values import (
     ALL_STEPS,
     BlobSequenceRow,
     ChunkIndex,
     ExperimentRow,
+    Pin,
+    PointIndex,
     RunRow,
     ScalarColumns,
     SeriesRow,
@@ -31,7 +35,7 @@ EMPTY_SCALARS = ScalarColumns(
 
 
 class Store:
-    """Implements `StoreReader` and `StoreWriter`; thread-safe when its backend and blob store are."""
+    """Implements `StoreReader`, `StoreWriter` and `StoreKeeper`; thread-safe when its backend and blob store are."""
 
     def __init__(self, backend: Backend, blobs: BlobStore, *, location: str) -> None:
         self.backend = backend
@@ -58,6 +62,24 @@ class Store:
     def generation(self, experiment_id: str) -> int:
         return self.backend.generation(experiment_id)
 
+    def delete_experiment(self, experiment_id: str) -> bool:
+        if not self.backend.delete_experiment(experiment_id):
+            return False
+        # After the commit: a blob store that fails here leaves blobs that nothing names, never points without blobs.
+        self.blobs.delete_experiment(experiment_id)
+        return True
+
+    # Pins.
+
+    def create_pin(self, experiment_id: str) -> Pin | None:
+        pin_id = secrets.token_urlsafe(9)
+        self.backend.create_pin(experiment_id, pin_id, time.time())
+        return self.backend.pin(experiment_id, pin_id)
+
+    def pinned(self, experiment_id: str, pin_id: str) -> PinnedReader | None:
+        pin = self.backend.pin(experiment_id, pin_id)
+        return None if pin is None else PinnedReader(self, pin)
+
     def claim_writer(self, experiment_id: str) -> bool:
         return self.backend.claim_writer(experiment_id)
 
@@ -81,15 +103,23 @@ class Store:
         return self.backend.series(experiment_id, plugin_name=plugin_name, data_class=data_class, runs=runs, tags=tags)
 
     def scalars(
-        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+        self,
+        experiment_id: str,
+        series_id: int,
+        *,
+        downsample: int | None = None,
+        steps: StepRange | None = None,
+        head: int | None = None,
     ) -> ScalarColumns:
+        """`StoreReader.scalars`; with `head`, of the series' first `head` points only (as a pin saw it)."""
         index = self.backend.scalar_chunk_index(experiment_id, series_id)
+        if head is not None:
+            index = _cut(index, head)
         if steps is None or steps == ALL_STEPS:
             return self._sampled_scalars(experiment_id, index, downsample)
         if steps.latest is not None:
             wanted = int(np.searchsorted(np.cumsum(index.counts[::-1]), steps.latest))
-            chosen = index.ids[max(0, len(index.ids) - wanted - 1) :]
-            columns = _concatenated(self.backend.scalar_chunks(experiment_id, chosen.tolist()))
+            columns = self._chunks(experiment_id, index, slice(max(0, len(index.ids) - wanted - 1), None))
             start = max(0, len(columns) - steps.latest)
             columns = ScalarColumns(columns.steps[start:], columns.wall_times[start:], columns.values[start:])
         else:
@@ -98,7 +128,7 @@ class Store:
                 overlapping &= index.max_steps >= steps.first
             if steps.last is not None:
                 overlapping &= index.min_steps <= steps.last
-            columns = _concatenated(self.backend.scalar_chunks(experiment_id, index.ids[overlapping].tolist()))
+            columns = self._chunks(experiment_id, index, overlapping)
             inside = np.ones(len(columns), dtype=bool)
             if steps.first is not None:
                 inside &= columns.steps >= steps.first
@@ -112,13 +142,21 @@ class Store:
             columns.steps[chosen_points], columns.wall_times[chosen_points], columns.values[chosen_points]
         )
 
+    def _chunks(self, experiment_id: str, index: ChunkIndex, chosen: slice | np.ndarray) -> ScalarColumns:
+        """The chosen chunks of `index` in order, each cut to its count there (a pin's last chunk may hold more
+        points now)."""
+        chunks = self.backend.scalar_chunks(experiment_id, index.ids[chosen].tolist())
+        return _concatenated(
+            [_first(chunk, count) for chunk, count in zip(chunks, index.counts[chosen].tolist(), strict=True)]
+        )
+
     def _sampled_scalars(self, experiment_id: str, index: ChunkIndex, downsample: int | None) -> ScalarColumns:
         """The points `sample_indices` picks from the whole series, taken from each chunk in place: a series of a
         million points is not read to return a thousand of them."""
         starts = np.concatenate(([0], np.cumsum(index.counts)))
         total = int(starts[-1])
         if downsample is None or downsample >= total:
-            return _concatenated(self.backend.scalar_chunks(experiment_id, index.ids.tolist()))
+            return self._chunks(experiment_id, index, slice(None))
         indices = sample_indices(total, downsample)
         chunk_of = np.searchsorted(starts, indices, side="right") - 1
         picks = [
@@ -131,10 +169,20 @@ class Store:
         return self.backend.last_scalars(experiment_id, series_ids)
 
     def tensors(
-        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+        self,
+        experiment_id: str,
+        series_id: int,
+        *,
+        downsample: int | None = None,
+        steps: StepRange | None = None,
+        head: int | None = None,
     ) -> list[TensorRow]:
+        """`StoreReader.tensors`; with `head`, of the series' first `head` points only."""
         steps = steps or ALL_STEPS
-        index = self.backend.tensor_index(experiment_id, series_id, _bounds(steps))
+        if head is None:
+            index = self.backend.tensor_index(experiment_id, series_id, _bounds(steps))
+        else:
+            index = _within(self.backend.tensor_index(experiment_id, series_id, ALL_STEPS), head, steps)
         positions = _positions(len(index.ids), downsample, steps)
         values = self.backend.tensor_values(experiment_id, index.ids[positions].tolist())
         return [
@@ -145,10 +193,21 @@ class Store:
         ]
 
     def blob_sequences(
-        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+        self,
+        experiment_id: str,
+        series_id: int,
+        *,
+        downsample: int | None = None,
+        steps: StepRange | None = None,
+        head: int | None = None,
     ) -> list[BlobSequenceRow]:
+        """`StoreReader.blob_sequences`; with `head`, of the series' first `head` points only."""
         steps = steps or ALL_STEPS
-        rows = self.backend.blob_sequences(experiment_id, series_id, _bounds(steps))
+        if head is None:
+            rows = self.backend.blob_sequences(experiment_id, series_id, _bounds(steps))
+        else:
+            rows = self.backend.blob_sequences(experiment_id, series_id, ALL_STEPS)[:head]
+            rows = [row for row in rows if steps.contains(row.step)]
         return [rows[i] for i in _positions(len(rows), downsample, steps).tolist()]
 
     def blob(self, key: str) -> bytes | None:
@@ -217,6 +276,34 @@ def _positions(length: int, downsample: int | None, steps: StepRange) -> np.ndar
     """Which of `length` points in step bounds to return: the latest k, then at most `downsample` of them."""
     start = 0 if steps.latest is None else max(0, length - steps.latest)
     return start + sample_indices(length - start, downsample)
+
+
+def _cut(index: ChunkIndex, head: int) -> ChunkIndex:
+    """The index of a series' first `head` points: the chunks they span, the last one's count cut short."""
+    starts = np.cumsum(index.counts) - index.counts
+    kept = int(np.searchsorted(starts, head))
+    return ChunkIndex(
+        ids=index.ids[:kept],
+        counts=np.minimum(index.counts[:kept], head - starts[:kept]),
+        min_steps=index.min_steps[:kept],
+        max_steps=index.max_steps[:kept],
+    )
+
+
+def _within(index: PointIndex, head: int, steps: StepRange) -> PointIndex:
+    """The points of `index` among its first `head`, within the bounds of `steps`."""
+    kept = np.arange(len(index.ids)) < head
+    if steps.first is not None:
+        kept &= index.steps >= steps.first
+    if steps.last is not None:
+        kept &= index.steps <= steps.last
+    return PointIndex(ids=index.ids[kept], steps=index.steps[kept], wall_times=index.wall_times[kept])
+
+
+def _first(columns: ScalarColumns, count: int) -> ScalarColumns:
+    if count >= len(columns):
+        return columns
+    return ScalarColumns(columns.steps[:count], columns.wall_times[:count], columns.values[:count])
 
 
 def _concatenated(chunks: list[ScalarColumns]) -> ScalarColumns:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +61,40 @@ class SeriesRow:
             max_step=row[9],
             max_wall_time=row[10],
             max_length=row[11],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedSeries:
+    """A series as a pin saw it: its run and tag (a deleted series' id may be given again) and its summary then."""
+
+    run: str
+    tag: str
+    point_count: int
+    max_step: int | None
+    max_wall_time: float | None
+    max_length: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """An experiment's ingest position at one moment: its runs then, and each series' summary then by series id."""
+
+    id: str
+    created: float
+    runs: tuple[RunRow, ...]
+    series: Mapping[int, PinnedSeries]
+
+    @classmethod
+    def of(cls, pin_id: str, created: float, runs: Sequence[Sequence[Any]], series: Sequence[Sequence[Any]]) -> Pin:
+        """From database rows: runs (run id, name, start time) in order, and series (series id, run id, tag, point
+        count, max step, max wall time, max length)."""
+        names = {run[0]: run[1] for run in runs}
+        return cls(
+            id=pin_id,
+            created=created,
+            runs=tuple(RunRow(name=name, start_time=start_time) for _, name, start_time in runs),
+            series={row[0]: PinnedSeries(names[row[1]], *row[2:]) for row in series},
         )
 
 

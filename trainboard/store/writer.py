@@ -1,5 +1,7 @@
-"""The write contract: what ingest writes. One writer per experiment (`claim_writer`), and a batch commits only if
-the file's stored offset is still the one it read from, so that even two writers never double a point."""
+"""The write contracts: what ingest writes, and what a server writes (pins, deletion).
+
+One writer per experiment (`claim_writer`), and a batch commits only if the file's stored offset is still the one it
+read from, so that even two writers never double a point."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Protocol
 
 from trainboard.normaliser.points import Batch, RunState
 from trainboard.reader.tail import FileCursor
-from trainboard.store.values import ExperimentRow
+from trainboard.store.values import ExperimentRow, Pin
 
 
 class StoreWriter(Protocol):
@@ -42,3 +44,14 @@ class StoreWriter(Protocol):
 
     def settle(self) -> None:
         """After an ingest pass that wrote: make what was written as fast to read as the rest."""
+
+
+class StoreKeeper(Protocol):
+    def create_pin(self, experiment_id: str) -> Pin | None:
+        """Record the experiment's ingest position now (`trainboard.store.pinned`); None when there is no such
+        experiment."""
+
+    def delete_experiment(self, experiment_id: str) -> bool:
+        """Delete the experiment and everything of it: runs, files, series, points, pins, roles and blobs, and its
+        writer claim; the tokens limited to it are revoked. False, deleting nothing, while another process writes it
+        (holds its writer claim)."""

@@ -33,6 +33,7 @@ from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
     ExperimentRow,
+    Pin,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -54,6 +55,41 @@ PICKS_SQL = (
 # experiment's writer claim is a lock keyed by a hash of its id seeded with WRITER_LOCKS.
 MIGRATION_LOCK = 0x7472_6169_6E62_6F61
 WRITER_LOCKS = 0x7772_6974_6572
+
+
+# An experiment's rows in every table but `blobs` (the blob store's), children first; its tokens are revoked, not
+# deleted, so that their sessions end and `trainboard tokens list` still shows them.
+DELETE_EXPERIMENT = (
+    *(
+        f"DELETE FROM {table} WHERE experiment_id = %(experiment)s"
+        for table in (
+            "pin_series",
+            "pin_runs",
+            "pins",
+            "scalar_chunks",
+            "tensor_points",
+            "blob_points",
+            "series",
+            "files",
+            "runs",
+            "experiment_roles",
+        )
+    ),
+    "UPDATE tokens SET revoked = %(now)s WHERE experiment_id = %(experiment)s AND revoked IS NULL",
+    "DELETE FROM experiment_state WHERE experiment_id = %(experiment)s",
+    "DELETE FROM experiments WHERE experiment_id = %(experiment)s",
+)
+# One statement, so that the runs and the series are read from one snapshot.
+CREATE_PIN_SQL = (
+    "WITH pin AS (INSERT INTO pins (experiment_id, pin_id, created)"
+    " SELECT experiment_id, %(pin)s, %(created)s FROM experiments WHERE experiment_id = %(experiment)s"
+    " RETURNING experiment_id, pin_id),"
+    " pinned_runs AS (INSERT INTO pin_runs (experiment_id, pin_id, run_id, name, start_time)"
+    " SELECT r.experiment_id, pin.pin_id, r.run_id, r.name, r.start_time FROM pin JOIN runs r USING (experiment_id))"
+    " INSERT INTO pin_series (experiment_id, pin_id, series_id, run_id, tag, point_count, max_step, max_wall_time,"
+    " max_length) SELECT s.experiment_id, pin.pin_id, s.series_id, s.run_id, s.tag, s.point_count, s.max_step,"
+    " s.max_wall_time, s.max_length FROM pin JOIN series s USING (experiment_id)"
+)
 
 
 class PostgresBackend:
@@ -131,6 +167,40 @@ class PostgresBackend:
     def generation(self, experiment_id: str) -> int:
         rows = self._rows("SELECT generation FROM experiment_state WHERE experiment_id = %s", (experiment_id,))
         return -1 if not rows else int(rows[0][0])
+
+    def delete_experiment(self, experiment_id: str) -> bool:
+        with self.pool.connection() as connection, connection.transaction():
+            # The writer's claim is a session lock on the same key: while another session holds it, this one fails.
+            row = connection.execute(
+                "SELECT pg_try_advisory_xact_lock(hashtextextended(%s, %s))", (experiment_id, WRITER_LOCKS)
+            ).fetchone()
+            if row is None or not row[0]:
+                return False
+            for statement in DELETE_EXPERIMENT:
+                connection.execute(statement, {"experiment": experiment_id, "now": time.time()})
+        return True
+
+    # Pins.
+
+    def create_pin(self, experiment_id: str, pin_id: str, created: float) -> None:
+        with self.pool.connection() as connection:
+            connection.execute(CREATE_PIN_SQL, {"experiment": experiment_id, "pin": pin_id, "created": created})
+
+    def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
+        params = (experiment_id, pin_id)
+        found = self._rows("SELECT created FROM pins WHERE experiment_id = %s AND pin_id = %s", params)
+        if not found:
+            return None
+        runs = self._rows(
+            "SELECT run_id, name, start_time FROM pin_runs WHERE experiment_id = %s AND pin_id = %s ORDER BY run_id",
+            params,
+        )
+        series = self._rows(
+            "SELECT series_id, run_id, tag, point_count, max_step, max_wall_time, max_length FROM pin_series"
+            " WHERE experiment_id = %s AND pin_id = %s",
+            params,
+        )
+        return Pin.of(pin_id, found[0][0], runs, series)
 
     # Reads.
 

@@ -54,5 +54,9 @@ class PostgresBlobs:
                 ([split_blob_key(key)[0] for key in keys], list(keys)),
             )
 
+    def delete_experiment(self, experiment_id: str) -> None:
+        with self._backend.writing() as connection:
+            connection.execute("DELETE FROM blobs WHERE experiment_id = %s", (experiment_id,))
+
     def close(self) -> None:
         """The backend closes the pool."""

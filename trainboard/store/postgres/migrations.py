@@ -188,4 +188,41 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX sessions_by_expiry ON sessions (expires);
         """,
     ),
+    (
+        # Pins (`POST /experiment/<id>/pins`): an experiment's runs and the summary of each of its series at one moment,
+        # which a pinned view cuts every series to. Tokens limited to an experiment are revoked when it is deleted and
+        # outlive it (their sessions refer to them): they no longer refer to `experiments`.
+        "0006_pins",
+        """
+        CREATE TABLE pins (
+            experiment_id TEXT NOT NULL REFERENCES experiments,
+            pin_id TEXT NOT NULL,
+            created DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (experiment_id, pin_id)
+        );
+        CREATE TABLE pin_runs (
+            experiment_id TEXT NOT NULL,
+            pin_id TEXT NOT NULL,
+            run_id BIGINT NOT NULL,
+            name TEXT NOT NULL,
+            start_time DOUBLE PRECISION,
+            PRIMARY KEY (experiment_id, pin_id, run_id),
+            FOREIGN KEY (experiment_id, pin_id) REFERENCES pins
+        );
+        CREATE TABLE pin_series (
+            experiment_id TEXT NOT NULL,
+            pin_id TEXT NOT NULL,
+            series_id BIGINT NOT NULL,
+            run_id BIGINT NOT NULL,
+            tag TEXT NOT NULL,
+            point_count BIGINT NOT NULL,
+            max_step BIGINT,
+            max_wall_time DOUBLE PRECISION,
+            max_length INTEGER NOT NULL,
+            PRIMARY KEY (experiment_id, pin_id, series_id),
+            FOREIGN KEY (experiment_id, pin_id) REFERENCES pins
+        );
+        ALTER TABLE tokens DROP CONSTRAINT tokens_experiment_id_fkey;
+        """,
+    ),
 ]

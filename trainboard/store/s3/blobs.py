@@ -91,6 +91,14 @@ class S3Blobs:
                     )
         self._fs.invalidate_cache()
 
+    def delete_experiment(self, experiment_id: str) -> None:
+        """Every object under the experiment's prefix."""
+        root = self._path(experiment_id)
+        with self._reaching():
+            self._fs.invalidate_cache(root)
+            paths: list[str] = self._fs.find(root)
+        self.delete([path[len(self._root) + 1 :] for path in paths])
+
     def close(self) -> None:
         # s3fs would close its HTTP session when the filesystem is garbage-collected; close it now instead.
         creator = getattr(self._fs, "_s3creator", None)

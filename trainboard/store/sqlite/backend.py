@@ -31,6 +31,7 @@ from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
     ExperimentRow,
+    Pin,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -49,6 +50,26 @@ PACKED_DTYPES = ("<i8", "<f8", "<f8")
 FEW_PICKS = 16
 # SQLite clamps this to its compiled-in maximum (2 GB in most builds).
 READ_MMAP_BYTES = 1 << 40
+
+
+# An experiment's rows in every table but `blobs` (the blob store's), children first; its tokens are revoked, not
+# deleted, so that their sessions end and `trainboard tokens list` still shows them.
+_IN_SERIES = "series_id IN (SELECT id FROM series WHERE experiment_id = :experiment)"
+DELETE_EXPERIMENT = (
+    "DELETE FROM pin_series WHERE experiment_id = :experiment",
+    "DELETE FROM pin_runs WHERE experiment_id = :experiment",
+    "DELETE FROM pins WHERE experiment_id = :experiment",
+    f"DELETE FROM blob_refs WHERE point_id IN (SELECT id FROM blob_points WHERE {_IN_SERIES})",
+    f"DELETE FROM blob_points WHERE {_IN_SERIES}",
+    f"DELETE FROM tensor_points WHERE {_IN_SERIES}",
+    f"DELETE FROM scalar_chunks WHERE {_IN_SERIES}",
+    "DELETE FROM series WHERE experiment_id = :experiment",
+    "DELETE FROM files WHERE experiment_id = :experiment",
+    "DELETE FROM runs WHERE experiment_id = :experiment",
+    "DELETE FROM experiment_roles WHERE experiment_id = :experiment",
+    "UPDATE tokens SET revoked = :now WHERE experiment_id = :experiment AND revoked IS NULL",
+    "DELETE FROM experiments WHERE id = :experiment",
+)
 
 
 def _json(values: Collection[object]) -> str:
@@ -77,17 +98,26 @@ class SqliteBackend:
             db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
             for name, sql in MIGRATIONS:
                 # Looked up inside the write transaction: processes opening a new store at once apply each once.
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with self._immediate():
                     if db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone() is None:
                         for statement in sql.split(";"):
                             if statement.strip():
                                 db.execute(statement)
                         db.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _immediate(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction on the writer connection, begun before its first read so that it reads what it
+        writes over: no other connection commits until it ends."""
+        with self.write_lock:
+            db = self.writer
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
     def reader(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._readers, "connection", None)
@@ -311,30 +341,89 @@ class SqliteBackend:
 
     def claim_writer(self, experiment_id: str) -> bool:
         """A lock on a file beside the store's, which the system releases when the process ends."""
-        descriptor = os.open(f"{self.path}.{experiment_id}.writer", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(descriptor)
+        descriptor = self._lock_writer(experiment_id)
+        if descriptor is None:
             return False
         self._writer_locks.append(descriptor)
         return True
 
+    def _writer_file(self, experiment_id: str) -> str:
+        return f"{self.path}.{experiment_id}.writer"
+
+    def _lock_writer(self, experiment_id: str) -> int | None:
+        """A descriptor holding the experiment's writer lock; None when another one holds it."""
+        descriptor = os.open(self._writer_file(experiment_id), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(descriptor)
+            return None
+        return descriptor
+
     @contextlib.contextmanager
     def transaction(self, experiment_id: str) -> Iterator[SqliteTransaction]:
-        with self.write_lock:
-            db = self.writer
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield SqliteTransaction(db, experiment_id)
-                db.execute(
-                    "UPDATE experiments SET generation = generation + 1, updated = ? WHERE id = ?",
-                    (time.time(), experiment_id),
-                )
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+        with self._immediate() as db:
+            yield SqliteTransaction(db, experiment_id)
+            db.execute(
+                "UPDATE experiments SET generation = generation + 1, updated = ? WHERE id = ?",
+                (time.time(), experiment_id),
+            )
+
+    def delete_experiment(self, experiment_id: str) -> bool:
+        descriptor = self._lock_writer(experiment_id)
+        if descriptor is None:
+            return False
+        try:
+            with self._immediate() as db:
+                for statement in DELETE_EXPERIMENT:
+                    db.execute(statement, {"experiment": experiment_id, "now": time.time()})
+            os.unlink(self._writer_file(experiment_id))
+        finally:
+            os.close(descriptor)
+        return True
+
+    # Pins.
+
+    def create_pin(self, experiment_id: str, pin_id: str, created: float) -> None:
+        params = {"experiment": experiment_id, "pin": pin_id, "created": created}
+        with self._immediate() as db:
+            db.execute(
+                "INSERT INTO pins (experiment_id, id, created) SELECT id, :pin, :created FROM experiments"
+                " WHERE id = :experiment",
+                params,
+            )
+            db.execute(
+                "INSERT INTO pin_runs (experiment_id, pin_id, run_id, name, start_time)"
+                " SELECT experiment_id, :pin, id, name, start_time FROM runs WHERE experiment_id = :experiment",
+                params,
+            )
+            db.execute(
+                "INSERT INTO pin_series (experiment_id, pin_id, series_id, run_id, tag, point_count, max_step,"
+                " max_wall_time, max_length) SELECT experiment_id, :pin, id, run_id, tag, point_count, max_step,"
+                " max_wall_time, max_length FROM series WHERE experiment_id = :experiment",
+                params,
+            )
+
+    def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
+        connection = self.reader()
+        params = (experiment_id, pin_id)
+        connection.execute("BEGIN")  # one snapshot
+        try:
+            found = connection.execute("SELECT created FROM pins WHERE experiment_id = ? AND id = ?", params).fetchone()
+            if found is None:
+                return None
+            runs = connection.execute(
+                "SELECT run_id, name, start_time FROM pin_runs WHERE experiment_id = ? AND pin_id = ? ORDER BY run_id",
+                params,
+            ).fetchall()
+            series = connection.execute(
+                "SELECT series_id, run_id, tag, point_count, max_step, max_wall_time, max_length FROM pin_series"
+                " WHERE experiment_id = ? AND pin_id = ?",
+                params,
+            ).fetchall()
+        finally:
+            connection.execute("COMMIT")
+        return Pin.of(pin_id, found[0], runs, series)
 
 
 class SqliteTransaction:

@@ -50,5 +50,12 @@ class SqliteBlobs:
                 (orjson.dumps(list(keys)).decode(),),
             )
 
+    def delete_experiment(self, experiment_id: str) -> None:
+        # Its keys, `<experiment id>/<hex digest>`, sort between these two ('/' comes just before '0').
+        with self._backend.write_lock:
+            self._backend.writer.execute(
+                "DELETE FROM blobs WHERE blob_key > ? AND blob_key < ?", (f"{experiment_id}/", f"{experiment_id}0")
+            )
+
     def close(self) -> None:
         """The backend closes the connection."""

@@ -164,4 +164,39 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX sessions_by_expiry ON sessions (expires);
         """,
     ),
+    (
+        # Pins (`POST /experiment/<id>/pins`): an experiment's runs and the summary of each of its series at one moment,
+        # which a pinned view cuts every series to.
+        "0006_pins",
+        """
+        CREATE TABLE pins (
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
+            id TEXT NOT NULL,
+            created REAL NOT NULL,
+            PRIMARY KEY (experiment_id, id)
+        ) WITHOUT ROWID;
+        CREATE TABLE pin_runs (
+            experiment_id TEXT NOT NULL,
+            pin_id TEXT NOT NULL,
+            run_id INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            start_time REAL,
+            PRIMARY KEY (experiment_id, pin_id, run_id),
+            FOREIGN KEY (experiment_id, pin_id) REFERENCES pins
+        ) WITHOUT ROWID;
+        CREATE TABLE pin_series (
+            experiment_id TEXT NOT NULL,
+            pin_id TEXT NOT NULL,
+            series_id INTEGER NOT NULL,
+            run_id INTEGER NOT NULL,
+            tag TEXT NOT NULL,
+            point_count INTEGER NOT NULL,
+            max_step INTEGER,
+            max_wall_time REAL,
+            max_length INTEGER NOT NULL,
+            PRIMARY KEY (experiment_id, pin_id, series_id),
+            FOREIGN KEY (experiment_id, pin_id) REFERENCES pins
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]
