@@ -143,16 +143,18 @@ def test_every_route_answers_only_whom_its_policy_allows(
             if not ok:
                 failures.append(f"{what}: {response.request.method} {response.url.path} -> {response.status_code}")
 
-        last = signed_in(team)[-1]
-        for users in signed_in(team):
+        ways = signed_in(team)
+        for users in ways:
             for route in routes:
                 method = route.method
                 policy = policy_of(route.path)
                 assert policy is not None
                 needed = policy.role
                 if users.how == "cookie" and method in STATE_CHANGING:
-                    # Another site's page, with the admin's cookie: refused, whatever the route.
-                    forged = call(client, method, route.url(team, team.private), {**users.admin, "Origin": EVIL})
+                    # Another site's page, with the admin's cookie (the stranger's once the admin's token is revoked
+                    # with the experiment it was limited to): refused, whatever the route.
+                    victim = users.stranger if route.path == "/auth/signout" else users.admin
+                    forged = call(client, method, route.url(team, team.private), {**victim, "Origin": EVIL})
                     expect(forged.status_code == 403 and "Origin" in forged.text, "a cross-site request", forged)
                 if not route.scoped:
                     # At /: no default experiment on `trainboard serve`; any valid token passes the guard, none is 401.
@@ -194,7 +196,7 @@ def test_every_route_answers_only_whom_its_policy_allows(
                         f"{users.how}: a missing experiment",
                         missing,
                     )
-                if route.path == "/admin/delete" and users is not last:
+                if route.path == "/admin/delete" and users is not ways[-1]:
                     continue  # the admin deletes the experiment in the last pass only
                 admin = call(client, method, url, users.admin)
                 expect(
@@ -290,8 +292,12 @@ def test_no_auth_serves_everyone(tmp_path: Path) -> None:
         (experiment,) = httpx.get(f"{url}/data/experiments").raise_for_status().json()
         assert httpx.get(f"{url}/experiment/{experiment['id']}/data/runs").json() == ["train"]
         assert httpx.post(f"{url}/experiment/{experiment['id']}/admin/public", json={"public": True}).status_code == 404
-        # No accounts: nobody signs in, nothing is created, and the listing has no roles.
+        # No accounts: nobody signs in, the listing has no roles, and anyone may create an experiment (as anyone may
+        # upload into one).
         assert httpx.get(f"{url}/auth/me").json() == {"auth": False, "user": None}
         assert httpx.post(f"{url}/auth/session", json={"token": "tbk_x"}).status_code == 404
-        assert httpx.post(f"{url}/data/experiments", json={"name": "new"}).status_code == 405
         assert (experiment["role"], experiment["public"]) == (None, False)
+        created = httpx.post(f"{url}/data/experiments", json={"name": "new"})
+        assert created.status_code == 201, created.text
+        listed = httpx.get(f"{url}/data/experiments").json()
+        assert {e["name"]: e["id"] for e in listed} == {"open": experiment["id"], "new": created.json()["id"]}
