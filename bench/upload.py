@@ -37,9 +37,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -136,7 +137,7 @@ def listening_pid(url: str) -> int:
     for connection in psutil.net_connections("tcp"):
         if connection.laddr and connection.laddr.port == port and connection.status == psutil.CONN_LISTEN:
             if connection.pid is not None:
-                return connection.pid
+                return int(connection.pid)
     raise RuntimeError(f"no process listens at {url}")
 
 
@@ -178,7 +179,8 @@ class Timings:
     dropped)."""
 
     routes: dict[str, list[float]]
-    errors: int = 0
+    # What went wrong (a status code, an exception's name) and how often.
+    errors: Counter[str] = field(default_factory=Counter)
 
 
 async def load(urls: list[str], experiment_id: str, runs: int, clients: int, seconds: float) -> Timings:
@@ -199,13 +201,14 @@ async def load(urls: list[str], experiment_id: str, runs: int, clients: int, sec
                 path = f"{base}/scalars?run=run{chooser.randrange(runs):03d}&tag=tag{chooser.randrange(4):02d}"
             started = time.perf_counter()
             try:
-                failed = (await http.get(path)).status_code >= 400
-            except httpx.TransportError:
-                failed = True
-            if failed:
-                timings.errors += 1
-            else:
+                status = (await http.get(path)).status_code
+                failure = str(status) if status >= 400 else None
+            except httpx.TransportError as error:
+                failure = type(error).__name__
+            if failure is None:
                 timings.routes[route].append((time.perf_counter() - started) * 1000)
+            else:
+                timings.errors[failure] += 1
 
     async with httpx.AsyncClient(timeout=60, limits=limits) as http:
         await asyncio.gather(*(client(number, http) for number in range(clients)))
@@ -399,10 +402,11 @@ def print_phases(phases: list[Phase], arguments: argparse.Namespace) -> None:
             for q in (50, 99)
         ]
         answers = len(phase.all_timings()) / phase.seconds
+        failed = ", ".join(f"{count} {reason}" for reason, count in phase.timings.errors.items()) or "0"
         print(
             f"| {phase.name} | "
             + " | ".join(f"{ms:.0f}" for ms in cells)
-            + f" | {answers:,.0f} | {phase.timings.errors} | {uploads} |"
+            + f" | {answers:,.0f} | {failed} | {uploads} |"
         )
 
 
