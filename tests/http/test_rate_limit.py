@@ -11,18 +11,16 @@ import anyio
 import httpx
 import pytest
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.routing import Mount, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.access.roles import Role
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
-from trainboard.http.guard import SESSION_COOKIE, guard
+from trainboard.http.guard import SESSION_COOKIE
 from trainboard.http.policies import Policy, policy_of
 from trainboard.http.rate_limit import RateLimit
-from trainboard.http.responses import JSONResponse
 from trainboard.ingest.progress import IngestProgress
+from trainboard.ingest.upload import Uploads
 from trainboard.provider.provider import DataProvider
 from trainboard.settings import Settings
 from trainboard.store.opening import open_store
@@ -66,14 +64,9 @@ class Served:
     reader: str
 
 
-async def accepted(request: Request) -> JSONResponse:
-    return JSONResponse({"ok": True})
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    """The app `trainboard serve` runs, on a SQLite store with one experiment and tokens that may write to it. The
-    upload routes come from elsewhere (`trainboard.http.upload`): one stands here at their declared path."""
+    """The app `trainboard serve` runs, on a SQLite store with one experiment and tokens that may write to it."""
     assert policy_of("/upload/forget") is Policy.WRITE
     store = open_store(f"sqlite:{tmp_path / 'store.sqlite'}")
     experiment = store.create_experiment("runs").id
@@ -85,10 +78,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
         for name, role in (("ada", Role.WRITE), ("bob", Role.ADMIN), ("cy", Role.READ))
     ]
     experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
-    app = create_app(experiments, Settings(upload_rate=2, upload_burst=3), accounts=accounts)
-    (scoped,) = [r for r in app.routes if isinstance(r, Mount) and r.path == "/experiment/{experiment_id}"]
-    scoped.routes.append(Route("/upload/forget", accepted, methods=["POST"]))
-    guard(app.routes)
+    app = create_app(experiments, Settings(upload_rate=2, upload_burst=3), accounts=accounts, uploads=Uploads(store))
     yield Served(app, experiment, *tokens)
     store.close()
 
@@ -105,11 +95,11 @@ async def test_write_routes_answer_429_past_the_burst_per_token(served: Served) 
     async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
 
         async def forget(headers: dict[str, str]) -> int:
-            return (await client.post(url, headers=headers)).status_code
+            return (await client.post(url, headers=headers, json={"paths": []})).status_code
 
         ada = {"Authorization": f"Bearer {served.writer}"}
         assert [await forget(ada) for _ in range(3)] == [200, 200, 200]
-        refused = await client.post(url, headers=ada)
+        refused = await client.post(url, headers=ada, json={"paths": []})
         assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
         assert refused.text == "Too many requests: more than 3 upload requests at once or 2 a second with this token"
         # Another token has its own bucket; reads are not limited; a reader may not write at all.

@@ -32,6 +32,7 @@ from trainboard.store.opening import open_store
 
 SCOPE = "/experiment/{experiment_id}"
 PINNED = "/at/{pin}"
+EVIL = "http://evil.example"
 
 
 # The routes of the app `trainboard serve` runs, found by walking it.
@@ -55,15 +56,12 @@ class Listed:
 
 def app_routes(db: str, ui: str) -> list[Listed]:
     """Every route of the app, TS-VIS's lazily mounted /api routes and one file of each mounted folder included;
-    deleting the experiment, then signing out (which ends the caller's session), come last."""
+    deleting the experiment comes last."""
     store = open_store(db)
     try:
         experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
         app = create_app(experiments, Settings(ui=ui), accounts=Accounts(store.accounts))
-        last = ("/admin/delete", "/auth/signout")
-        return sorted(
-            set(_walk(app.routes, scoped=False)), key=lambda r: (last.index(r.path) if r.path in last else -1, r)
-        )
+        return sorted(set(_walk(app.routes, scoped=False)), key=lambda r: (r.path == "/admin/delete", r))
     finally:
         store.close()
 
@@ -137,34 +135,35 @@ def test_every_route_answers_only_whom_its_policy_allows(
         assert {("/data/runs", scoped, pinned) for scoped in (True, False) for pinned in ("", PINNED)} <= paths
         unguarded = [route.path for route in routes if policy_of(route.path, ui) is None]
         assert unguarded == [], "routes without a policy in trainboard/http/policies.py"
+        # Deleting the experiment, then signing out (which ends the caller's session), last.
+        routes.sort(key=lambda route: (route.path == "/auth/signout", route.path == "/admin/delete"))
         failures: list[str] = []
 
         def expect(ok: bool, what: str, response: httpx.Response) -> None:
             if not ok:
                 failures.append(f"{what}: {response.request.method} {response.url.path} -> {response.status_code}")
 
-        passes = signed_in(team)
-        for users in passes:
+        ways = signed_in(team)
+        for users in ways:
             for route in routes:
                 method = route.method
                 policy = policy_of(route.path, ui)
                 assert policy is not None
                 needed = policy.role
-                url = route.url(team, team.private if route.scoped else "")
                 if users.how == "cookie" and method in STATE_CHANGING:
-                    # Another site's page, with the admin's cookie: refused, whatever the route. At / every signed-in
-                    # user is alike: the stranger's cookie (the admin's session ends when /admin/delete deletes its
-                    # experiment, which comes before /auth/signout).
-                    forger = users.admin if route.scoped else users.stranger
-                    forged = call(client, method, url, {**forger, "Origin": "http://evil.example"})
+                    # Another site's page, with the admin's cookie (the stranger's once the admin's token is revoked
+                    # with the experiment it was limited to): refused, whatever the route.
+                    victim = users.stranger if route.path == "/auth/signout" else users.admin
+                    forged = call(client, method, route.url(team, team.private), {**victim, "Origin": EVIL})
                     expect(forged.status_code == 403 and "Origin" in forged.text, "a cross-site request", forged)
                 if not route.scoped:
                     # At /: no default experiment on `trainboard serve`; any valid token passes the guard, none is 401.
-                    anonymous = call(client, method, url, {})
+                    anonymous = call(client, method, route.url(team, ""), {})
                     expect(policy is Policy.ANYONE or anonymous.status_code == 401, "anonymous at /", anonymous)
-                    stranger = call(client, method, url, users.stranger)
+                    stranger = call(client, method, route.url(team, ""), users.stranger)
                     expect(stranger.status_code != 401, f"signed in by {users.how} at /", stranger)
                     continue
+                url = route.url(team, team.private)
                 anonymous = call(client, method, url, {})
                 # trainboard's own page and files are open to anyone (they hold no data and sign visitors in).
                 expect(
@@ -202,10 +201,8 @@ def test_every_route_answers_only_whom_its_policy_allows(
                         f"{users.how}: a missing experiment",
                         missing,
                     )
-                # Last, as the admin's call to /admin/delete deletes the experiment and revokes the admin's token: only
-                # in the last pass.
-                if route.path == "/admin/delete" and users is not passes[-1]:
-                    continue
+                if route.path == "/admin/delete" and users is not ways[-1]:
+                    continue  # the admin deletes the experiment in the last pass only
                 admin = call(client, method, url, users.admin)
                 expect(
                     admin.status_code != 401 and admin.text != denial(team.private), f"{users.how}: the admin", admin
@@ -300,8 +297,12 @@ def test_no_auth_serves_everyone(tmp_path: Path) -> None:
         (experiment,) = httpx.get(f"{url}/data/experiments").raise_for_status().json()
         assert httpx.get(f"{url}/experiment/{experiment['id']}/data/runs").json() == ["train"]
         assert httpx.post(f"{url}/experiment/{experiment['id']}/admin/public", json={"public": True}).status_code == 404
-        # No accounts: nobody signs in, nothing is created, and the listing has no roles.
+        # No accounts: nobody signs in, the listing has no roles, and anyone may create an experiment (as anyone may
+        # upload into one).
         assert httpx.get(f"{url}/auth/me").json() == {"auth": False, "user": None}
         assert httpx.post(f"{url}/auth/session", json={"token": "tbk_x"}).status_code == 404
-        assert httpx.post(f"{url}/data/experiments", json={"name": "new"}).status_code == 405
         assert (experiment["role"], experiment["public"]) == (None, False)
+        created = httpx.post(f"{url}/data/experiments", json={"name": "new"})
+        assert created.status_code == 201, created.text
+        listed = httpx.get(f"{url}/data/experiments").json()
+        assert {e["name"]: e["id"] for e in listed} == {"open": experiment["id"], "new": created.json()["id"]}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -32,20 +33,28 @@ class TeamStore:
 
 
 @contextmanager
-def serving(store: TeamStore, scratch: Path, port: int = 0) -> Iterator[str]:
-    """`trainboard serve` of the store without tokens on `port` (0: any); its URL once it listens."""
-    with started_server(store, scratch, port) as (url, _):
+def serving(store: TeamStore, scratch: Path, port: int = 0, *, tokens: bool = False) -> Iterator[str]:
+    """`trainboard serve` of the store on `port` (0: any), without tokens unless `tokens`; its URL once it
+    listens."""
+    with started_server(store, scratch, port, tokens=tokens) as (url, _):
         yield url
 
 
 @contextmanager
-def started_server(store: TeamStore, scratch: Path, port: int) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def started_server(
+    store: TeamStore, scratch: Path, port: int, *, tokens: bool = False
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     scratch.mkdir(parents=True, exist_ok=True)
     log = scratch / f"serve-{time.monotonic_ns()}.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
             command(
-                "serve", f"--db={store.db}", f"--port={port}", "--no_auth", "--samples_per_plugin=all", *store.flags
+                "serve",
+                f"--db={store.db}",
+                f"--port={port}",
+                *([] if tokens else ["--no_auth"]),
+                "--samples_per_plugin=all",
+                *store.flags,
             ),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -64,13 +73,15 @@ def started_server(store: TeamStore, scratch: Path, port: int) -> Iterator[tuple
         stop(process)
 
 
-def upload(url: str, experiment: str, logdir: Path, *flags: str) -> subprocess.Popen[bytes]:
+def upload(url: str, experiment: str, logdir: Path, *flags: str, token: str = "") -> subprocess.Popen[bytes]:
+    """`trainboard upload`, with the token (if any) in TRAINBOARD_TOKEN as users are told to give it."""
     return subprocess.Popen(
         command("upload", f"--server={url}", f"--experiment={experiment}", f"--logdir={logdir}", *flags),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        env={**os.environ, "TRAINBOARD_TOKEN": token},
     )
 
 

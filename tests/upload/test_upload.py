@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import httpx
 import numpy as np
 import pytest
 
+from tests.cli.process import command
 from tests.logdirs import image_summary, images, png
 from tests.s3server import S3Server
 from tests.servers import free_port, trainboard_server
@@ -173,9 +175,10 @@ def test_forget_deleted_removes_a_deleted_runs_points_and_only_then(team_store: 
     logdir = tmp_path / "logs"
     write_training_run(logdir / "kept", range(50))
     gone = write_training_run(logdir / "gone", range(50))
-    experiment_id = team_store.create_experiment("deleted")
     with serving(team_store, tmp_path) as url, httpx.Client(base_url=url, timeout=60) as client:
+        # A server without tokens: the upload creates the experiment.
         finished(upload(url, "deleted", logdir))
+        (experiment_id,) = [e["id"] for e in client.get("/data/experiments").json() if e["name"] == "deleted"]
         gone.unlink()
         finished(upload(url, "deleted", logdir))
         runs = client.get(f"/experiment/{experiment_id}/data/runs").json()
@@ -231,3 +234,54 @@ def test_two_uploads_of_one_logdir_through_two_replicas_at_once_store_every_poin
         assert committed(client, experiment_id) == path.stat().st_size
         assert steps_of(client, experiment_id, "train") == list(range(steps))
         assert image_steps(client, experiment_id, "train") == list(range(0, steps, IMAGE_EVERY))
+
+
+def test_with_tokens_an_upload_creates_the_experiment_its_user_owns_and_needs_the_write_role(
+    team_store: TeamStore, tmp_path: Path
+) -> None:
+    logdir = tmp_path / "logs"
+    write_training_run(logdir / "train", range(120))
+    accounts = [
+        command(*words, f"--db={team_store.db}") for words in (("users", "add", "ada"), ("users", "add", "bob"))
+    ]
+    for account in accounts:
+        subprocess.run(account, check=True, capture_output=True, env=team_store.env)
+    ada, bob = (
+        subprocess.run(
+            command("tokens", "create", f"--db={team_store.db}", f"--user={name}"),
+            check=True,
+            capture_output=True,
+            env=team_store.env,
+        )
+        .stdout.decode()
+        .strip()
+        for name in ("ada", "bob")
+    )
+    with serving(team_store, tmp_path, tokens=True) as url, httpx.Client(base_url=url, timeout=60) as client:
+        refused = upload(url, "mnist", logdir)
+        assert refused.wait(TIMEOUT) == 1 and b"valid token" in refused.communicate()[1]
+        finished(upload(url, "mnist", logdir, token=ada))
+        headers = {"Authorization": f"Bearer {ada}"}
+        (listed,) = client.get("/data/experiments", headers=headers).json()
+        assert (listed["name"], listed["role"]) == ("mnist", "admin")
+        answer = client.get(
+            f"/experiment/{listed['id']}/data/plugin/scalars/scalars?run=train&tag=loss", headers=headers
+        )
+        assert [step for _, step, _ in answer.json()] == list(range(120))
+        # Bob sees no experiment named mnist, and may not create one of that name.
+        denied = upload(url, "mnist", logdir, token=bob)
+        assert denied.wait(TIMEOUT) == 1 and b"exists" in denied.communicate()[1]
+        # Shared with bob as a reader: still no upload; as a writer: his upload adds nothing twice.
+        share = client.post(
+            f"/experiment/{listed['id']}/admin/share", headers=headers, json={"user": "bob", "role": "read"}
+        )
+        assert share.status_code == 200, share.text
+        reader = upload(url, "mnist", logdir, token=bob)
+        assert reader.wait(TIMEOUT) == 1 and b"not found" in reader.communicate()[1]
+        client.post(f"/experiment/{listed['id']}/admin/share", headers=headers, json={"user": "bob", "role": "write"})
+        write_training_run(logdir / "train", range(120, 130))
+        finished(upload(url, "mnist", logdir, token=bob))
+        answer = client.get(
+            f"/experiment/{listed['id']}/data/plugin/scalars/scalars?run=train&tag=loss", headers=headers
+        )
+        assert [step for _, step, _ in answer.json()] == list(range(130))

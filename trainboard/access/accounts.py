@@ -230,7 +230,7 @@ class Accounts:
         """The id of a new experiment owned by the request's user. Not by a token limited to one experiment."""
         if principal.token.experiment_id is not None:
             raise NotAllowed("this token is limited to one experiment: it cannot create experiments")
-        name = _experiment_name(name)
+        name = experiment_name(name)
         experiment_id = secrets.token_urlsafe(9)
         if not self.backend.add_experiment(experiment_id, name, description, principal.user.id, self._clock()):
             raise NameTaken(f"another experiment is named {name!r}")
@@ -264,14 +264,14 @@ class Accounts:
         self.backend.set_public(experiment_id, public)
 
     def rename(self, experiment_id: str, name: str) -> None:
-        if not self.backend.rename_experiment(experiment_id, _experiment_name(name)):
+        if not self.backend.rename_experiment(experiment_id, experiment_name(name)):
             raise AccountError(f"another experiment is named {name!r}")
 
     def set_owner(self, experiment_id: str, user_name: str) -> None:
         self.backend.set_owner(experiment_id, self.user(user_name).id)
 
 
-def _experiment_name(name: str) -> str:
+def experiment_name(name: str) -> str:
     if not name.strip():
         raise AccountError("an experiment's name cannot be empty")
     if len(name) > MAX_EXPERIMENT_NAME:

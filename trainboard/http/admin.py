@@ -1,6 +1,6 @@
 """An experiment's admin routes under /experiment/<id>/admin/ (`trainboard serve` only): who has access to it; share
-it with a user, make it public or private, rename it, delete it. Each change takes a JSON object; all answer
-trainboard's JSON (`ok`, or `error`)."""
+it with a user, make it public or private, rename it, delete it. Each answers trainboard's JSON (`ok`, or `error`);
+those that change something take a JSON object."""
 
 from __future__ import annotations
 

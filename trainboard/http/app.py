@@ -58,7 +58,9 @@ def create_app(
         *(admin.routes() if accounts is not None else []),
         *(upload.routes() if uploads is not None else []),
     ]
-    root = [*api, Route("/data/experiments", create_experiment, methods=["POST"])] if accounts is not None else api
+    # Experiments are created by users with accounts, or by anyone where anyone may upload (--no_auth).
+    creating = accounts is not None or uploads is not None
+    root = [*api, Route("/data/experiments", create_experiment, methods=["POST"])] if creating else api
     routes: list[BaseRoute] = [
         Mount("/experiment/{experiment_id}", routes=scoped),
         *root,
@@ -85,8 +87,8 @@ def create_app(
     app.state.experiments = experiments
     app.state.settings = settings
     app.state.accounts = accounts
-    app.state.upload_limit = RateLimit(settings.upload_rate, settings.upload_burst)
     app.state.uploads = uploads
+    app.state.upload_limit = RateLimit(settings.upload_rate, settings.upload_burst)
     return app
 
 

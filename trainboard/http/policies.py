@@ -138,8 +138,8 @@ POLICIES: dict[str, Policy] = {
     "/admin/share": Policy.ADMIN,
     "/admin/public": Policy.ADMIN,
     "/admin/rename": Policy.ADMIN,
-    "/admin/delete": Policy.ADMIN,
     "/admin/access": Policy.ADMIN,
+    "/admin/delete": Policy.ADMIN,
     # Who is signed in (no one, without a session), signing in with a token, signing out.
     "/auth/me": Policy.ANYONE,
     "/auth/session": Policy.ANYONE,

@@ -21,6 +21,7 @@ from trainboard.reader.logdir import FileStat
 from trainboard.reader.received import ReceivedFile, ReceivedFiles
 from trainboard.reader.tail import FileCursor, is_restarted
 from trainboard.store.backend import StaleOffsetError
+from trainboard.store.values import ExperimentRow
 from trainboard.store.writer import StoreWriter
 
 
@@ -71,6 +72,10 @@ class Uploads:
         self.store = store
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._locks_lock = threading.Lock()
+
+    def create_experiment(self, name: str, description: str) -> ExperimentRow:
+        """The experiment of this name, created when new (a server without accounts, where anyone may upload)."""
+        return self.store.create_experiment(name, description)
 
     def cursors(self, experiment_id: str) -> dict[str, FileCursor]:
         return self.store.file_cursors(experiment_id)

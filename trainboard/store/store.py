@@ -258,14 +258,23 @@ class Store:
             # Blobs land before the points that name them commit; a crash in between leaves only unnamed blobs.
             new_blobs.flush()
             gone = transaction.unreferenced(set(deleted) - new_blobs.keys)
-        self.blobs.delete(gone)
+        self._delete_blobs(experiment_id, gone)
 
     def forget_files(self, experiment_id: str, paths: Collection[str]) -> None:
         if not paths:
             return
         with self.backend.transaction(experiment_id) as transaction:
             gone = transaction.unreferenced(set(transaction.delete_files(paths)))
-        self.blobs.delete(gone)
+        self._delete_blobs(experiment_id, gone)
+
+    def _delete_blobs(self, experiment_id: str, keys: Collection[str]) -> None:
+        """Blobs that no point named when a batch committed, deleted under the experiment's write lock if still no
+        point names them: another writer of the experiment may have put the same bytes (the same key) since, which
+        it does only under that lock."""
+        if not keys:
+            return
+        with self.backend.transaction(experiment_id) as transaction:
+            self.blobs.delete(transaction.unreferenced(keys))
 
     def settle(self) -> None:
         self.backend.settle()
