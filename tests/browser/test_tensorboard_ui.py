@@ -6,6 +6,7 @@ Chromium."""
 from __future__ import annotations
 
 import io
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Locator, Page, Response, sync_playwright
 
-from tests.servers import Server, trainboard_server, trainboard_store_server
+from tests.servers import BIN, Server, store_serving, trainboard_server, trainboard_store_server
 
 pytestmark = pytest.mark.browser
 
@@ -160,3 +161,41 @@ def test_projector_entry_and_files_are_tensorboards(ui: str, full_tensorboard: S
     projector.locator("vz-projector").wait_for(state="attached", timeout=TIMEOUT_MS)
     projector.get_by_text("Points: 12").first.wait_for(timeout=TIMEOUT_MS)
     assert "Not found" not in page.locator("body").inner_text()
+
+
+def test_a_signed_out_browser_signs_in_and_tensorboards_ui_draws_on_a_private_server(
+    full_logdir: Path, tmp_path: Path, page: Page
+) -> None:
+    """`trainboard serve --ui tensorboard` with accounts: opening an experiment's page signed out leads to the sign-in
+    page; a wrong token is refused there; the right one comes back to the page, whose API calls the session signs."""
+    db = f"sqlite:{tmp_path / 'store.sqlite'}"
+    done = [
+        subprocess.run(command, capture_output=True, check=True, timeout=600)
+        for command in (
+            [str(BIN / "trainboard"), "ingest", f"--db={db}", "--experiment=full", f"--logdir={full_logdir}"],
+            [str(BIN / "trainboard"), "users", "add", "ada", f"--db={db}"],
+            [str(BIN / "trainboard"), "tokens", "create", f"--db={db}", "--user=ada", "--experiment=full"],
+        )
+    ]
+    token = done[-1].stdout.decode().strip()
+    with store_serving(db, tmp_path / "serve", "--ui=tensorboard") as url:
+        (experiment,) = httpx.get(f"{url}/data/experiments", headers={"Authorization": f"Bearer {token}"}).json()
+        wanted = f"{url}/experiment/{experiment['id']}/#scalars"
+        page.goto(wanted, timeout=TIMEOUT_MS)
+        assert page.url.startswith(f"{url}/auth/signin?next=")
+        page.fill("input[name=token]", "tbk_0123456789_wrong")
+        page.click("button[type=submit]")
+        assert "not valid" in page.locator(".problem").inner_text()
+        page.fill("input[name=token]", token)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{url}/experiment/{experiment['id']}/**", timeout=TIMEOUT_MS)
+        chart = card(page, "scalar-card", SCALAR_TAG).locator("line-chart canvas")
+        page.goto(f"{url}/experiment/{experiment['id']}/#timeseries", timeout=TIMEOUT_MS)
+        chart.wait_for(timeout=TIMEOUT_MS)
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while line_pixels(chart) < LINE_PIXELS and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert line_pixels(chart) >= LINE_PIXELS
+        # Another site cannot send the browser back with a link of its own choosing.
+        page.goto(f"{url}/auth/signin?next=//evil.example/", timeout=TIMEOUT_MS)
+        assert page.locator("input[name=next]").input_value() == "/"

@@ -17,11 +17,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
+from starlette.responses import RedirectResponse
 from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -103,6 +104,13 @@ class Guard:
                     " (or Referer) must name the host it is sent to; scripts send Authorization: Bearer <token>"
                 )
         if not decision.allowed:
+            if principal is None and _navigating(connection):
+                # A browser opening a page signed out: to the sign-in page, and back here after.
+                wanted = connection.url.path + (f"?{connection.url.query}" if connection.url.query else "")
+                prefix = scope["app"].state.settings.path_prefix.rstrip("/")
+                signin = f"{prefix}/auth/signin?{urlencode({'next': wanted})}"
+                await RedirectResponse(signin, status_code=303)(scope, receive, send)
+                return
             if principal is None:
                 raise UnauthenticatedError("this server needs a token: sign in, or send Authorization: Bearer <token>")
             raise NotFoundError(f"no experiment with id {experiment_id!r}" if experiment_id else "no such route")
@@ -116,6 +124,14 @@ class Guard:
                 )
         scope[PRINCIPAL] = principal
         await self.app(scope, receive, send)
+
+
+def _navigating(connection: HTTPConnection) -> bool:
+    """A browser asking for a page to show (not a script asking for data)."""
+    headers = connection.headers
+    return connection.scope["method"] == "GET" and (
+        headers.get("sec-fetch-mode") == "navigate" or "text/html" in headers.get("accept", "")
+    )
 
 
 def same_origin(headers: Headers) -> bool | None:

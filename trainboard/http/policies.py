@@ -143,6 +143,7 @@ POLICIES: dict[str, Policy] = {
     # Who is signed in (no one, without a session), signing in with a token, signing out.
     "/auth/me": Policy.ANYONE,
     "/auth/session": Policy.ANYONE,
+    "/auth/signin": Policy.ANYONE,
     "/auth/signout": Policy.ANYONE,
 }
 

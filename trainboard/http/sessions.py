@@ -2,7 +2,10 @@
 
 - `GET /auth/me` (every app): `{"auth": bool, "user": NAME | null}`; auth is false when the app has no accounts;
 - `POST /auth/session` `{"token": "tbk_..."}`: a session of a valid token, in the `trainboard_session` cookie;
-- `POST /auth/signout`: ends the request's session and clears the cookie.
+- `POST /auth/signout`: ends the request's session and clears the cookie;
+- `GET /auth/signin?next=PATH`: a page without script whose form posts a token to `/auth/session` and goes on to
+  PATH: how a browser signs in to TensorBoard's and TS-VIS's own UIs (`--ui tensorboard`, `--ui tsvis`), which know
+  nothing of tokens; the guard sends their page requests there while signed out.
 
 The cookie is HttpOnly, SameSite=Strict, for the path prefix (or /), and Secure when the request came by https (the
 scope's scheme: uvicorn sets it from X-Forwarded-Proto for the proxies it trusts).
@@ -10,14 +13,17 @@ scope's scheme: uvicorn sets it from X-Forwarded-Proto for the proxies it trusts
 
 from __future__ import annotations
 
+import html
+
 import orjson
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.http.guard import SESSION_COOKIE, principal_of, same_origin
-from trainboard.http.responses import JSONResponse
+from trainboard.http.responses import SECURITY_HEADERS, JSONResponse
 from trainboard.settings import Settings
 
 
@@ -32,23 +38,35 @@ def _refusal(error: str, status: int) -> JSONResponse:
     return JSONResponse({"ok": False, "error": error, "status": status}, status_code=status)
 
 
-async def start(request: Request) -> JSONResponse:
+async def start(request: Request) -> Response:
+    """JSON `{"token": ...}`, or the sign-in page's form (`token`, `next`): then a redirect to `next`."""
     # Another site's page may not sign a browser in either (into the other site's account, say).
     if same_origin(request.headers) is False:
         return _refusal("sign in from this server's own pages: the request's Origin names another host", 403)
-    try:
-        body = orjson.loads(await request.body())
-    except orjson.JSONDecodeError:
-        body = None
-    token = body.get("token") if isinstance(body, dict) else None
+    settings: Settings = request.app.state.settings
+    going_on: str | None = None
+    if request.headers.get("content-type", "").startswith(FORM):
+        form = await request.form(max_files=0, max_fields=2)
+        token, going_on = form.get("token"), local_path(str(form.get("next", "")), settings)
+    else:
+        try:
+            body = orjson.loads(await request.body())
+        except orjson.JSONDecodeError:
+            body = None
+        token = body.get("token") if isinstance(body, dict) else None
     if not isinstance(token, str):
         return _refusal('expected {"token": "tbk_..."}', 400)
     accounts: Accounts = request.app.state.accounts
     started = await run_in_threadpool(accounts.start_session, token.strip())
     if started is None:
+        if going_on is not None:
+            return _signin_page(settings, going_on, refused=True)
         return _refusal("the token is not valid: it is unknown, revoked or expired", 401)
-    settings: Settings = request.app.state.settings
-    response = JSONResponse({"ok": True, "user": started.user.name})
+    response: Response = (
+        JSONResponse({"ok": True, "user": started.user.name})
+        if going_on is None
+        else RedirectResponse(going_on, status_code=303)
+    )
     response.set_cookie(
         SESSION_COOKIE,
         started.secret,
@@ -82,6 +100,50 @@ def _cookie_path(settings: Settings) -> str:
     return "/" + settings.path_prefix.strip("/")
 
 
+def local_path(wanted: str, settings: Settings) -> str:
+    """A path of this server to go on to after signing in: `wanted` when it is one, else the app's root (never another
+    site: no scheme, no host, no `//` or backslash)."""
+    root = "/" + settings.path_prefix.strip("/")
+    if wanted.startswith(root) and wanted.startswith("/") and not wanted.startswith("//") and "\\" not in wanted:
+        return wanted
+    return root.rstrip("/") + "/"
+
+
+async def signin(request: Request) -> Response:
+    settings: Settings = request.app.state.settings
+    return _signin_page(settings, local_path(request.query_params.get("next", ""), settings))
+
+
+def _signin_page(settings: Settings, going_on: str, *, refused: bool = False) -> HTMLResponse:
+    action = html.escape(settings.path_prefix.rstrip("/") + "/auth/session")
+    problem = '<p class="problem">That token is not valid: unknown, revoked or expired.</p>' if refused else ""
+    page = SIGNIN_PAGE.format(action=action, next=html.escape(going_on), problem=problem)
+    headers = {**SECURITY_HEADERS, "Content-Security-Policy": SIGNIN_POLICY}
+    return HTMLResponse(page, status_code=401 if refused else 200, headers=headers)
+
+
+FORM = "application/x-www-form-urlencoded"
+# No script at all; its style inline; its form posts here only.
+SIGNIN_POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+SIGNIN_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in · trainboard</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+:root {{ color-scheme: light dark; font-family: system-ui, sans-serif; }}
+body {{ display: grid; place-items: center; min-height: 90vh; margin: 0; }}
+form {{ border: 1px solid #8886; border-radius: 6px; padding: 1.5em; width: min(22em, 90vw); }}
+input[type=password] {{ width: 100%; box-sizing: border-box; padding: .4em; margin: .5em 0 1em; }}
+.problem {{ color: #c62828; }}
+</style></head>
+<body><form method="post" action="{action}">
+<h1>Sign in to trainboard</h1>{problem}
+<label>Access token <input type="password" name="token" autocomplete="off" required autofocus></label>
+<input type="hidden" name="next" value="{next}">
+<button type="submit">Sign in</button>
+</form></body></html>
+"""
+
+
 def routes(accounts: Accounts | None) -> list[BaseRoute]:
     """`/auth/me` in every app; signing in and out where there are accounts."""
     if accounts is None:
@@ -89,5 +151,6 @@ def routes(accounts: Accounts | None) -> list[BaseRoute]:
     return [
         Route("/auth/me", me),
         Route("/auth/session", start, methods=["POST"]),
+        Route("/auth/signin", signin),
         Route("/auth/signout", signout, methods=["POST"]),
     ]
