@@ -306,3 +306,15 @@ def test_no_auth_serves_everyone(tmp_path: Path) -> None:
         assert created.status_code == 201, created.text
         listed = httpx.get(f"{url}/data/experiments").json()
         assert {e["name"]: e["id"] for e in listed} == {"open": experiment["id"], "new": created.json()["id"]}
+
+
+def test_the_default_experiments_alias_names_nothing_on_a_store_server(team: Team) -> None:
+    """`trainboard serve` has no default experiment: TensorBoard's `defaultExperimentId` in a URL names none, for the
+    admin routes too (they once acted on the literal id: a stray role row, or a 500 on PostgreSQL)."""
+    admin = "/experiment/defaultExperimentId/admin"
+    for path, body in ((f"{admin}/share", {"user": "eve", "role": "admin"}), (f"{admin}/public", {"public": True})):
+        answer = httpx.post(f"{team.url}{path}", headers=bearer(team.stranger), json=body)
+        assert (answer.status_code, answer.text) == (404, denial("defaultExperimentId"))
+    assert httpx.get(f"{team.url}{admin}/access", headers=bearer(team.stranger)).status_code == 404
+    runs = httpx.get(f"{team.url}/experiment/defaultExperimentId/data/runs", headers=bearer(team.stranger))
+    assert runs.status_code == 404

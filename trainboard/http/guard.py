@@ -91,8 +91,12 @@ class Guard:
         accounts: Accounts = scope["app"].state.accounts
         experiments: Experiments = scope["app"].state.experiments
         path = self._path_of(scope)
-        experiment_id = scope.get("path_params", {}).get("experiment_id", "")
+        params = scope.get("path_params", {})
+        experiment_id = params.get("experiment_id", "")
         if experiment_id in DEFAULT_EXPERIMENT_IDS:
+            if "experiment_id" in params and experiments.default is None:
+                # /experiment/defaultExperimentId/... on a server without a default experiment names none.
+                raise NotFoundError(f"no experiment with id {experiment_id!r}")
             experiment_id = experiments.default
         policy = policy_of(path, scope["app"].state.settings.ui)
         decision = await run_in_threadpool(_decide, accounts, connection, policy, experiment_id)
