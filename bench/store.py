@@ -23,8 +23,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -76,25 +77,42 @@ def replica(backend: Backend, scratch: Path) -> AbstractContextManager[str]:
     return store_serving(backend.db, scratch, *backend.blob_flags(), "--no_auth", env=backend.env)
 
 
-async def load(urls: list[str], experiment_id: str, runs: int, clients: int, seconds: float) -> dict[str, list[float]]:
-    """Milliseconds of each answer by route, from `clients` clients asking as fast as they can for `seconds`."""
-    timings: dict[str, list[float]] = {"tags": [], "scalars": []}
+@dataclass(slots=True)
+class Timings:
+    """Milliseconds of each answer by route, and the requests that failed (a status of 400 or more, a connection
+    dropped)."""
+
+    routes: dict[str, list[float]]
+    # What went wrong (a status code, an exception's name) and how often.
+    errors: Counter[str] = field(default_factory=Counter)
+
+
+async def load(urls: list[str], experiment_id: str, runs: int, clients: int, seconds: float) -> Timings:
+    """`clients` clients each ask for the tags or one run's scalars, from either replica, as fast as they can for
+    `seconds`; a failed request is counted rather than ending the run."""
+    timings = Timings({"tags": [], "scalars": []})
     deadline = time.perf_counter() + seconds
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
 
     async def client(number: int, http: httpx.AsyncClient) -> None:
         chooser = random.Random(number)
         while time.perf_counter() < deadline:
-            base = f"{chooser.choice(urls)}/experiment/{experiment_id}"
+            base = f"{chooser.choice(urls)}/experiment/{experiment_id}/data/plugin/scalars"
             route = chooser.choice(("tags", "scalars"))
             if route == "tags":
-                path = f"{base}/data/plugin/scalars/tags"
+                path = f"{base}/tags"
             else:
-                run, tag = chooser.randrange(runs), chooser.randrange(4)
-                path = f"{base}/data/plugin/scalars/scalars?run=run{run:03d}&tag=tag{tag:02d}"
+                path = f"{base}/scalars?run=run{chooser.randrange(runs):03d}&tag=tag{chooser.randrange(4):02d}"
             started = time.perf_counter()
-            (await http.get(path)).raise_for_status()
-            timings[route].append((time.perf_counter() - started) * 1000)
+            try:
+                status = (await http.get(path)).status_code
+                failure = str(status) if status >= 400 else None
+            except httpx.TransportError as error:
+                failure = type(error).__name__
+            if failure is None:
+                timings.routes[route].append((time.perf_counter() - started) * 1000)
+            else:
+                timings.errors[failure] += 1
 
     async with httpx.AsyncClient(timeout=60, limits=limits) as http:
         await asyncio.gather(*(client(number, http) for number in range(clients)))
@@ -219,11 +237,11 @@ def main() -> None:
                     backend.name,
                     ingest,
                     points / ingest,
-                    percentile(timings["tags"], 50),
-                    percentile(timings["tags"], 99),
-                    percentile(timings["scalars"], 50),
-                    percentile(timings["scalars"], 99),
-                    sum(map(len, timings.values())) / arguments.seconds,
+                    percentile(timings.routes["tags"], 50),
+                    percentile(timings.routes["tags"], 99),
+                    percentile(timings.routes["scalars"], 50),
+                    percentile(timings.routes["scalars"], 99),
+                    sum(map(len, timings.routes.values())) / arguments.seconds,
                     *quiet,
                 )
             )

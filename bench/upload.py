@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import os
 import platform
-import random
 import re
 import signal
 import statistics
@@ -37,10 +36,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -50,7 +48,7 @@ import psycopg
 
 import trainboard
 from bench.engine import Shape, logdir_for, sample_rss, scalar_points
-from bench.store import Backend, percentile, replica
+from bench.store import Backend, Timings, load, percentile, replica
 from tests.pgserver import postgres_server
 from tests.s3server import s3_server
 from tests.servers import BIN
@@ -171,48 +169,6 @@ def committed_bytes(client: httpx.Client, url: str, experiment_ids: list[str]) -
         files = client.get(f"{url}/experiment/{experiment_id}/upload/files").raise_for_status().json()["files"]
         total += sum(cursor["offset"] for cursor in files.values())
     return total
-
-
-@dataclass(slots=True)
-class Timings:
-    """Milliseconds of each answer by route, and the requests that failed (a status of 400 or more, a connection
-    dropped)."""
-
-    routes: dict[str, list[float]]
-    # What went wrong (a status code, an exception's name) and how often.
-    errors: Counter[str] = field(default_factory=Counter)
-
-
-async def load(urls: list[str], experiment_id: str, runs: int, clients: int, seconds: float) -> Timings:
-    """bench.store's load: `clients` clients each ask for the tags or one run's scalars, from either replica, as fast
-    as they can for `seconds`; here a failed request is counted rather than ending the run."""
-    timings = Timings({"tags": [], "scalars": []})
-    deadline = time.perf_counter() + seconds
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-
-    async def client(number: int, http: httpx.AsyncClient) -> None:
-        chooser = random.Random(number)
-        while time.perf_counter() < deadline:
-            base = f"{chooser.choice(urls)}/experiment/{experiment_id}/data/plugin/scalars"
-            route = chooser.choice(("tags", "scalars"))
-            if route == "tags":
-                path = f"{base}/tags"
-            else:
-                path = f"{base}/scalars?run=run{chooser.randrange(runs):03d}&tag=tag{chooser.randrange(4):02d}"
-            started = time.perf_counter()
-            try:
-                status = (await http.get(path)).status_code
-                failure = str(status) if status >= 400 else None
-            except httpx.TransportError as error:
-                failure = type(error).__name__
-            if failure is None:
-                timings.routes[route].append((time.perf_counter() - started) * 1000)
-            else:
-                timings.errors[failure] += 1
-
-    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
-        await asyncio.gather(*(client(number, http) for number in range(clients)))
-    return timings
 
 
 @dataclass(frozen=True, slots=True)

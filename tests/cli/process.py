@@ -6,12 +6,13 @@ import contextlib
 import fcntl
 import os
 import pty
+import random
 import struct
 import subprocess
 import termios
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,3 +106,17 @@ def _wait_for_ingest(process: subprocess.Popen[bytes], server: Trainboard) -> No
                     return
             time.sleep(0.2)
     raise RuntimeError(f"trainboard's ingest not done in {TIMEOUT} s: {server.errors()}")
+
+
+def kill_partway(process: subprocess.Popen[bytes], partway: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+    """Kill -9 the process at a random moment once `partway` holds (some of its work committed, not all); False when
+    it ended before."""
+    deadline = time.monotonic() + timeout
+    while not partway() and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.02)
+    time.sleep(random.uniform(0, 0.3))
+    if process.poll() is not None:
+        return False
+    process.kill()
+    process.wait()
+    return True

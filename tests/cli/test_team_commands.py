@@ -3,7 +3,6 @@ killed in the middle of a file and run again, two serve replicas answering alike
 
 from __future__ import annotations
 
-import random
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.cli.logs import write_run
-from tests.cli.process import command, trainboard
+from tests.cli.process import command, kill_partway, trainboard
 from tests.servers import store_serving
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.tensor_pb2 import TensorProto
@@ -117,16 +116,7 @@ def test_an_ingest_killed_in_the_middle_of_a_file_and_run_again_keeps_every_poin
         kills = 0
         for _ in range(3):
             process = ingest(store_url, "big", tmp_path / "logs")
-            deadline = time.monotonic() + TIMEOUT
-            # Kill it at a random moment once some of the file, not all, has been committed.
-            while not 0 < _offset(store, experiment_id) < size and time.monotonic() < deadline:
-                if process.poll() is not None:
-                    break
-                time.sleep(0.02)
-            time.sleep(random.uniform(0, 0.3))
-            if process.poll() is None:
-                process.kill()
-                kills += 1
+            kills += kill_partway(process, lambda: 0 < _offset(store, experiment_id) < size)
             process.communicate()
         assert kills >= 1, "every ingest finished before it could be killed"
         finished(ingest(store_url, "big", tmp_path / "logs"))

@@ -4,7 +4,6 @@ exactly once; files that grow, are truncated or replaced end as a local logdir's
 
 from __future__ import annotations
 
-import random
 import signal
 import subprocess
 import time
@@ -14,7 +13,7 @@ import httpx
 import numpy as np
 import pytest
 
-from tests.cli.process import command
+from tests.cli.process import command, kill_partway
 from tests.logdirs import image_summary, images, png
 from tests.s3server import S3Server
 from tests.servers import free_port, trainboard_server
@@ -78,16 +77,7 @@ def test_an_upload_killed_at_random_moments_and_run_again_stores_every_point_and
         kills = 0
         for _ in range(3):
             process = upload(url, "killed", tmp_path / "logs")
-            deadline = time.monotonic() + TIMEOUT
-            # Kill it at a random moment once some of the file, not all, is committed.
-            while not 0 < committed(client, experiment_id) < size and time.monotonic() < deadline:
-                if process.poll() is not None:
-                    break
-                time.sleep(0.02)
-            time.sleep(random.uniform(0, 0.3))
-            if process.poll() is None:
-                process.kill()
-                kills += 1
+            kills += kill_partway(process, lambda: 0 < committed(client, experiment_id) < size)
             process.communicate()
         assert kills >= 1, "every upload finished before it could be killed"
         assert "upload done" in finished(upload(url, "killed", tmp_path / "logs"))
@@ -109,12 +99,7 @@ def test_a_server_killed_during_an_upload_and_started_again_loses_and_doubles_no
     port = free_port()
     with started_server(team_store, tmp_path, port) as (url, server), httpx.Client(base_url=url, timeout=60) as client:
         uploading = upload(url, "server-killed", tmp_path / "logs")
-        deadline = time.monotonic() + TIMEOUT
-        while not 0 < committed(client, experiment_id) < size and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(random.uniform(0, 0.2))
-        server.send_signal(signal.SIGKILL)
-        server.wait()
+        assert kill_partway(server, lambda: 0 < committed(client, experiment_id) < size)
     # The client retries until a server answers on the port again.
     with started_server(team_store, tmp_path, port) as (url, _), httpx.Client(base_url=url, timeout=60) as client:
         assert "upload done" in finished(uploading)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
-from typing import TYPE_CHECKING
 
 from trainboard.normaliser.points import DataClass
+from trainboard.store.reader import StoreReader
 from trainboard.store.values import (
     BlobSequenceRow,
     ExperimentRow,
@@ -28,16 +28,13 @@ from trainboard.store.values import (
     TensorRow,
 )
 
-if TYPE_CHECKING:
-    from trainboard.store.store import Store
-
 LAST_POINT = StepRange(latest=1)
 
 
 class PinnedReader:
     """Implements `StoreReader` for the experiment of `pin`."""
 
-    def __init__(self, store: Store, pin: Pin) -> None:
+    def __init__(self, store: StoreReader, pin: Pin) -> None:
         self._store = store
         self.pin = pin
 
@@ -82,10 +79,16 @@ class PinnedReader:
         return pinned
 
     def scalars(
-        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+        self,
+        experiment_id: str,
+        series_id: int,
+        *,
+        downsample: int | None = None,
+        steps: StepRange | None = None,
+        head: int | None = None,
     ) -> ScalarColumns:
         return self._store.scalars(
-            experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id)
+            experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id, head)
         )
 
     def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
@@ -100,17 +103,29 @@ class PinnedReader:
         return lasts
 
     def tensors(
-        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+        self,
+        experiment_id: str,
+        series_id: int,
+        *,
+        downsample: int | None = None,
+        steps: StepRange | None = None,
+        head: int | None = None,
     ) -> list[TensorRow]:
         return self._store.tensors(
-            experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id)
+            experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id, head)
         )
 
     def blob_sequences(
-        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+        self,
+        experiment_id: str,
+        series_id: int,
+        *,
+        downsample: int | None = None,
+        steps: StepRange | None = None,
+        head: int | None = None,
     ) -> list[BlobSequenceRow]:
         return self._store.blob_sequences(
-            experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id)
+            experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id, head)
         )
 
     def blob(self, key: str) -> bytes | None:
@@ -119,9 +134,11 @@ class PinnedReader:
     def blob_url(self, key: str) -> str | None:
         return self._store.blob_url(key)
 
-    def pinned(self, experiment_id: str, pin_id: str) -> PinnedReader | None:
+    def pinned(self, experiment_id: str, pin_id: str) -> StoreReader | None:
         return self._store.pinned(experiment_id, pin_id)
 
-    def _head(self, series_id: int) -> int:
+    def _head(self, series_id: int, asked: int | None = None) -> int:
+        """How many of the series' first points to read: those it had at the pin, fewer if asked."""
         then = self.pin.series.get(series_id)
-        return 0 if then is None else then.point_count
+        count = 0 if then is None else then.point_count
+        return count if asked is None else min(count, asked)

@@ -42,21 +42,41 @@ class StoreReader(Protocol):
     ) -> list[SeriesRow]: ...
 
     def scalars(
-        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+        self,
+        experiment_id: str,
+        series_id: int,
+        *,
+        downsample: int | None = None,
+        steps: StepRange | None = None,
+        head: int | None = None,
     ) -> ScalarColumns:
-        """The series' points in order within `steps`; with `downsample`, only those `sample_indices` picks."""
+        """The series' points in order within `steps`; with `downsample`, only those `sample_indices` picks; with
+        `head`, of its first `head` points only (what a pin shows)."""
 
     def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
         """The last point of each of these scalar series (one query for many); series without points are left out."""
 
     def tensors(
-        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
+        self,
+        experiment_id: str,
+        series_id: int,
+        *,
+        downsample: int | None = None,
+        steps: StepRange | None = None,
+        head: int | None = None,
     ) -> list[TensorRow]:
         """As `scalars`; only the chosen points' tensors are read."""
 
     def blob_sequences(
-        self, experiment_id: str, series_id: int, *, downsample: int | None = None, steps: StepRange | None = None
-    ) -> list[BlobSequenceRow]: ...
+        self,
+        experiment_id: str,
+        series_id: int,
+        *,
+        downsample: int | None = None,
+        steps: StepRange | None = None,
+        head: int | None = None,
+    ) -> list[BlobSequenceRow]:
+        """As `scalars`."""
 
     def blob(self, key: str) -> bytes | None: ...
 
