@@ -232,7 +232,11 @@ export class Chart {
         },
         y: { distr: this.options.logY ? 3 : 1, auto: false, range: () => this.yRange },
       },
-      axes: [axis(xValues), { ...axis((_u, splits) => splits.map((value) => formatNumber(value))), size: 60 }],
+      // A log axis leaves its minor ticks' labels out as null splits: no label there, not "null".
+      axes: [
+        axis(xValues),
+        { ...axis((_u, splits) => splits.map((value) => (value == null ? null : formatTick(value)))), size: 60 },
+      ],
       series: [
         {},
         ...this.lines.map((line) => ({
@@ -604,4 +608,11 @@ export function formatDuration(seconds: number): string {
   const minutes = Math.floor(rest / 60);
   const secs = Math.round(rest - minutes * 60);
   return hours > 0 ? `${sign}${hours}h ${minutes}m` : `${sign}${minutes}m ${secs}s`;
+}
+
+/** An axis label: as `formatNumber`, but with no more exponent digits than it needs (1e-5, not 1.0000e-5), which an
+ * axis 60 pixels wide would cut. */
+function formatTick(value: number): string {
+  const text = formatNumber(value);
+  return text.includes("e") ? Number(value.toPrecision(3)).toExponential() : text;
 }
