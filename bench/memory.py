@@ -12,7 +12,6 @@ the heat map and outliers of a tensor this large answer 400, as they are limited
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import subprocess
 import sys
@@ -67,20 +66,24 @@ def _write(run: Path, event: Event) -> None:
         write_record(stream, event.SerializeToString())
 
 
+# Linux hands a process the peak RSS of the one that started it, up to its exec: a small Python starts the command
+# and reports its child's own peak, so that the bench's memory (the record it wrote) never counts.
+MEASURED = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+if done.returncode:
+    sys.exit(done.stderr.decode(errors="replace")[-2000:])
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
 def ingest_peak(logdir: Path, db: Path) -> float:
     """Peak RSS in MB of `trainboard ingest` reading the logdir once."""
-    process = subprocess.Popen(
-        [str(BIN / "trainboard"), "ingest", f"--logdir={logdir}", f"--db={db}", "--experiment=bench"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    errors = process.stderr.read().decode(errors="replace") if process.stderr else ""
-    if process.returncode != 0:
-        raise RuntimeError(f"trainboard ingest failed: {errors[-2000:]}")
-    return usage.ru_maxrss / 1024
+    command = [str(BIN / "trainboard"), "ingest", f"--logdir={logdir}", f"--db={db}", "--experiment=bench"]
+    done = subprocess.run([sys.executable, "-c", MEASURED, *command], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"trainboard ingest failed: {done.stderr}")
+    return int(done.stdout) / 1024
 
 
 def served_peak(logdir: Path, db: Path, path: str | None, scratch: Path) -> float:

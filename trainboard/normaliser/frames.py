@@ -10,13 +10,23 @@ appears both ways, and any old-format file (where any summary may purge), is tak
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
 
 from trainboard.normaliser.normalise import normalise_event
-from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
+from trainboard.normaliser.points import (
+    Batch,
+    BlobSequencePoint,
+    DataClass,
+    RunState,
+    ScalarSeries,
+    SeriesMetadata,
+    TensorPoint,
+)
 from trainboard.reader.events import parse_event
+from trainboard.reader.hollow import LARGE_RECORD, Pieces
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import Frames
 
@@ -43,9 +53,8 @@ def normalise_frames(frames: Frames, state: RunState, *, path: str) -> Batch:
 
     decoded = Decoded(*scalar_kernel.decode(frames.data, frames.starts, frames.lengths))
     others = [int(index) for index in np.flatnonzero(~decoded.simple)]
-    events = {
-        index: parse_event(frames.payload(index), path=path, offset=frames.record_offset(index)) for index in others
-    }
+    pieces = Pieces()
+    events = {index: _parse(frames, index, path, pieces) for index in others}
     barriers = [(index, event) for index in others if (event := events[index]) is not None and not _is_summary(event)]
     start = 0
     for index, barrier in barriers:
@@ -53,7 +62,26 @@ def normalise_frames(frames: Frames, state: RunState, *, path: str) -> Batch:
         normalise_event(barrier, state, batch)
         start = index + 1
     _stretch(frames, decoded, events, others, start, len(frames), state, batch, path)
+    if pieces:
+        _fill(batch, pieces)
     return batch
+
+
+def _parse(frames: Frames, index: int, path: str, pieces: Pieces) -> Event | None:
+    """A record's Event; a large one parsed hollow, its large fields in `pieces` (see `_fill`)."""
+    offset = frames.record_offset(index)
+    if frames.lengths[index] >= LARGE_RECORD:
+        return parse_event(frames.view(index), path=path, offset=offset, pieces=pieces)
+    return parse_event(frames.payload(index), path=path, offset=offset)
+
+
+def _fill(batch: Batch, pieces: Pieces) -> None:
+    """The batch's points with the large fields of hollow Events filled back in, without copies where it can."""
+    for position, operation in enumerate(batch.operations):
+        if isinstance(operation, TensorPoint):
+            batch.operations[position] = replace(operation, tensor=pieces.tensor(operation.tensor))
+        elif isinstance(operation, BlobSequencePoint) and isinstance(operation.blobs, tuple):
+            batch.operations[position] = replace(operation, blobs=tuple(map(pieces.blob, operation.blobs)))
 
 
 def _is_summary(event: Event) -> bool:
@@ -120,10 +148,11 @@ def _in_file_order(
         ):
             continue
         for index in range(segment_start, segment_stop):
-            if index in events:
-                event = events[index]
-            else:
-                event = parse_event(frames.payload(index), path=path, offset=frames.record_offset(index))
+            event = (
+                events[index]
+                if index in events
+                else parse_event(frames.payload(index), path=path, offset=frames.record_offset(index))
+            )
             if event is not None:
                 normalise_event(event, state, batch)
 

@@ -54,7 +54,8 @@ class TensorPoint:
     tag: str
     step: int
     wall_time: float
-    tensor: bytes
+    # The record's own bytes (a view) for a large tensor.
+    tensor: bytes | memoryview
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ class BlobSequencePoint:
     step: int
     wall_time: float
     # A tuple, or for large files an iterator the store reads once, putting each blob away before taking the next.
-    blobs: Iterable[bytes]
+    blobs: Iterable[bytes | memoryview]
 
 
 @dataclass(frozen=True, slots=True)

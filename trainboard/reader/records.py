@@ -24,6 +24,8 @@ FOOTER_SIZE = 4
 MAX_RECORD_SIZE = 2 * 1024 * 1024 * 1024
 # Read at most this much at a time; a record larger than this is read whole.
 READ_LIMIT = 64 * 1024 * 1024
+# A record larger than READ_LIMIT is read into one buffer this much at a time.
+READ_PIECE = 8 * 1024 * 1024
 
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -36,7 +38,7 @@ class Record:
     payload: bytes
 
 
-def masked_crc(data: bytes) -> int:
+def masked_crc(data: bytes | bytearray) -> int:
     crc: int = google_crc32c.value(data)
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
@@ -64,6 +66,11 @@ class Frames:
         start = int(self.starts[index])
         return self.data[start : start + int(self.lengths[index])].tobytes()
 
+    def view(self, index: int) -> memoryview:
+        """The payload without a copy (it keeps the whole window in memory while it lives)."""
+        start = int(self.starts[index])
+        return memoryview(self.data.data)[start : start + int(self.lengths[index])]
+
     def record_offset(self, index: int) -> int:
         return self.offset + int(self.starts[index]) - HEADER_SIZE
 
@@ -82,14 +89,14 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
     HEADER_SIZE - 1 bytes are skipped: a header may begin there once more bytes are read.
     """
     stream.seek(offset)
-    raw = stream.read(limit)
+    raw: bytes | bytearray = stream.read(limit)
     if len(raw) == limit >= HEADER_SIZE and _valid_header(raw):
         (length,) = _LENGTH.unpack_from(raw, 0)
         wanted = HEADER_SIZE + length + FOOTER_SIZE
         # Only when the file holds the whole record: a read of up to 2 GB asked of a short file still allocates it.
         if wanted > limit and offset + wanted <= stream.seek(0, io.SEEK_END):
-            stream.seek(offset + limit)
-            raw += stream.read(wanted - limit)
+            raw = b""
+            raw = _read_whole(stream, offset, wanted)
     # Imported here so that numba loads with the first read, not with the server (a restart reads nothing).
     from trainboard.reader import frames
 
@@ -127,7 +134,24 @@ def read_records(stream: BinaryIO, offset: int, *, path: str, limit: int = READ_
         offset = found.end
 
 
-def _valid_header(data: bytes) -> bool:
+def _read_whole(stream: BinaryIO, offset: int, size: int) -> bytearray:
+    """`size` bytes from `offset` (fewer if the file shrank meanwhile) into one buffer, a piece at a time: a large
+    record is held once, not once more for each concatenation."""
+    buffer = bytearray(size)
+    filled = 0
+    stream.seek(offset)
+    with memoryview(buffer) as view:
+        while filled < size:
+            piece = stream.read(min(READ_PIECE, size - filled))
+            if not piece:
+                break
+            view[filled : filled + len(piece)] = piece
+            filled += len(piece)
+    del buffer[filled:]
+    return buffer
+
+
+def _valid_header(data: bytes | bytearray) -> bool:
     (length,) = _LENGTH.unpack_from(data, 0)
     return bool(length <= MAX_RECORD_SIZE and _CRC.unpack_from(data, 8)[0] == masked_crc(data[:8]))
 
@@ -136,7 +160,7 @@ def _valid_header(data: bytes) -> bool:
 _waiting_at: dict[str, int] = {}
 
 
-def _note_waiting(stream: BinaryIO, path: str, offset: int, header: bytes) -> None:
+def _note_waiting(stream: BinaryIO, path: str, offset: int, header: bytes | bytearray) -> None:
     """Framing stopped at a valid header whose record the bytes at hand do not hold. When it reaches past the end of
     the file, say so once: a writer may be writing it (TensorBoard's "try again later", and the file is read on from
     there as it grows), or the header is corrupt with a checksum that happens to hold, and nothing after it is read

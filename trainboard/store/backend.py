@@ -46,7 +46,7 @@ class TensorRecord:
     file_id: int
     step: int
     wall_time: float
-    tensor: bytes
+    tensor: bytes | memoryview
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from typing import Protocol
 
 
 class BlobStore(Protocol):
-    def put(self, blobs: Mapping[str, bytes]) -> None:
+    def put(self, blobs: Mapping[str, bytes | memoryview]) -> None:
         """Store each blob under its key; a key names its content, so putting one again changes nothing."""
 
     def get(self, key: str) -> bytes | None: ...
@@ -41,10 +41,10 @@ class PendingBlobs:
         self.store = store
         self.limit = limit
         self.keys: set[str] = set()
-        self._waiting: dict[str, bytes] = {}
+        self._waiting: dict[str, bytes | memoryview] = {}
         self._size = 0
 
-    def add(self, key: str, data: bytes) -> None:
+    def add(self, key: str, data: bytes | memoryview) -> None:
         if key not in self.keys:
             self.keys.add(key)
             self._waiting[key] = data
@@ -59,7 +59,7 @@ class PendingBlobs:
         self._size = 0
 
 
-def blob_key(experiment_id: str, data: bytes) -> str:
+def blob_key(experiment_id: str, data: bytes | memoryview) -> str:
     return f"{experiment_id}/{hashlib.sha256(data).hexdigest()}"
 
 

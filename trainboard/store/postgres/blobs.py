@@ -17,13 +17,15 @@ class PostgresBlobs:
     def __init__(self, backend: PostgresBackend) -> None:
         self._backend = backend
 
-    def put(self, blobs: Mapping[str, bytes]) -> None:
+    def put(self, blobs: Mapping[str, bytes | memoryview]) -> None:
         if not blobs:
             return
+        # Chunks are views: a large blob is held once, and each chunk copied only as it is sent.
         rows = [
-            (split_blob_key(key)[0], key, chunk, data[start : start + CHUNK_BYTES])
+            (split_blob_key(key)[0], key, chunk, view[start : start + CHUNK_BYTES])
             for key, data in blobs.items()
-            for chunk, start in enumerate(range(0, max(1, len(data)), CHUNK_BYTES))
+            for view in [memoryview(data)]
+            for chunk, start in enumerate(range(0, max(1, len(view)), CHUNK_BYTES))
         ]
         with self._backend.writing() as connection, connection.cursor() as cursor:
             cursor.executemany(

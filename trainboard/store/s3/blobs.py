@@ -20,6 +20,9 @@ from trainboard.store.errors import StoreUnavailable
 URL_SECONDS = 300
 # S3's DeleteObjects takes at most this many keys.
 DELETE_BATCH = 1000
+# Blobs at least this large are uploaded in parts of PART_BYTES (S3's parts are at least 5 MB).
+LARGE_BLOB = 16 << 20
+PART_BYTES = 16 << 20
 # What reaching the store can raise: s3fs turns most S3 answers into OSError; botocore raises the rest (no endpoint,
 # no credentials, timeouts).
 UNREACHABLE = (OSError, botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError)
@@ -54,11 +57,21 @@ class S3Blobs:
             raise ValueError(f"not a blob key: {key!r}")
         return f"{self._root}/{key}"
 
-    def put(self, blobs: Mapping[str, bytes]) -> None:
+    def put(self, blobs: Mapping[str, bytes | memoryview]) -> None:
         """Store each blob under its key; a key names its content, so putting one again changes nothing."""
-        if blobs:
-            with self._reaching():
-                self._fs.pipe({self._path(key): data for key, data in blobs.items()})
+        small = {self._path(key): bytes(data) for key, data in blobs.items() if len(data) < LARGE_BLOB}
+        with self._reaching():
+            if small:
+                self._fs.pipe(small)
+            for key, data in blobs.items():
+                if len(data) >= LARGE_BLOB:
+                    self._put_in_parts(self._path(key), memoryview(data))
+
+    def _put_in_parts(self, path: str, data: memoryview) -> None:
+        """A multipart upload, one part in memory at a time besides the blob itself."""
+        with self._fs.open(path, "wb", block_size=PART_BYTES) as stream:
+            for start in range(0, len(data), PART_BYTES):
+                stream.write(data[start : start + PART_BYTES])
 
     def get(self, key: str) -> bytes | None:
         path = self._path(key)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import os
 import sqlite3
 import sys
@@ -26,6 +27,7 @@ from trainboard.store.backend import (
     TensorRecord,
 )
 from trainboard.store.sqlite.accounts import SqliteAccounts
+from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
 from trainboard.store.sqlite.migrations import MIGRATIONS
 from trainboard.store.values import (
     BlobSequenceRow,
@@ -497,10 +499,23 @@ class SqliteTransaction:
         )
 
     def insert_tensors(self, records: list[TensorRecord]) -> None:
-        self._db.executemany(
-            "INSERT INTO tensor_points (series_id, file_id, step, wall_time, tensor) VALUES (?, ?, ?, ?, ?)",
-            [(r.series_id, r.file_id, r.step, r.wall_time, r.tensor) for r in records],
-        )
+        """In order (ids are the order of points at one step): small ones together, large ones a piece at a time."""
+        sql = "INSERT INTO tensor_points (series_id, file_id, step, wall_time, tensor) VALUES (?, ?, ?, ?, {})"
+        for large, group in itertools.groupby(records, lambda r: len(r.tensor) >= LARGE_VALUE):
+            if not large:
+                self._db.executemany(
+                    sql.format("?"), [(r.series_id, r.file_id, r.step, r.wall_time, r.tensor) for r in group]
+                )
+                continue
+            for r in group:
+                insert_large(
+                    self._db,
+                    sql.format("zeroblob(?)") + " RETURNING id",
+                    (r.series_id, r.file_id, r.step, r.wall_time),
+                    "tensor_points",
+                    "tensor",
+                    r.tensor,
+                )
 
     def insert_blob_sequences(self, records: list[BlobSequenceRecord]) -> None:
         db = self._db

@@ -1,4 +1,5 @@
-"""Blobs kept in the SQLite file itself (no --blobs), in chunks so that a blob may be larger than SQLite's limit."""
+"""Blobs kept in the SQLite file itself (no --blobs), in chunks so that a blob may be larger than SQLite's limit; a
+large one written a piece at a time."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Collection, Mapping
 import orjson
 
 from trainboard.store.sqlite.backend import SqliteBackend
+from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
 
 CHUNK_BYTES = 64 << 20
 
@@ -17,18 +19,30 @@ class SqliteBlobs:
     def __init__(self, backend: SqliteBackend) -> None:
         self._backend = backend
 
-    def put(self, blobs: Mapping[str, bytes]) -> None:
+    def put(self, blobs: Mapping[str, bytes | memoryview]) -> None:
         if not blobs:
             return
+        small = {key: data for key, data in blobs.items() if len(data) < LARGE_VALUE}
         with self._backend.write_lock:
-            self._backend.writer.executemany(
+            writer = self._backend.writer
+            writer.executemany(
                 "INSERT INTO blobs (blob_key, chunk, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [
-                    (key, chunk, data[start : start + CHUNK_BYTES])
-                    for key, data in blobs.items()
-                    for chunk, start in enumerate(range(0, max(1, len(data)), CHUNK_BYTES))
-                ],
+                [(key, 0, data) for key, data in small.items()],
             )
+            for key, data in blobs.items():
+                if key in small:
+                    continue
+                with memoryview(data) as view:
+                    for chunk, start in enumerate(range(0, len(view), CHUNK_BYTES)):
+                        insert_large(
+                            writer,
+                            "INSERT INTO blobs (blob_key, chunk, data) VALUES (?, ?, zeroblob(?))"
+                            " ON CONFLICT DO NOTHING RETURNING rowid",
+                            (key, chunk),
+                            "blobs",
+                            "data",
+                            view[start : start + CHUNK_BYTES],
+                        )
 
     def get(self, key: str) -> bytes | None:
         rows = (

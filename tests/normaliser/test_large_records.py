@@ -1,0 +1,156 @@
+"""Large records are parsed hollow (their large fields left out of protobuf's copy and filled back as views): the
+points they give are the points a whole parse gives, for every kind of large field, in TensorBoard's and TS-VIS's
+records; and they land in the store (SQLite writes them a piece at a time) as they were read."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.stores import TestStore
+from trainboard.normaliser.frames import normalise_frames
+from trainboard.normaliser.normalise import normalise_event
+from trainboard.normaliser.points import Batch, BlobSequencePoint, RunState, TensorPoint
+from trainboard.reader import tsvis
+from trainboard.reader.hollow import LARGE_FIELD, LARGE_RECORD
+from trainboard.reader.logdir import LogDir
+from trainboard.reader.protos import tsvis_pb2
+from trainboard.reader.protos.event_pb2 import Event
+from trainboard.reader.protos.summary_pb2 import DATA_CLASS_BLOB_SEQUENCE, DATA_CLASS_TENSOR, Summary
+from trainboard.reader.records import read_frames, write_record
+from trainboard.reader.tensors import to_ndarray
+
+SIZE = LARGE_RECORD + 12_345
+RNG = np.random.default_rng(3)
+
+
+def tensor_event() -> Event:
+    event = Event(wall_time=2.0, step=3)
+    value = event.summary.value.add(tag="weights")
+    value.metadata.data_class = DATA_CLASS_TENSOR
+    value.tensor.dtype = 1
+    value.tensor.tensor_shape.dim.add(size=SIZE // 4)
+    value.tensor.tensor_content = RNG.normal(size=SIZE // 4).astype(np.float32).tobytes()
+    small = event.summary.value.add(tag="small")  # beside it, a value small enough to be parsed as it is
+    small.metadata.data_class = DATA_CLASS_TENSOR
+    small.tensor.dtype = 1
+    small.tensor.float_val.append(1.5)
+    return event
+
+
+def image_event() -> Event:
+    """An image as today's writers log it: a string tensor [width, height, encoded]."""
+    event = Event(wall_time=2.0, step=4)
+    value = event.summary.value.add(tag="picture")
+    value.metadata.plugin_data.plugin_name = "images"
+    value.metadata.data_class = DATA_CLASS_BLOB_SEQUENCE
+    value.tensor.dtype = 7
+    value.tensor.tensor_shape.dim.add(size=4)
+    value.tensor.string_val.extend([b"10", b"20", RNG.bytes(SIZE), RNG.bytes(LARGE_FIELD + 1)])
+    return event
+
+
+def legacy_image_event() -> Event:
+    """An image as tensorboardX logs it: Summary.Image, migrated to a tensor by the normaliser."""
+    event = Event(wall_time=2.0, step=5)
+    event.summary.value.add(tag="legacy", image=Summary.Image(height=2, width=3, encoded_image_string=RNG.bytes(SIZE)))
+    return event
+
+
+def graph_event() -> Event:
+    return Event(wall_time=2.0, step=0, graph_def=RNG.bytes(SIZE))
+
+
+def tsvis_exception_event() -> Event:
+    """TS-VIS's add_exception: a Projector in the value's node_name field."""
+    projector = tsvis_pb2.Projector()
+    tensor = projector.exception.value
+    tensor.dtype = "float32"
+    tensor.tensor_shape.dim.add(size=SIZE // 4)
+    tensor.tensor_content = RNG.normal(size=SIZE // 4).astype(np.float32).tobytes()
+    event = Event(wall_time=2.0, step=6)
+    event.summary.value.add(tag="activations", node_name=projector.SerializeToString())
+    return event
+
+
+def whole(events: list[Event], path: str) -> Batch:
+    """What event-by-event normalising of whole parses gives."""
+    state, batch = RunState(), Batch()
+    for event in events:
+        parsed = Event.FromString(event.SerializeToString())
+        normalise_event(tsvis.translate(parsed) if "tsvis" in path else parsed, state, batch)
+    return batch
+
+
+def plain(batch: Batch) -> list[object]:
+    """The points with their bytes as bytes (views compare as their contents)."""
+    found: list[object] = []
+    for operation in batch.operations:
+        if isinstance(operation, TensorPoint):
+            found.append((operation.tag, operation.step, bytes(operation.tensor)))
+        elif isinstance(operation, BlobSequencePoint):
+            found.append((operation.tag, operation.step, [bytes(blob) for blob in operation.blobs]))
+        else:
+            found.append(operation)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("make", "path"),
+    [
+        (tensor_event, "events.out.tfevents.1.host"),
+        (image_event, "events.out.tfevents.1.host"),
+        (legacy_image_event, "events.out.tfevents.1.host"),
+        (graph_event, "events.out.tfevents.1.host"),
+        (tsvis_exception_event, "events.out.tsvis.1.host"),
+    ],
+)
+def test_a_large_record_gives_the_points_of_a_whole_parse(make: object, path: str) -> None:
+    assert callable(make)
+    events = [Event(wall_time=1.0, file_version="brain.Event:2"), make()]
+    stream = io.BytesIO()
+    for event in events:
+        write_record(stream, event.SerializeToString())
+    frames = read_frames(stream, 0, path=path, limit=1 << 26)
+    assert len(frames) == 2 and frames.lengths[1] >= LARGE_RECORD
+    batch = normalise_frames(frames, RunState(), path=path)
+    expected = whole(events, path)
+    assert plain(batch) == plain(expected) and batch.metadata == expected.metadata
+    large = [op for op in batch.operations if isinstance(op, TensorPoint | BlobSequencePoint)]
+    assert large
+    if "tsvis" not in path:  # TensorBoard's large fields are views of the record read, not copies
+        views = [op.tensor for op in large if isinstance(op, TensorPoint) and len(op.tensor) >= LARGE_FIELD]
+        views += [blob for op in large if isinstance(op, BlobSequencePoint) for blob in op.blobs if len(blob) > 100]
+        assert views and all(isinstance(view, memoryview) for view in views)
+
+
+def test_a_large_record_that_is_no_event_is_logged_and_skipped(caplog: pytest.LogCaptureFixture) -> None:
+    stream = io.BytesIO()
+    write_record(stream, b"\x0a\xff\xff\xff\x7f" + bytes(LARGE_RECORD))  # a field far longer than the record
+    frames = read_frames(stream, 0, path="events.out.tfevents.2", limit=1 << 20)
+    batch = normalise_frames(frames, RunState(), path="events.out.tfevents.2")
+    assert batch.operations == []
+    assert "record at offset 0 is not a valid Event" in caplog.text
+
+
+def test_large_tensors_and_images_are_stored_as_read(tmp_path: Path) -> None:
+    run = tmp_path / "logs" / "run"
+    run.mkdir(parents=True)
+    tensor, image = tensor_event(), image_event()
+    with (run / "events.out.tfevents.1.host").open("wb") as stream:
+        for event in (Event(wall_time=1.0, file_version="brain.Event:2"), tensor, image):
+            write_record(stream, event.SerializeToString())
+    store = TestStore(tmp_path / "store.sqlite")
+    try:
+        store.loader(LogDir(str(run.parent))).poll()
+        (weights,) = store.series(runs=["run"], tags=["weights"])
+        (point,) = store.tensors(weights.id)
+        assert np.array_equal(to_ndarray(point.tensor), to_ndarray(tensor.summary.value[0].tensor.SerializeToString()))
+        (picture,) = store.series(runs=["run"], tags=["picture"])
+        (sequence,) = store.blob_sequences(picture.id)
+        assert [store.blob(key) for key in sequence.blob_keys] == list(image.summary.value[0].tensor.string_val)
+    finally:
+        store.close()
