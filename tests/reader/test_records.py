@@ -469,3 +469,31 @@ def test_a_record_being_written_is_noted_once_and_read_when_the_file_grows(tmp_p
     assert tail.cursor.offset == len(first + second)
     assert warnings == [] and len(notes) == 1, notes
     assert f"offset {len(first)}" in notes[0]
+
+
+def test_a_record_larger_than_the_read_window_is_said_once_and_read_when_the_file_grows_to_hold_it(
+    tmp_path: Path,
+) -> None:
+    """A writer still writing a record larger than the read window: its claim passes the window, so it is a warning,
+    given once however often the file is read as it grows; once the file holds it, it is read whole, then the rest."""
+    path = tmp_path / "events.out.tfevents.1"
+    first, _ = framed([scalar_event(1)])
+    large = random.Random(1).randbytes(READ_LIMIT + 5000)
+    middle, _ = framed([large])
+    last, _ = framed([scalar_event(2)])
+    content = first + middle + last
+    logdir = LogDir(str(tmp_path))
+    cursor: FileCursor | None = None
+    read: list[bytes] = []
+    with path.open("wb") as writer, reader_warnings() as warnings:
+        for size in (len(first) + 12, len(first) + READ_LIMIT, len(first) + len(middle) - 1, len(content)):
+            writer.write(content[writer.tell() : size])
+            writer.flush()
+            for _ in range(2):
+                tail = read_new(logdir, cursor, str(path))
+                read += [record.payload for record in tail.frames.records()] if tail.frames else []
+                cursor = tail.cursor
+            assert cursor.offset == (len(first) if size < len(first + middle) else len(content))
+    assert read == [scalar_event(1), large, scalar_event(2)]
+    assert len(warnings) == 1, warnings
+    assert f"offset {len(first)}" in warnings[0] and f"claims {len(large)} bytes" in warnings[0]
