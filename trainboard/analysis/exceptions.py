@@ -24,6 +24,8 @@ MAX_BOX_STEPS = 50
 # of megabytes that no browser draws. 2048 × 2048 values.
 MAX_VALUES = 1 << 22
 HISTOGRAM_BINS = 100
+# Histograms count this many values at a time.
+SLICE_VALUES = 1 << 20
 # TS-VIS's percentiles, with its box's quartiles in the middle, all taken as the midpoint between neighbours.
 PERCENTILES = (0, 5, 10, 25, 50, 75, 90, 95, 100)
 WHISKER_IQRS = 1.5
@@ -70,10 +72,11 @@ def summary(tensor: np.ndarray) -> Summary:
 def box(tensor: np.ndarray) -> list[list[float]]:
     """`[[upper whisker, Q3, median, Q1, lower whisker], [p0, p5, p10, p90, p95, p100]]`: whiskers 1.5 IQR beyond
     the quartiles, clipped to the extremes."""
-    values = _finite(checked(tensor))
+    array = checked(tensor)
+    values = _finite(array, dtype=array.dtype, owned=True)
     if values.size == 0:
         return [[math.nan] * 5, [math.nan] * 6]
-    p0, p5, p10, q1, median, q3, p90, p95, p100 = np.percentile(values, PERCENTILES, method="midpoint").tolist()
+    p0, p5, p10, q1, median, q3, p90, p95, p100 = _percentiles(values)
     spread = WHISKER_IQRS * (q3 - q1)
     return [[min(q3 + spread, p100), q3, median, q1, max(q1 - spread, p0)], [p0, p5, p10, p90, p95, p100]]
 
@@ -97,8 +100,13 @@ def heat_map(tensor: np.ndarray) -> list[Any]:
 def histogram(tensor: np.ndarray) -> list[list[Any]]:
     """`[[min, max, [[left, right, count] x 100]]]` of the finite values: numpy's bins (±0.5 around a single value,
     [0, 1] without any), widened where they would be narrower than floats can tell apart."""
-    values = _finite(checked(tensor))
-    low, high = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
+    flat = checked(tensor).reshape(-1)
+    ranges = [
+        (float(values.min()), float(values.max()))
+        for start in range(0, flat.size, SLICE_VALUES)
+        if (values := _finite(flat[start : start + SLICE_VALUES])).size
+    ]
+    low, high = (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else (0.0, 1.0)
     if low == high:
         low, high = low - 0.5, high + 0.5
     # Binned in a power-of-two scale (exact) that keeps the range and its widening below the largest float.
@@ -109,8 +117,12 @@ def histogram(tensor: np.ndarray) -> list[list[Any]]:
         limit = _LARGEST / scale
         low = min(max(low / 2 + high / 2 - narrowest / 2, -limit), limit - narrowest)
         high = low + narrowest
-    counts, edges = np.histogram(values / scale, bins=HISTOGRAM_BINS, range=(low, high))
-    edges *= scale
+    # Counted a slice at a time: a large tensor is never held again as float64.
+    counts = np.zeros(HISTOGRAM_BINS, dtype=np.int64)
+    for start in range(0, flat.size, SLICE_VALUES):
+        values = _finite(flat[start : start + SLICE_VALUES])
+        counts += np.histogram(values / scale if scale != 1 else values, bins=HISTOGRAM_BINS, range=(low, high))[0]
+    edges = np.histogram_bin_edges([], bins=HISTOGRAM_BINS, range=(low, high)) * scale
     buckets = np.column_stack((edges[:-1], edges[1:], counts)).tolist()
     return [[float(edges[0]), float(edges[-1]), buckets]]
 
@@ -129,10 +141,37 @@ def outliers(tensor: np.ndarray, up: float, down: float) -> list[list[Any]]:
     return [grid[outside].tolist(), np.argwhere(outside).tolist()]
 
 
-def _finite(array: np.ndarray) -> np.ndarray:
-    """The finite values, flat, as float64: no midpoint, range or sum may overflow a narrower type."""
-    finite: np.ndarray = array[np.isfinite(array)] if array.dtype.kind == "f" else array.reshape(-1)
-    return finite.astype(np.float64, copy=False)
+def _percentiles(values: np.ndarray) -> list[float]:
+    """`np.percentile(values, PERCENTILES, method="midpoint")` as in float64, of values in any real dtype: they are
+    partitioned in place (no copy, and no float64 one), and only the order statistics taken are widened."""
+    positions = (values.size - 1) * (np.asarray(PERCENTILES, dtype=np.float64) / 100)
+    low, high = np.floor(positions).astype(np.intp), np.ceil(positions).astype(np.intp)
+    values.partition(np.unique(np.concatenate([low, high])))
+    below, above = values[low].astype(np.float64), values[high].astype(np.float64)
+    # numpy's interpolation halfway: from the upper value down.
+    found: list[float] = np.where(low == high, below, above - (above - below) * 0.5).tolist()
+    return found
+
+
+def _finite(array: np.ndarray, *, dtype: np.dtype | type = np.float64, owned: bool = False) -> np.ndarray:
+    """The finite values, flat, as float64 (no midpoint, range or sum may overflow a narrower type) or `dtype`.
+    `owned`: a copy the caller may change."""
+    flat = array.reshape(-1)
+    if array.dtype.kind != "f":
+        return flat.astype(dtype, copy=owned)
+    # Gathered a slice at a time into one float64 array: a large tensor is not copied whole on the way.
+    slices = range(0, flat.size, SLICE_VALUES)
+    count = sum(int(np.count_nonzero(np.isfinite(flat[start : start + SLICE_VALUES]))) for start in slices)
+    if count == flat.size and not owned:
+        return flat.astype(dtype, copy=False)
+    finite = np.empty(count, dtype=dtype)
+    position = 0
+    for start in slices:
+        piece = flat[start : start + SLICE_VALUES]
+        kept = piece[np.isfinite(piece)]
+        finite[position : position + kept.size] = kept
+        position += kept.size
+    return finite
 
 
 def _bounded(array: np.ndarray) -> np.ndarray:

@@ -22,8 +22,8 @@ LARGE_FIELD = 1 << 20
 _LENGTH_DELIMITED = 2
 # The length-delimited fields that lead to large bytes, per message: a nested schema, or None for the bytes themselves.
 Schema = dict[int, Union["Schema", None]]
-_TENSOR: Schema = {4: None, 8: None}  # TensorProto: tensor_content, string_val (TS-VIS's TensorProto too)
-_VALUE: Schema = {8: _TENSOR, 4: {4: None}, 6: {4: None}}  # Summary.Value: tensor, image and audio encodings
+TENSOR: Schema = {4: None, 8: None}  # TensorProto: tensor_content, string_val (TS-VIS's TensorProto too)
+_VALUE: Schema = {8: TENSOR, 4: {4: None}, 6: {4: None}}  # Summary.Value: tensor, image and audio encodings
 # A TS-VIS Summary.Value's field 7 holds a Projector whose exception's Tensor has its content in field 3.
 _TSVIS_VALUE: Schema = {**_VALUE, 7: {2: {1: {3: None}}}}
 # Event: graph_def, meta_graph_def, tagged_run_metadata.run_metadata, summary.value.
@@ -82,7 +82,7 @@ class Pieces:
 
 def hollow(payload: memoryview, schema: Schema, pieces: Pieces, *, exact_tensors: bool) -> bytes:
     """The message in `payload` with its large fields (by `schema`) replaced by markers, recorded in `pieces`.
-    `exact_tensors`: the TensorProtos of `_TENSOR` are kept as they are (TensorBoard's), not rebuilt (TS-VIS's).
+    `exact_tensors`: the TensorProtos of `TENSOR` are kept as they are (TensorBoard's), not rebuilt (TS-VIS's).
     Raises ValueError on malformed wire data."""
     return bytes(_hollow(payload, 0, len(payload), schema, None, pieces, exact_tensors))
 
@@ -118,7 +118,7 @@ def _hollow(
                     position = after
                     continue
                 if inner is not None and length >= LARGE_FIELD:
-                    holder = data[content:after] if inner is _TENSOR and exact_tensors else tensor
+                    holder = data[content:after] if inner is TENSOR and exact_tensors else tensor
                     nested = _hollow(data, content, after, inner, holder, pieces, exact_tensors)
                     out += data[position:body]
                     out += _varint(len(nested))

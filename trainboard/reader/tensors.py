@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
 
+from trainboard.reader.hollow import LARGE_RECORD, TENSOR, Pieces, hollow
 from trainboard.reader.protos.tensor_pb2 import TensorProto
 
 _NUMPY_TYPES: dict[int, np.dtype] = {
@@ -25,8 +27,17 @@ _NUMPY_TYPES: dict[int, np.dtype] = {
 _STRING = 7
 
 
-def to_ndarray(serialized: bytes) -> np.ndarray:
-    tensor = TensorProto.FromString(serialized)
+def to_ndarray(serialized: bytes | memoryview) -> np.ndarray:
+    """The tensor as an array; a large one's content is not copied (a read-only view of `serialized`)."""
+    if len(serialized) >= LARGE_RECORD:
+        pieces = Pieces()
+        with contextlib.suppress(ValueError):  # not a TensorProto's wire format: protobuf says what is wrong
+            hollowed = TensorProto.FromString(hollow(memoryview(serialized), TENSOR, pieces, exact_tensors=False))
+            if hollowed.tensor_content in pieces.contents and hollowed.dtype in _NUMPY_TYPES:
+                shape = tuple(dim.size for dim in hollowed.tensor_shape.dim)
+                content = pieces.contents[hollowed.tensor_content]
+                return np.frombuffer(content, dtype=_NUMPY_TYPES[hollowed.dtype]).reshape(shape)
+    tensor = TensorProto.FromString(serialized)  # type: ignore[arg-type]  # upb takes any buffer
     shape = tuple(dim.size for dim in tensor.tensor_shape.dim)
     size = math.prod(shape)
     if tensor.dtype == _STRING:

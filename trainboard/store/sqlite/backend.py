@@ -309,11 +309,20 @@ class SqliteBackend:
         )
 
     def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[bytes]:
-        rows = self.reader().execute(
-            "SELECT t.tensor FROM json_each(?) j JOIN tensor_points t ON t.id = j.value ORDER BY j.key",
-            (_json(point_ids),),
-        )
-        return [bytes(tensor) for (tensor,) in rows]
+        """A large tensor is read through incremental blob I/O: as a column it would be copied twice more."""
+        db = self.reader()
+        rows = db.execute(
+            "SELECT t.id, CASE WHEN length(t.tensor) < ? THEN t.tensor END"
+            " FROM json_each(?) j JOIN tensor_points t ON t.id = j.value ORDER BY j.key",
+            (LARGE_VALUE, _json(point_ids)),
+        ).fetchall()
+        found = []
+        for point_id, tensor in rows:
+            if tensor is None:
+                with db.blobopen("tensor_points", "tensor", point_id, readonly=True) as blob:
+                    tensor = blob.read()
+            found.append(bytes(tensor))
+        return found
 
     def blob_sequences(self, experiment_id: str, series_id: int, steps: StepRange) -> list[BlobSequenceRow]:
         sql, params = _in_steps(
