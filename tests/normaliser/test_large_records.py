@@ -9,11 +9,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tests.reader.test_records import WRITER_EVENTS
 from tests.stores import TestStore
+from trainboard.normaliser import frames as frames_module
 from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.normalise import normalise_event
-from trainboard.normaliser.points import Batch, BlobSequencePoint, RunState, TensorPoint
+from trainboard.normaliser.points import Batch, BlobSequencePoint, RunState, ScalarSeries, TensorPoint
+from trainboard.reader import events as events_module
+from trainboard.reader import hollow as hollow_module
 from trainboard.reader import tsvis
 from trainboard.reader.hollow import LARGE_FIELD, LARGE_RECORD
 from trainboard.reader.logdir import LogDir
@@ -93,6 +99,8 @@ def plain(batch: Batch) -> list[object]:
             found.append((operation.tag, operation.step, bytes(operation.tensor)))
         elif isinstance(operation, BlobSequencePoint):
             found.append((operation.tag, operation.step, [bytes(blob) for blob in operation.blobs]))
+        elif isinstance(operation, ScalarSeries):
+            found.append((operation.tag, operation.steps.tolist(), operation.values.tolist()))
         else:
             found.append(operation)
     return found
@@ -154,3 +162,50 @@ def test_large_tensors_and_images_are_stored_as_read(tmp_path: Path) -> None:
         assert [store.blob(key) for key in sequence.blob_keys] == list(image.summary.value[0].tensor.string_val)
     finally:
         store.close()
+
+
+def framed_file(payloads: list[bytes]) -> bytes:
+    stream = io.BytesIO()
+    for payload in payloads:
+        write_record(stream, payload)
+    return stream.getvalue()
+
+
+def writer_payloads() -> list[bytes]:
+    """An event of each kind with bytes fields: a histogram, an image, text, a graph, run metadata, a TS-VIS-less
+    tensor."""
+    return [
+        *(payload for payload in WRITER_EVENTS if b"scalars" not in payload),
+        graph_event_small().SerializeToString(),
+        Event(step=1, meta_graph_def=b"m" * 300).SerializeToString(),
+    ]
+
+
+def graph_event_small() -> Event:
+    return Event(wall_time=2.0, step=0, graph_def=b"g" * 500)
+
+
+@given(st.lists(st.tuples(st.integers(0, 6), st.binary(max_size=6), st.integers(0, 400)), min_size=1, max_size=6))
+@settings(max_examples=300, deadline=None)
+def test_hollow_parsing_of_damaged_events_matches_a_whole_parse(edits: list[tuple[int, bytes, int]]) -> None:
+    """With thresholds of a few bytes, every record is parsed hollow: events damaged anywhere give the points (or the
+    skip) a whole parse gives, and nothing raises."""
+    payloads = writer_payloads()
+    damaged = [version_payload()]
+    for which, inserted, at in edits:
+        payload = payloads[which % len(payloads)]
+        at %= len(payload) + 1
+        damaged.append(payload[:at] + inserted + payload[at + len(inserted) // 2 :])
+    data = framed_file(damaged)
+    path = "events.out.tfevents.3.host"
+    expected = normalise_frames(read_frames(io.BytesIO(data), 0, path=path, limit=1 << 20), RunState(), path=path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hollow_module, "LARGE_FIELD", 16)
+        patch.setattr(events_module, "LARGE_RECORD", 0)
+        patch.setattr(frames_module, "LARGE_RECORD", 0)
+        found = normalise_frames(read_frames(io.BytesIO(data), 0, path=path, limit=1 << 20), RunState(), path=path)
+    assert plain(found) == plain(expected) and found.metadata == expected.metadata
+
+
+def version_payload() -> bytes:
+    return Event(wall_time=1.0, file_version="brain.Event:2").SerializeToString()
