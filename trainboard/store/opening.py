@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from trainboard.store.backend import Backend
 from trainboard.store.blobs import BlobStore
-from trainboard.store.errors import StoreUnavailable
+from trainboard.store.errors import StoreDamaged, StoreUnavailable
 from trainboard.store.store import Store
 
 if TYPE_CHECKING:
@@ -58,8 +58,9 @@ def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, 
     path = sqlite_path(db)
     try:
         sqlite = SqliteBackend(path)
-    except sqlite3.DatabaseError as error:
-        if not (rebuildable and is_damage(error) and (cached or _is_sqlite_file(path))):
+    except (sqlite3.DatabaseError, StoreDamaged) as error:
+        damaged = isinstance(error, StoreDamaged) or is_damage(error)
+        if not (rebuildable and damaged and (cached or _is_sqlite_file(path))):
             raise StoreUnavailable(_sqlite_failure(path, error)) from None
         moved = move_aside(path)
         logger.warning("the store %s was damaged (%s): moved it aside to %s; building it again", path, error, moved)
@@ -137,6 +138,8 @@ def _blob_store(blobs: str | None) -> BlobStore | None:
 
 def _sqlite_failure(path: Path, error: Exception) -> str:
     directory = path.parent
+    if isinstance(error, StoreDamaged):
+        return str(error)
     if isinstance(error, sqlite3.DatabaseError) and "not a database" in str(error):
         return f"{path} is not a trainboard store (not a SQLite database): give another --db, or move that file away"
     if not directory.exists() or not os.access(directory, os.W_OK):

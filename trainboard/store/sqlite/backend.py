@@ -76,6 +76,8 @@ DELETE_EXPERIMENT = (
 
 # What the store says of damage to the database's own structure, unless its owner knows better (`damage_hint`).
 RESTORE_HINT = "restore it from a backup, or move it away and ingest again"
+# Checked by SQLite at open: the tables of metadata, small beside the points.
+CHECKED_AT_OPEN = ("migrations", "experiments", "runs", "files", "series")
 # SQLite's primary result codes for a database whose structure is broken.
 DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
@@ -145,6 +147,7 @@ class SqliteBackend(Guarded):
         self._reader_connections: list[sqlite3.Connection] = []
         self._writer_locks: list[int] = []
         self._migrate()
+        self._check_small_tables()
         self.accounts = SqliteAccounts(self.reader, self.writer, self.write_lock)
 
     def damaged(self, error: sqlite3.Error) -> StoreDamaged:
@@ -154,6 +157,14 @@ class SqliteBackend(Guarded):
         if first:
             self.on_damage()
         return StoreDamaged(f"the store {self.path} is damaged ({self.damage}): {self.damage_hint}", structural=True)
+
+    def _check_small_tables(self) -> None:
+        """SQLite's own check of the tables every answer starts from, small beside the points (milliseconds): their
+        rows, and their indexes against them. The points are checked by checksums as they are read."""
+        for table in CHECKED_AT_OPEN:
+            problems = [problem for (problem,) in self.writer.execute(f"PRAGMA integrity_check({table})")]
+            if problems != ["ok"]:
+                raise self.damaged(sqlite3.DatabaseError(f"{table}: {problems[0]}"))
 
     def _migrate(self) -> None:
         with self.write_lock:
