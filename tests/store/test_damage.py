@@ -14,12 +14,17 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+import psycopg
 import pytest
 
 from tests.logdirs import write_tensorboard_run, write_torch_run
 from tests.servers import trainboard_server
 from tests.stores import TestStore
+from trainboard.ingest.loader import Loader
 from trainboard.reader.logdir import LogDir
+from trainboard.store.errors import StoreDamaged
+from trainboard.store.opening import open_store, redacted
+from trainboard.store.store import Store
 
 GARBAGE = bytes(range(7, 256, 3)) * 3
 PAGE = 4096
@@ -153,3 +158,61 @@ def settle(logdir: Path, scratch: Path, cold: dict[str, Any]) -> tuple[str, str]
                 return ("rebuilt" if "damaged" in printed else "unharmed"), printed
             assert time.monotonic() < deadline, f"{db}: not rebuilt in {SETTLE_SECONDS} s"
             wait_for_passes(client, passes + 1)
+
+
+def ingested(db: str, logdir: Path, blobs: str | None = None) -> tuple[Store, str]:
+    store = open_store(db, blobs)
+    experiment_id = store.create_experiment("logs").id
+    Loader(LogDir(str(logdir)), store, experiment_id).poll()
+    return store, experiment_id
+
+
+@pytest.mark.postgres
+def test_points_damaged_on_postgresql_are_a_clear_error_naming_the_store_and_the_file(
+    postgres_url: str, logdir: Path
+) -> None:
+    store, experiment_id = ingested(postgres_url, logdir)
+    try:
+        loss = store.series(experiment_id, runs=["train"], tags=["loss"])[0]
+        histogram = store.series(experiment_id, plugin_name="histograms")[0]
+        # Not read before: this process checks a chunk that it picks points from once (trainboard.store.store).
+        with psycopg.connect(postgres_url, autocommit=True) as database:
+            # One bit of one value flipped, as a bad disk would: the value is still a number, a wrong one.
+            database.execute(
+                "UPDATE scalar_chunks SET points = set_byte(points, 20, get_byte(points, 20) # 1)"
+                " WHERE experiment_id = %s AND series_id = %s",
+                (experiment_id, loss.id),
+            )
+            database.execute(
+                "UPDATE tensor_points SET tensor = set_byte(tensor, 0, get_byte(tensor, 0) # 1)"
+                " WHERE experiment_id = %s AND series_id = %s",
+                (experiment_id, histogram.id),
+            )
+        for read in (
+            lambda: store.scalars(experiment_id, loss.id),
+            lambda: store.scalars(experiment_id, loss.id, downsample=3),
+            lambda: store.last_scalars(experiment_id, [loss.id]),
+            lambda: store.tensors(experiment_id, histogram.id),
+        ):
+            with pytest.raises(StoreDamaged, match="fail their checksum") as raised:
+                read()
+            message = str(raised.value)
+            assert redacted(postgres_url) in message and str(logdir) in message and "restore" in message
+            assert raised.value.http_code == 503
+    finally:
+        store.close()
+
+
+@pytest.mark.s3
+def test_a_blob_overwritten_in_s3_is_a_clear_error(s3_blobs_url: str, logdir: Path, tmp_path: Path) -> None:
+    store, experiment_id = ingested(str(tmp_path / "store.sqlite"), logdir, s3_blobs_url)
+    try:
+        images = store.series(experiment_id, plugin_name="images")[0]
+        key = store.blob_sequences(experiment_id, images.id)[0].blob_keys[-1]
+        original = store.blob(key)
+        assert original is not None
+        store.blobs.put({key: original[:-1] + bytes([original[-1] ^ 1])})  # the object itself, overwritten
+        with pytest.raises(StoreDamaged, match=f"the blob {key.rpartition('/')[2]} read from .*{logdir}"):
+            store.blob(key)
+    finally:
+        store.close()
