@@ -41,7 +41,7 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     """The logdir's store opened (errors raise `StoreUnavailable` here, before anything is served), ingest started
     with the app and stopped after it."""
     location = settings.logdir or settings.logdir_spec
-    store = open_store(settings.store_url(location), settings.blobs or None)
+    store = open_store(settings.store_url(location), settings.blobs or None, rebuildable=True, cached=not settings.db)
     experiment = store.create_experiment(location, location=location)
     # A second `trainboard` on the same logdir and store serves what the first one writes, and writes nothing.
     writing = store.claim_writer(experiment.id)
@@ -57,7 +57,10 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
         max_projection_points=settings.max_projection_points,
     )
 
-    if not writing:
+    if writing:
+        # The logdir is the source of truth: what the store finds damaged is read again from it.
+        store.rebuild_from_logdir(experiment.id, loader.wake)
+    else:
         logger.warning(
             "another process is ingesting %s into %s: serving what it writes, without ingesting",
             location,
@@ -69,7 +72,11 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         stop = threading.Event()
         thread = threading.Thread(
-            target=loader.run_forever, args=(settings.reload_interval, stop), name="trainboard-ingest", daemon=True
+            target=loader.run_forever,
+            args=(settings.reload_interval, stop),
+            kwargs={"repairs": True},
+            name="trainboard-ingest",
+            daemon=True,
         )
         if writing:
             thread.start()
@@ -77,6 +84,7 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
             yield
         finally:
             stop.set()
+            loader.wake()
             if writing:
                 thread.join(timeout=INGEST_STOP_SECONDS)
             store.close()

@@ -80,6 +80,6 @@ def test_deleting_an_experiment_removes_its_writer_lock_file(tmp_path: Path) -> 
         neighbours = {f"{experiment_id}{tail}/{0:064x}": tail.encode() for tail in ("-", ".", "_", "0", "a")}
         store.blobs.put(neighbours)
         store.blobs.delete_experiment(experiment_id)
-        assert {key: store.blob(key) for key in neighbours} == neighbours
+        assert {key: store.blobs.get(key) for key in neighbours} == neighbours
     finally:
         store.close()

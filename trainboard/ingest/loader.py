@@ -7,6 +7,7 @@ worker processes. Files gone from the logdir leave the store in the same pass.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -19,6 +20,7 @@ from trainboard.normaliser.points import RunState
 from trainboard.reader.logdir import FileStat, RunSource
 from trainboard.reader.tail import FileCursor
 from trainboard.store.backend import StaleOffsetError
+from trainboard.store.errors import StoreDamaged
 from trainboard.store.writer import StoreWriter
 
 logger = logging.getLogger("trainboard.ingest")
@@ -52,9 +54,31 @@ class Loader:
         self.progress = progress or IngestProgress()
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = None
+        self._wake = threading.Event()
+
+    def wake(self) -> None:
+        """Start the next pass now (damage was found, or the loader is to stop)."""
+        self._wake.set()
+
+    def repair(self) -> None:
+        """Rebuild what the store found damaged from the logdir: a database whose structure is broken is built again,
+        and files whose points are damaged are forgotten, so that this pass reads them again."""
+        damage = self.store.structure_damage()
+        if damage is not None and self.store.can_rebuild():
+            moved = self.store.rebuild()
+            logger.warning(
+                "the store was damaged (%s): moved it aside to %s; building it again from the logdir", damage, moved
+            )
+        paths = self.store.take_damaged_files(self.experiment_id)
+        if paths:
+            logger.warning(
+                "reading %s again from the logdir: the store's copy of their points was damaged", ", ".join(paths)
+            )
+            self.store.forget_files(self.experiment_id, paths)
 
     def poll(self) -> None:
         """One pass: read whatever is new in every file of every run and commit it; forget files that are gone."""
+        self.repair()
         runs = self.logdir.runs()
         cursors = self.store.file_cursors(self.experiment_id)
         stats = {path: _stat(self.logdir, path) for paths in runs.values() for path in paths}
@@ -83,17 +107,21 @@ class Loader:
     def _load_run(self, job: RunJob) -> None:
         _load_run(self.logdir, self.store, self.experiment_id, job, self.progress)
 
-    def run_forever(self, reload_interval: float, stop: threading.Event) -> None:
-        """Poll until `stop` is set; a reload interval of 0 polls once."""
+    def run_forever(self, reload_interval: float, stop: threading.Event, *, repairs: bool = False) -> None:
+        """Poll until `stop` is set (then `wake`), and at once when woken; a reload interval of 0 polls once, or
+        with `repairs` only again when woken (damage found in the store, for `repair`)."""
         try:
             while not stop.is_set():
+                self._wake.clear()
                 try:
                     self.poll()
+                except StoreDamaged as error:
+                    logger.error("ingest pass failed: %s", error)
                 except Exception:
                     logger.exception("ingest pass failed; retrying in %s s", reload_interval)
-                if reload_interval <= 0:
+                if reload_interval <= 0 and not repairs:
                     return
-                stop.wait(reload_interval)
+                self._wake.wait(reload_interval if reload_interval > 0 else None)
         finally:
             self.close()
 
@@ -124,6 +152,10 @@ def _load_run(logdir: RunSource, store: StoreWriter, experiment_id: str, job: Ru
         except StaleOffsetError as error:
             logger.warning("skipping %s for now: another process wrote it meanwhile (%s)", path, error)
             state = store.run_state(experiment_id, job.run) or RunState()
+        except StoreDamaged as error:
+            logger.error("skipping %s for now: %s", path, error)
+            with contextlib.suppress(StoreDamaged):
+                state = store.run_state(experiment_id, job.run) or RunState()
         except Exception:
             # The ingest boundary: one bad file must not stop the others.
             logger.exception("skipping %s for now: ingest failed", path)

@@ -7,7 +7,7 @@ experiment; ids (runs, files, series, chunks, points) are the backend's own and 
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -38,6 +38,8 @@ class ScalarChunk:
     min_step: int
     max_step: int
     max_wall_time: float
+    # trainboard.store.checksums.scalar_checksum of the columns.
+    checksum: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,8 @@ class TensorRecord:
     step: int
     wall_time: float
     tensor: bytes | memoryview
+    # trainboard.store.checksums.tensor_checksum of the point.
+    checksum: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +104,8 @@ class Transaction(Protocol):
         """Delete tensor and blob points with step >= `step` and scalar chunks wholly at or above it; the blob keys
         the deleted points held."""
 
-    def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns]]:
-        """Scalar chunks with points on both sides of `step`: (chunk id, columns)."""
+    def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns, int]]:
+        """Scalar chunks with points on both sides of `step`: (chunk id, columns, checksum or -1)."""
 
     def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None: ...
 
@@ -121,6 +125,12 @@ class Transaction(Protocol):
 
 class Backend(Protocol):
     """A database holding experiments. Reads may run in any thread; `transaction` serialises writes."""
+
+    # Damage found in the database's own structure (None: none found; SQLite reports it, PostgreSQL checks its own):
+    # `on_damage` is called when it is first found, and the error raised then ends with `damage_hint`.
+    damage: str | None
+    on_damage: Callable[[], None]
+    damage_hint: str
 
     @property
     def accounts(self) -> AccountsBackend:
@@ -167,24 +177,37 @@ class Backend(Protocol):
 
     def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex: ...
 
-    def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[ScalarColumns]:
-        """Whole chunks, in the order of `chunk_ids`."""
+    def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[tuple[ScalarColumns, int]]:
+        """Whole chunks with their checksums (-1: none), in the order of `chunk_ids`."""
 
     def scalar_picks(self, experiment_id: str, picks: list[tuple[int, list[int]]]) -> ScalarColumns:
         """The points at these positions of these chunks, in the order given: a long series is not read whole."""
 
-    def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]: ...
+    def last_scalars(
+        self, experiment_id: str, series_ids: Collection[int]
+    ) -> dict[int, tuple[int, int, ScalarColumns]]:
+        """The last point of each series that has one, with its chunk's id and checksum (-1: none)."""
 
     def tensor_index(self, experiment_id: str, series_id: int, steps: StepRange) -> PointIndex:
         """The series' tensor points within `steps` (bounds only), in order, without their values."""
 
-    def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[bytes]:
-        """In the order of `point_ids`."""
+    def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[tuple[bytes, int]]:
+        """Tensors with their checksums (-1: none), in the order of `point_ids`."""
 
     def blob_sequences(self, experiment_id: str, series_id: int, steps: StepRange) -> list[BlobSequenceRow]:
         """Within `steps` (bounds only), in order."""
 
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
+
+    def damaged_files(
+        self,
+        experiment_id: str,
+        *,
+        chunk_ids: Collection[int] = (),
+        tensor_ids: Collection[int] = (),
+        blob_keys: Collection[str] = (),
+    ) -> list[str]:
+        """The files whose points these chunks, tensor points or blobs are (found damaged), sorted."""
 
     # Writes.
     def claim_writer(self, experiment_id: str) -> bool:

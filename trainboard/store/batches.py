@@ -14,10 +14,20 @@ from trainboard.store.backend import (
     Transaction,
 )
 from trainboard.store.blobs import PendingBlobs, blob_key
+from trainboard.store.checksums import scalar_checksum, tensor_checksum
+from trainboard.store.errors import StoreDamaged
 from trainboard.store.values import ScalarColumns
 
 # Scalars of one series are packed into chunks of at most this many points.
 CHUNK_POINTS = 4096
+
+
+class ChunkDamaged(StoreDamaged):
+    """A scalar chunk a purge would rewrite fails its checksum."""
+
+    def __init__(self, chunk_id: int) -> None:
+        super().__init__(f"scalar chunk {chunk_id} fails its checksum")
+        self.chunk_id = chunk_id
 
 
 def write_operations(
@@ -49,7 +59,10 @@ def purge(transaction: Transaction, run_id: int, operation: Purge) -> list[str]:
     series_ids = transaction.series_reaching(run_id, operation.step, operation.tags)
     if not series_ids:
         return []
-    for chunk_id, columns in transaction.chunks_straddling(series_ids, operation.step):
+    for chunk_id, columns, checksum in transaction.chunks_straddling(series_ids, operation.step):
+        if checksum >= 0 and scalar_checksum(columns) != checksum:
+            # Rewritten, the damage would get a checksum of its own.
+            raise ChunkDamaged(chunk_id)
         keep = columns.steps < operation.step
         kept = ScalarColumns(columns.steps[keep], columns.wall_times[keep], columns.values[keep])
         transaction.replace_chunk(chunk_id, _chunk(0, 0, kept))
@@ -76,7 +89,8 @@ def _insert(
         if isinstance(point, ScalarPoint | ScalarSeries):
             scalars.setdefault(series_id, []).append(point)
         elif isinstance(point, TensorPoint):
-            tensors.append(TensorRecord(series_id, file_id, point.step, point.wall_time, point.tensor))
+            checksum = tensor_checksum(point.step, point.wall_time, point.tensor)
+            tensors.append(TensorRecord(series_id, file_id, point.step, point.wall_time, point.tensor, checksum))
         else:
             keys = []
             for blob in point.blobs:
@@ -106,6 +120,7 @@ def _chunk(series_id: int, file_id: int, columns: ScalarColumns) -> ScalarChunk:
         min_step=int(columns.steps.min()),
         max_step=int(columns.steps.max()),
         max_wall_time=float(columns.wall_times.max()),
+        checksum=scalar_checksum(columns),
     )
 
 

@@ -3,23 +3,40 @@
 `db`: a bare path, `sqlite:PATH`, `sqlite:///PATH` (TensorBoard's forms) or `postgresql://...`. `blobs`: None to keep
 blobs in the database, or `s3://bucket/prefix` (credentials and endpoint from the standard AWS environment).
 A database without a schema gets it: migrations run at open.
+
+`rebuildable`: the store is a copy of a logdir that this process ingests (`trainboard --logdir`): a SQLite database
+found damaged, at open or later (`Store.rebuild`), is moved aside (`<name>.damaged-<time>`) and built again; at open,
+only a file that starts as a SQLite database does, unless `cached` (the store is in trainboard's cache directory,
+never a file the user named).
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import sqlite3
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
+from trainboard.store.backend import Backend
 from trainboard.store.blobs import BlobStore
-from trainboard.store.errors import StoreUnavailable
+from trainboard.store.errors import StoreDamaged, StoreUnavailable
 from trainboard.store.store import Store
 
+if TYPE_CHECKING:
+    from trainboard.store.sqlite.backend import SqliteBackend
+
+logger = logging.getLogger("trainboard.store")
+
 POSTGRES_SCHEMES = ("postgresql", "postgres")
+# The first bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def open_store(db: str, blobs: str | None = None) -> Store:
+def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, cached: bool = False) -> Store:
     scheme = urlsplit(db).scheme if "://" in db or db.startswith("sqlite:") else ""
     if scheme in POSTGRES_SCHEMES:
         from trainboard.store.postgres.backend import PostgresBackend
@@ -35,15 +52,59 @@ def open_store(db: str, blobs: str | None = None) -> Store:
         return Store(postgres, blob_store or PostgresBlobs(postgres), location=redacted(db))
     if scheme not in ("", "sqlite"):
         raise StoreUnavailable(f"{db}: unknown store scheme {scheme!r} (expected a path, sqlite: or postgresql://)")
-    from trainboard.store.sqlite.backend import SqliteBackend
+    from trainboard.store.sqlite.backend import SqliteBackend, is_damage
     from trainboard.store.sqlite.blobs import SqliteBlobs
 
     path = sqlite_path(db)
     try:
         sqlite = SqliteBackend(path)
+    except (sqlite3.DatabaseError, StoreDamaged) as error:
+        damaged = isinstance(error, StoreDamaged) or is_damage(error)
+        if not (rebuildable and damaged and (cached or _is_sqlite_file(path))):
+            raise StoreUnavailable(_sqlite_failure(path, error)) from None
+        moved = move_aside(path)
+        logger.warning("the store %s was damaged (%s): moved it aside to %s; building it again", path, error, moved)
+        sqlite = _opened_sqlite(path)
+    except OSError as error:
+        raise StoreUnavailable(_sqlite_failure(path, error)) from None
+
+    def renew(old: Backend) -> tuple[Backend, BlobStore, str]:
+        assert isinstance(old, SqliteBackend)
+        moved = move_aside(path)
+        new = _opened_sqlite(path)
+        new.adopt_claims(old)
+        return new, _blob_store(blobs) or SqliteBlobs(new), moved
+
+    return Store(
+        sqlite, _blob_store(blobs) or SqliteBlobs(sqlite), location=str(path), renew=renew if rebuildable else None
+    )
+
+
+def _opened_sqlite(path: Path) -> SqliteBackend:
+    from trainboard.store.sqlite.backend import SqliteBackend
+
+    try:
+        return SqliteBackend(path)
     except (OSError, sqlite3.Error) as error:
         raise StoreUnavailable(_sqlite_failure(path, error)) from None
-    return Store(sqlite, _blob_store(blobs) or SqliteBlobs(sqlite), location=str(path))
+
+
+def move_aside(path: Path) -> str:
+    """Rename a SQLite database and its write-ahead log files to `<name>.damaged-<time>...`; the new name."""
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(f"{path}{suffix}", f"{aside}{suffix}")
+    return str(aside)
+
+
+def _is_sqlite_file(path: Path) -> bool:
+    """Whether the file starts as a SQLite database does: one damaged, not another kind of file given by mistake."""
+    try:
+        with path.open("rb") as file:
+            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
 
 
 def sqlite_path(db: str) -> Path:
@@ -77,6 +138,8 @@ def _blob_store(blobs: str | None) -> BlobStore | None:
 
 def _sqlite_failure(path: Path, error: Exception) -> str:
     directory = path.parent
+    if isinstance(error, StoreDamaged):
+        return str(error)
     if isinstance(error, sqlite3.DatabaseError) and "not a database" in str(error):
         return f"{path} is not a trainboard store (not a SQLite database): give another --db, or move that file away"
     if not directory.exists() or not os.access(directory, os.W_OK):

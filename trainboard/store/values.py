@@ -112,12 +112,14 @@ class ScalarColumns:
 
 @dataclass(frozen=True, slots=True)
 class ChunkIndex:
-    """The packed scalar chunks of one series in order: ids, point counts and step bounds (int64 arrays)."""
+    """The packed scalar chunks of one series in order: ids, point counts, step bounds and checksums (int64 arrays; a
+    checksum of -1: none, a chunk written before checksums)."""
 
     ids: np.ndarray
     counts: np.ndarray
     min_steps: np.ndarray
     max_steps: np.ndarray
+    checksums: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)

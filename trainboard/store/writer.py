@@ -45,6 +45,18 @@ class StoreWriter(Protocol):
     def settle(self) -> None:
         """After an ingest pass that wrote: make what was written as fast to read as the rest."""
 
+    def take_damaged_files(self, experiment_id: str) -> list[str]:
+        """The experiment's files found to hold damaged points since the last call (`rebuild_from_logdir`)."""
+
+    def structure_damage(self) -> str | None:
+        """What broke the database's own structure, once a read or write found it so."""
+
+    def can_rebuild(self) -> bool:
+        """Whether `rebuild` can move a damaged database aside and build a new one in its place."""
+
+    def rebuild(self) -> str:
+        """Move the damaged database aside and build a new, empty one in its place; where the old one went."""
+
 
 class StoreKeeper(Protocol):
     def create_pin(self, experiment_id: str) -> Pin | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -97,9 +97,13 @@ class PostgresBackend:
         """Open the database at `url` (a postgresql:// URL) and bring its schema up to date; `location` names it in
         messages (the URL without its password)."""
         self.location = location or url
+        # PostgreSQL checks its own structure: damage here is only what checksums find (trainboard.store.store).
+        self.damage: str | None = None
+        self.on_damage: Callable[[], None] = lambda: None
+        self.damage_hint = ""
         try:
             with psycopg.connect(url, connect_timeout=CONNECT_SECONDS, autocommit=True) as connection:
-                _migrate(connection)
+                _migrate(connection, self.location)
         except psycopg.OperationalError as error:
             raise StoreUnavailable(f"cannot reach the database {self.location}: {_reason(error)}") from None
         self.pool = psycopg_pool.ConnectionPool(
@@ -130,7 +134,7 @@ class PostgresBackend:
         with self.pool.connection() as connection:
             yield connection
 
-    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+    def _rows(self, sql: str, params: Sequence[object] | Mapping[str, object] = ()) -> list[tuple[Any, ...]]:
         with self.pool.connection() as connection:
             return connection.execute(sql, params, binary=True).fetchall()
 
@@ -264,20 +268,27 @@ class PostgresBackend:
 
     def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex:
         rows = self._rows(
-            "SELECT chunk_id, point_count, min_step, max_step FROM scalar_chunks"
+            "SELECT chunk_id, point_count, min_step, max_step, COALESCE(checksum, -1) FROM scalar_chunks"
             " WHERE experiment_id = %s AND series_id = %s ORDER BY chunk_id",
             (experiment_id, series_id),
         )
-        columns = np.array(rows, dtype=np.int64).reshape(-1, 4)
-        return ChunkIndex(ids=columns[:, 0], counts=columns[:, 1], min_steps=columns[:, 2], max_steps=columns[:, 3])
+        columns = np.array(rows, dtype=np.int64).reshape(-1, 5)
+        return ChunkIndex(
+            ids=columns[:, 0],
+            counts=columns[:, 1],
+            min_steps=columns[:, 2],
+            max_steps=columns[:, 3],
+            checksums=columns[:, 4],
+        )
 
-    def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[ScalarColumns]:
+    def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[tuple[ScalarColumns, int]]:
         rows = self._rows(
-            "SELECT c.points FROM unnest(%s::bigint[]) WITH ORDINALITY AS wanted (chunk_id, n)"
+            "SELECT c.points, COALESCE(c.checksum, -1)"
+            " FROM unnest(%s::bigint[]) WITH ORDINALITY AS wanted (chunk_id, n)"
             " JOIN scalar_chunks c ON c.experiment_id = %s AND c.chunk_id = wanted.chunk_id ORDER BY wanted.n",
             (list(chunk_ids), experiment_id),
         )
-        return [_unpacked(points) for (points,) in rows]
+        return [(_unpacked(points), checksum) for points, checksum in rows]
 
     def scalar_picks(self, experiment_id: str, picks: list[tuple[int, list[int]]]) -> ScalarColumns:
         # One query for every point picked: substring() of an uncompressed value reads only the slices it needs.
@@ -286,15 +297,17 @@ class PostgresBackend:
         rows = self._rows(PICKS_SQL, (chunk_ids, offsets, experiment_id))
         return _unpacked(b"".join(point for (point,) in rows))
 
-    def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
+    def last_scalars(
+        self, experiment_id: str, series_ids: Collection[int]
+    ) -> dict[int, tuple[int, int, ScalarColumns]]:
         rows = self._rows(
-            f"SELECT DISTINCT ON (series_id) series_id,"
+            f"SELECT DISTINCT ON (series_id) series_id, chunk_id, COALESCE(checksum, -1),"
             f" substring(points FROM (point_count - 1) * {POINT.itemsize} + 1 FOR {POINT.itemsize})"
             " FROM scalar_chunks WHERE experiment_id = %s AND series_id = ANY(%s::bigint[])"
             " ORDER BY series_id, chunk_id DESC",
             (experiment_id, list(series_ids)),
         )
-        return {series_id: _unpacked(point) for series_id, point in rows}
+        return {series_id: (chunk_id, checksum, _unpacked(point)) for series_id, chunk_id, checksum, point in rows}
 
     def tensor_index(self, experiment_id: str, series_id: int, steps: StepRange) -> PointIndex:
         sql, params = _in_steps(
@@ -309,13 +322,14 @@ class PostgresBackend:
             wall_times=np.array([row[2] for row in rows], dtype=np.float64),
         )
 
-    def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[bytes]:
+    def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[tuple[bytes, int]]:
         rows = self._rows(
-            "SELECT t.tensor FROM unnest(%s::bigint[]) WITH ORDINALITY AS wanted (point_id, n)"
+            "SELECT t.tensor, COALESCE(t.checksum, -1)"
+            " FROM unnest(%s::bigint[]) WITH ORDINALITY AS wanted (point_id, n)"
             " JOIN tensor_points t ON t.experiment_id = %s AND t.point_id = wanted.point_id ORDER BY wanted.n",
             (list(point_ids), experiment_id),
         )
-        return [tensor for (tensor,) in rows]
+        return [(tensor, checksum) for tensor, checksum in rows]
 
     def blob_sequences(self, experiment_id: str, series_id: int, steps: StepRange) -> list[BlobSequenceRow]:
         sql, params = _in_steps(
@@ -336,6 +350,24 @@ class PostgresBackend:
             path: FileCursor(path=path, offset=offset, size=size, mtime=mtime, head=head)
             for path, offset, size, mtime, head in rows
         }
+
+    def damaged_files(
+        self,
+        experiment_id: str,
+        *,
+        chunk_ids: Collection[int] = (),
+        tensor_ids: Collection[int] = (),
+        blob_keys: Collection[str] = (),
+    ) -> list[str]:
+        rows = self._rows(
+            "SELECT path FROM files WHERE experiment_id = %(e)s AND file_id IN ("
+            " SELECT file_id FROM scalar_chunks WHERE experiment_id = %(e)s AND chunk_id = ANY(%(c)s::bigint[])"
+            " UNION SELECT file_id FROM tensor_points WHERE experiment_id = %(e)s AND point_id = ANY(%(t)s::bigint[])"
+            " UNION SELECT file_id FROM blob_points WHERE experiment_id = %(e)s AND blob_keys && %(b)s::text[])"
+            " ORDER BY path",
+            {"e": experiment_id, "c": list(chunk_ids), "t": list(tensor_ids), "b": list(blob_keys)},
+        )
+        return [path for (path,) in rows]
 
     # Writes.
 
@@ -440,10 +472,19 @@ class PostgresTransaction:
     def insert_scalar_chunks(self, chunks: list[ScalarChunk]) -> None:
         self._copy(
             "scalar_chunks",
-            ("series_id", "file_id", "point_count", "min_step", "max_step", "max_wall_time", "points"),
-            ("int8", "int8", "int4", "int8", "int8", "float8", "bytea"),
+            ("series_id", "file_id", "point_count", "min_step", "max_step", "max_wall_time", "points", "checksum"),
+            ("int8", "int8", "int4", "int8", "int8", "float8", "bytea", "int8"),
             (
-                (c.series_id, c.file_id, len(c.columns), c.min_step, c.max_step, c.max_wall_time, _packed(c.columns))
+                (
+                    c.series_id,
+                    c.file_id,
+                    len(c.columns),
+                    c.min_step,
+                    c.max_step,
+                    c.max_wall_time,
+                    _packed(c.columns),
+                    c.checksum,
+                )
                 for c in chunks
             ),
         )
@@ -451,9 +492,9 @@ class PostgresTransaction:
     def insert_tensors(self, records: list[TensorRecord]) -> None:
         self._copy(
             "tensor_points",
-            ("series_id", "file_id", "step", "wall_time", "tensor"),
-            ("int8", "int8", "int8", "float8", "bytea"),
-            ((r.series_id, r.file_id, r.step, r.wall_time, r.tensor) for r in records),
+            ("series_id", "file_id", "step", "wall_time", "tensor", "checksum"),
+            ("int8", "int8", "int8", "float8", "bytea", "int8"),
+            ((r.series_id, r.file_id, r.step, r.wall_time, r.tensor, r.checksum) for r in records),
         )
 
     def insert_blob_sequences(self, records: list[BlobSequenceRecord]) -> None:
@@ -509,24 +550,25 @@ class PostgresTransaction:
         self._db.execute(f"DELETE FROM tensor_points {where} AND step >= %s", params)
         return self._deleted_keys(f"DELETE FROM blob_points {where} AND step >= %s RETURNING blob_keys", params)
 
-    def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns]]:
+    def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns, int]]:
         rows = self._rows(
-            "SELECT chunk_id, points FROM scalar_chunks WHERE experiment_id = %s AND series_id = ANY(%s::bigint[])"
-            " AND min_step < %s AND max_step >= %s",
+            "SELECT chunk_id, points, COALESCE(checksum, -1) FROM scalar_chunks WHERE experiment_id = %s"
+            " AND series_id = ANY(%s::bigint[]) AND min_step < %s AND max_step >= %s",
             (self._experiment_id, list(series_ids), step, step),
         )
-        return [(chunk_id, _unpacked(points)) for chunk_id, points in rows]
+        return [(chunk_id, _unpacked(points), checksum) for chunk_id, points, checksum in rows]
 
     def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None:
         self._db.execute(
-            "UPDATE scalar_chunks SET point_count = %s, min_step = %s, max_step = %s, max_wall_time = %s, points = %s"
-            " WHERE experiment_id = %s AND chunk_id = %s",
+            "UPDATE scalar_chunks SET point_count = %s, min_step = %s, max_step = %s, max_wall_time = %s, points = %s,"
+            " checksum = %s WHERE experiment_id = %s AND chunk_id = %s",
             (
                 len(chunk.columns),
                 chunk.min_step,
                 chunk.max_step,
                 chunk.max_wall_time,
                 _packed(chunk.columns),
+                chunk.checksum,
                 self._experiment_id,
                 chunk_id,
             ),
@@ -602,7 +644,7 @@ class PostgresTransaction:
         return [key for (keys,) in self._rows(delete_returning_keys, params) for key in keys]
 
 
-def _migrate(connection: psycopg.Connection[Any]) -> None:
+def _migrate(connection: psycopg.Connection[Any], location: str) -> None:
     with connection.transaction():
         # Held until this transaction ends: another process opening the same database waits, then finds it migrated.
         connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
@@ -610,6 +652,12 @@ def _migrate(connection: psycopg.Connection[Any]) -> None:
             "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)"
         )
         applied = {name for (name,) in connection.execute("SELECT name FROM migrations")}
+        newer = applied - {name for name, _ in MIGRATIONS}
+        if newer:
+            raise StoreUnavailable(
+                f"the database {location} was migrated by a newer trainboard ({', '.join(sorted(newer))}):"
+                " upgrade trainboard"
+            )
         for name, sql in MIGRATIONS:
             if name not in applied:
                 connection.execute(sql.encode())

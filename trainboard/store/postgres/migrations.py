@@ -225,4 +225,16 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE tokens DROP CONSTRAINT tokens_experiment_id_fkey;
         """,
     ),
+    (
+        # Checksums (trainboard.store.checksums), checked on read; rows from before have none and are served unchecked.
+        # A series' chunk index, checksums included, is still read from its index alone.
+        "0007_checksums",
+        """
+        ALTER TABLE scalar_chunks ADD COLUMN checksum BIGINT;
+        DROP INDEX scalar_chunks_by_series;
+        CREATE INDEX scalar_chunks_by_series ON scalar_chunks (experiment_id, series_id, chunk_id)
+            INCLUDE (point_count, min_step, max_step, checksum);
+        ALTER TABLE tensor_points ADD COLUMN checksum BIGINT;
+        """,
+    ),
 ]

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import itertools
 import os
 import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 import orjson
@@ -26,9 +27,10 @@ from trainboard.store.backend import (
     SummaryDelta,
     TensorRecord,
 )
+from trainboard.store.errors import StoreDamaged, StoreUnavailable
 from trainboard.store.sqlite.accounts import SqliteAccounts
 from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
-from trainboard.store.sqlite.migrations import MIGRATIONS
+from trainboard.store.sqlite.migrations import MIGRATIONS, OLD_MIGRATIONS
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -74,13 +76,68 @@ DELETE_EXPERIMENT = (
 )
 
 
+# What the store says of damage to the database's own structure, unless its owner knows better (`damage_hint`).
+RESTORE_HINT = "restore it from a backup, or move it away and ingest again"
+# Checked by SQLite at open: the tables of metadata, small beside the points.
+CHECKED_AT_OPEN = ("migrations", "experiments", "runs", "files", "series")
+# SQLite's primary result codes for a database whose structure is broken.
+DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+Self = TypeVar("Self", bound="Guarded")
+Params = ParamSpec("Params")
+Result = TypeVar("Result")
+
+
 def _json(values: Collection[object]) -> str:
     return orjson.dumps(list(values)).decode()
 
 
-class SqliteBackend:
+def is_damage(error: sqlite3.Error) -> bool:
+    """Whether SQLite found its own structure broken ("database disk image is malformed", "file is not a database")."""
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in DAMAGE_CODES
+
+
+class Guarded:
+    """Has a backend whose damage its methods report (`guarded`)."""
+
+    sqlite: SqliteBackend
+
+
+def guarded(method: Callable[Concatenate[Self, Params], Result]) -> Callable[Concatenate[Self, Params], Result]:
+    """`method`, raising `StoreDamaged` (structural) where SQLite finds its structure broken, never its own error."""
+
+    @functools.wraps(method)
+    def checked(self: Self, *args: Params.args, **kwargs: Params.kwargs) -> Result:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as error:
+            if not is_damage(error):
+                raise
+            raise self.sqlite.damaged(error) from None
+
+    return checked  # type: ignore[return-value]
+
+
+Class = TypeVar("Class", bound=type)
+
+
+def guard_methods(cls: Class) -> Class:
+    """The class with each of its public methods `guarded`."""
+    for name, value in list(vars(cls).items()):
+        if callable(value) and not name.startswith("_") and name != "damaged":
+            setattr(cls, name, guarded(value))
+    return cls
+
+
+@guard_methods
+class SqliteBackend(Guarded):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self.sqlite = self
+        # The first damage to the database's structure found, once found; `on_damage` is called then.
+        self.damage: str | None = None
+        self.on_damage: Callable[[], None] = lambda: None
+        self.damage_hint = RESTORE_HINT
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Another process writing the same file: wait for its commits rather than fail.
         self.writer = sqlite3.connect(self.path, timeout=120, check_same_thread=False, isolation_level=None)
@@ -92,12 +149,36 @@ class SqliteBackend:
         self._reader_connections: list[sqlite3.Connection] = []
         self._writer_locks: list[int] = []
         self._migrate()
+        self._check_small_tables()
         self.accounts = SqliteAccounts(self.reader, self.writer, self.write_lock)
+
+    def damaged(self, error: sqlite3.Error) -> StoreDamaged:
+        """The error to raise for damage SQLite found in its own structure, noted and told to `on_damage` once."""
+        first = self.damage is None
+        self.damage = self.damage or str(error)
+        if first:
+            self.on_damage()
+        return StoreDamaged(f"the store {self.path} is damaged ({self.damage}): {self.damage_hint}", structural=True)
+
+    def _check_small_tables(self) -> None:
+        """SQLite's own check of the tables every answer starts from, small beside the points (milliseconds): their
+        rows, and their indexes against them. The points are checked by checksums as they are read."""
+        for table in CHECKED_AT_OPEN:
+            problems = [problem for (problem,) in self.writer.execute(f"PRAGMA integrity_check({table})")]
+            if problems != ["ok"]:
+                raise self.damaged(sqlite3.DatabaseError(f"{table}: {problems[0]}"))
 
     def _migrate(self) -> None:
         with self.write_lock:
             db = self.writer
             db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
+            known = {name for name, _ in MIGRATIONS} | OLD_MIGRATIONS
+            newer = [name for (name,) in db.execute("SELECT name FROM migrations") if name not in known]
+            if newer:
+                raise StoreUnavailable(
+                    f"the store {self.path} was migrated by a newer trainboard ({', '.join(sorted(newer))}):"
+                    " upgrade trainboard, or give another --db"
+                )
             for name, sql in MIGRATIONS:
                 # Looked up inside the write transaction: processes opening a new store at once apply each once.
                 with self._immediate():
@@ -237,14 +318,21 @@ class SqliteBackend:
 
     def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex:
         rows = self.reader().execute(
-            "SELECT id, point_count, min_step, max_step FROM scalar_chunks WHERE series_id = ? ORDER BY id",
+            "SELECT id, point_count, min_step, max_step, COALESCE(checksum, -1) FROM scalar_chunks"
+            " WHERE series_id = ? ORDER BY id",
             (series_id,),
         )
-        columns = np.array(rows.fetchall(), dtype=np.int64).reshape(-1, 4)
-        return ChunkIndex(ids=columns[:, 0], counts=columns[:, 1], min_steps=columns[:, 2], max_steps=columns[:, 3])
+        columns = np.array(rows.fetchall(), dtype=np.int64).reshape(-1, 5)
+        return ChunkIndex(
+            ids=columns[:, 0],
+            counts=columns[:, 1],
+            min_steps=columns[:, 2],
+            max_steps=columns[:, 3],
+            checksums=columns[:, 4],
+        )
 
-    def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[ScalarColumns]:
-        return [_unpacked(*blobs) for blobs in self._chunk_columns(chunk_ids)]
+    def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[tuple[ScalarColumns, int]]:
+        return [(_unpacked(*blobs), checksum) for *blobs, checksum in self._chunk_columns(chunk_ids)]
 
     def scalar_picks(self, experiment_id: str, picks: list[tuple[int, list[int]]]) -> ScalarColumns:
         """Read in place through SQLite's incremental blob I/O: a chunk that gives few points gives only those 8-byte
@@ -272,31 +360,37 @@ class SqliteBackend:
             connection.execute("COMMIT")
         return ScalarColumns(*columns)
 
-    def _chunk_columns(self, chunk_ids: Collection[int]) -> list[tuple[bytes, bytes, bytes]]:
-        """The packed columns of these chunks, in the order of `chunk_ids` (a series' chunks in order have increasing
-        ids: the rowid order, which needs no sort of rows that hold the blobs)."""
+    def _chunk_columns(self, chunk_ids: Collection[int]) -> list[tuple[bytes, bytes, bytes, int]]:
+        """The packed columns and checksum (-1: none) of these chunks, in the order of `chunk_ids` (a series' chunks
+        in order have increasing ids: the rowid order, which needs no sort of rows that hold the blobs)."""
         rows = self.reader().execute(
-            "SELECT id, steps, wall_times, scalar_values FROM scalar_chunks"
+            "SELECT id, steps, wall_times, scalar_values, COALESCE(checksum, -1) FROM scalar_chunks"
             " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
             (_json(chunk_ids),),
         )
         by_id = {chunk_id: columns for chunk_id, *columns in rows}
         return [by_id[chunk_id] for chunk_id in chunk_ids]
 
-    def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
+    def last_scalars(
+        self, experiment_id: str, series_ids: Collection[int]
+    ) -> dict[int, tuple[int, int, ScalarColumns]]:
         rows = self.reader().execute(
-            "SELECT c.series_id, c.steps, c.wall_times, c.scalar_values FROM scalar_chunks c JOIN"
-            " (SELECT MAX(id) AS id FROM scalar_chunks WHERE series_id IN (SELECT value FROM json_each(?))"
-            " GROUP BY series_id) last ON c.id = last.id",
+            "SELECT c.series_id, c.id, COALESCE(c.checksum, -1), c.steps, c.wall_times, c.scalar_values"
+            " FROM scalar_chunks c JOIN (SELECT MAX(id) AS id FROM scalar_chunks"
+            " WHERE series_id IN (SELECT value FROM json_each(?)) GROUP BY series_id) last ON c.id = last.id",
             (_json(series_ids),),
         )
         return {
-            series_id: ScalarColumns(
-                steps=np.frombuffer(steps, dtype="<i8")[-1:],
-                wall_times=np.frombuffer(wall_times, dtype="<f8")[-1:],
-                values=np.frombuffer(values, dtype="<f8")[-1:],
+            series_id: (
+                chunk_id,
+                checksum,
+                ScalarColumns(
+                    steps=np.frombuffer(steps, dtype="<i8")[-1:],
+                    wall_times=np.frombuffer(wall_times, dtype="<f8")[-1:],
+                    values=np.frombuffer(values, dtype="<f8")[-1:],
+                ),
             )
-            for series_id, steps, wall_times, values in rows
+            for series_id, chunk_id, checksum, steps, wall_times, values in rows
         }
 
     def tensor_index(self, experiment_id: str, series_id: int, steps: StepRange) -> PointIndex:
@@ -308,20 +402,21 @@ class SqliteBackend:
             wall_times=np.array([row[2] for row in rows], dtype=np.float64),
         )
 
-    def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[bytes]:
-        """A large tensor is read through incremental blob I/O: as a column it would be copied twice more."""
+    def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[tuple[bytes, int]]:
+        """With their checksums; a large tensor is read through incremental blob I/O: as a column it would be copied
+        twice more."""
         db = self.reader()
         rows = db.execute(
-            "SELECT t.id, CASE WHEN length(t.tensor) < ? THEN t.tensor END"
+            "SELECT t.id, CASE WHEN length(t.tensor) < ? THEN t.tensor END, COALESCE(t.checksum, -1)"
             " FROM json_each(?) j JOIN tensor_points t ON t.id = j.value ORDER BY j.key",
             (LARGE_VALUE, _json(point_ids)),
         ).fetchall()
         found = []
-        for point_id, tensor in rows:
+        for point_id, tensor, checksum in rows:
             if tensor is None:
                 with db.blobopen("tensor_points", "tensor", point_id, readonly=True) as blob:
                     tensor = blob.read()
-            found.append(bytes(tensor))
+            found.append((bytes(tensor), checksum))
         return found
 
     def blob_sequences(self, experiment_id: str, series_id: int, steps: StepRange) -> list[BlobSequenceRow]:
@@ -347,6 +442,29 @@ class SqliteBackend:
             path: FileCursor(path=path, offset=offset, size=size, mtime=mtime, head=bytes(head))
             for path, offset, size, mtime, head in rows
         }
+
+    def damaged_files(
+        self,
+        experiment_id: str,
+        *,
+        chunk_ids: Collection[int] = (),
+        tensor_ids: Collection[int] = (),
+        blob_keys: Collection[str] = (),
+    ) -> list[str]:
+        rows = self.reader().execute(
+            "SELECT path FROM files WHERE experiment_id = ? AND id IN ("
+            " SELECT file_id FROM scalar_chunks WHERE id IN (SELECT value FROM json_each(?))"
+            " UNION SELECT file_id FROM tensor_points WHERE id IN (SELECT value FROM json_each(?))"
+            " UNION SELECT p.file_id FROM blob_refs r JOIN blob_points p ON p.id = r.point_id"
+            " WHERE r.blob_key IN (SELECT value FROM json_each(?))) ORDER BY path",
+            (experiment_id, _json(chunk_ids), _json(tensor_ids), _json(blob_keys)),
+        )
+        return [path for (path,) in rows]
+
+    def adopt_claims(self, other: SqliteBackend) -> None:
+        """Hold the writer claims `other` holds (a store built again in its place)."""
+        self._writer_locks += other._writer_locks
+        other._writer_locks = []
 
     # Writes.
 
@@ -374,7 +492,7 @@ class SqliteBackend:
     @contextlib.contextmanager
     def transaction(self, experiment_id: str) -> Iterator[SqliteTransaction]:
         with self._immediate() as db:
-            yield SqliteTransaction(db, experiment_id)
+            yield SqliteTransaction(self, db, experiment_id)
             db.execute(
                 "UPDATE experiments SET generation = generation + 1, updated = ? WHERE id = ?",
                 (time.time(), experiment_id),
@@ -437,8 +555,10 @@ class SqliteBackend:
         return Pin.of(pin_id, found[0], runs, series)
 
 
-class SqliteTransaction:
-    def __init__(self, db: sqlite3.Connection, experiment_id: str) -> None:
+@guard_methods
+class SqliteTransaction(Guarded):
+    def __init__(self, sqlite: SqliteBackend, db: sqlite3.Connection, experiment_id: str) -> None:
+        self.sqlite = sqlite
         self._db = db
         self._experiment_id = experiment_id
 
@@ -500,27 +620,40 @@ class SqliteTransaction:
     def insert_scalar_chunks(self, chunks: list[ScalarChunk]) -> None:
         self._db.executemany(
             "INSERT INTO scalar_chunks (series_id, file_id, point_count, min_step, max_step, max_wall_time, steps,"
-            " wall_times, scalar_values) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " wall_times, scalar_values, checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (c.series_id, c.file_id, len(c.columns), c.min_step, c.max_step, c.max_wall_time, *_packed(c))
+                (
+                    c.series_id,
+                    c.file_id,
+                    len(c.columns),
+                    c.min_step,
+                    c.max_step,
+                    c.max_wall_time,
+                    *_packed(c),
+                    c.checksum,
+                )
                 for c in chunks
             ],
         )
 
     def insert_tensors(self, records: list[TensorRecord]) -> None:
         """In order (ids are the order of points at one step): small ones together, large ones a piece at a time."""
-        sql = "INSERT INTO tensor_points (series_id, file_id, step, wall_time, tensor) VALUES (?, ?, ?, ?, {})"
+        sql = (
+            "INSERT INTO tensor_points (series_id, file_id, step, wall_time, checksum, tensor)"
+            " VALUES (?, ?, ?, ?, ?, {})"
+        )
         for large, group in itertools.groupby(records, lambda r: len(r.tensor) >= LARGE_VALUE):
             if not large:
                 self._db.executemany(
-                    sql.format("?"), [(r.series_id, r.file_id, r.step, r.wall_time, r.tensor) for r in group]
+                    sql.format("?"),
+                    [(r.series_id, r.file_id, r.step, r.wall_time, r.checksum, r.tensor) for r in group],
                 )
                 continue
             for r in group:
                 insert_large(
                     self._db,
                     sql.format("zeroblob(?)") + " RETURNING id",
-                    (r.series_id, r.file_id, r.step, r.wall_time),
+                    (r.series_id, r.file_id, r.step, r.wall_time, r.checksum),
                     "tensor_points",
                     "tensor",
                     r.tensor,
@@ -571,19 +704,27 @@ class SqliteTransaction:
             "SELECT id FROM blob_points WHERE series_id IN (SELECT value FROM json_each(?)) AND step >= ?", (ids, step)
         )
 
-    def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns]]:
+    def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns, int]]:
         rows = self._db.execute(
-            "SELECT id, steps, wall_times, scalar_values FROM scalar_chunks"
+            "SELECT id, steps, wall_times, scalar_values, COALESCE(checksum, -1) FROM scalar_chunks"
             " WHERE series_id IN (SELECT value FROM json_each(?)) AND min_step < ? AND max_step >= ?",
             (_json(series_ids), step, step),
         )
-        return [(chunk_id, _unpacked(*blobs)) for chunk_id, *blobs in rows]
+        return [(chunk_id, _unpacked(*blobs), checksum) for chunk_id, *blobs, checksum in rows]
 
     def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None:
         self._db.execute(
             "UPDATE scalar_chunks SET point_count = ?, min_step = ?, max_step = ?, max_wall_time = ?, steps = ?,"
-            " wall_times = ?, scalar_values = ? WHERE id = ?",
-            (len(chunk.columns), chunk.min_step, chunk.max_step, chunk.max_wall_time, *_packed(chunk), chunk_id),
+            " wall_times = ?, scalar_values = ?, checksum = ? WHERE id = ?",
+            (
+                len(chunk.columns),
+                chunk.min_step,
+                chunk.max_step,
+                chunk.max_wall_time,
+                *_packed(chunk),
+                chunk.checksum,
+                chunk_id,
+            ),
         )
 
     def delete_file_points(self, file_id: int) -> list[str]:

@@ -7,17 +7,19 @@ from collections.abc import Collection, Mapping
 
 import orjson
 
-from trainboard.store.sqlite.backend import SqliteBackend
+from trainboard.store.sqlite.backend import Guarded, SqliteBackend, guard_methods
 from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
 
 CHUNK_BYTES = 64 << 20
 
 
-class SqliteBlobs:
+@guard_methods
+class SqliteBlobs(Guarded):
     """Writes on the backend's writer connection: inside a batch's transaction when called from one."""
 
     def __init__(self, backend: SqliteBackend) -> None:
         self._backend = backend
+        self.sqlite = backend
 
     def put(self, blobs: Mapping[str, bytes | memoryview]) -> None:
         if not blobs:

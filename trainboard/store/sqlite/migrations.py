@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+# Migrations of stores from before experiments, which 0003_experiments replaces.
+OLD_MIGRATIONS = frozenset({"0001_initial", "0002_generation"})
 MIGRATIONS: list[tuple[str, str]] = [
     (
         # Stores of one logdir before experiments (0001_initial, 0002_generation) are a cache of their logdir: their
@@ -197,6 +199,19 @@ MIGRATIONS: list[tuple[str, str]] = [
             PRIMARY KEY (experiment_id, pin_id, series_id),
             FOREIGN KEY (experiment_id, pin_id) REFERENCES pins
         ) WITHOUT ROWID;
+        """,
+    ),
+    (
+        # Checksums (trainboard.store.checksums), checked on read; rows from before have none and are served unchecked.
+        # A series' chunk index, checksums included, is read from its index alone: a column added to scalar_chunks
+        # comes after the packed columns, which SQLite would walk to reach it.
+        "0007_checksums",
+        """
+        ALTER TABLE scalar_chunks ADD COLUMN checksum INTEGER;
+        DROP INDEX scalar_chunks_by_series;
+        CREATE INDEX scalar_chunks_by_series
+            ON scalar_chunks (series_id, id, point_count, min_step, max_step, checksum);
+        ALTER TABLE tensor_points ADD COLUMN checksum INTEGER;
         """,
     ),
 ]
