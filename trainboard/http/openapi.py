@@ -28,6 +28,8 @@ FORM = "application/x-www-form-urlencoded"
 TEXT = "text/plain"
 BYTES = "application/octet-stream"
 HTML = "text/html"
+CSV = "text/csv"
+JSON_OR_CSV = (JSON, CSV)
 INT64 = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
 
 
@@ -106,16 +108,18 @@ class Declaration:
     summary: str
     query: tuple[Parameter, ...]
     body: Body | None
-    returns: str
+    # The media types of its answers.
+    returns: tuple[str, ...]
 
 
 def declare(
-    summary: str, *query: Parameter, body: Body | None = None, returns: str = JSON
+    summary: str, *query: Parameter, body: Body | None = None, returns: str | tuple[str, ...] = JSON
 ) -> Callable[[Endpoint], Endpoint]:
-    """Mark an endpoint with what it takes and the media type it answers with (on success)."""
+    """Mark an endpoint with what it takes and the media types it answers with (on success)."""
+    media_types = (returns,) if isinstance(returns, str) else returns
 
     def mark(endpoint: Endpoint) -> Endpoint:
-        setattr(endpoint, ATTRIBUTE, Declaration(summary, query, body, returns))
+        setattr(endpoint, ATTRIBUTE, Declaration(summary, query, body, media_types))
         return endpoint
 
     return mark
@@ -185,7 +189,7 @@ def _mounted(mount: Mount, path: str) -> Iterator[Operation]:
     while not isinstance(app, StaticFiles) and hasattr(app, "app"):
         app = app.app
     if isinstance(app, StaticFiles):
-        files = Declaration("A file of the web UI's built files", (), None, BYTES)
+        files = Declaration("A file of the web UI's built files", (), None, (BYTES,))
         yield Operation(path + "/{file}", "GET", files)
         return
     from trainboard.http.tsvis import _RoutesOnFirstRequest, api
@@ -221,7 +225,7 @@ def _operation_json(operation: Operation) -> dict[str, Any]:
         "summary": declared.summary,
         "parameters": [*in_path, *(p.as_json() for p in declared.query)],
         "responses": {
-            "200": {"description": "The answer", "content": {declared.returns: {}}},
+            "200": {"description": "The answer", "content": dict.fromkeys(declared.returns, {})},
             "default": {"description": "A refusal: 4xx with a message naming what is wrong"},
         },
     }

@@ -8,7 +8,7 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.http import params
 from trainboard.http.context import experiment, series_request
-from trainboard.http.openapi import RUN, TAG, declare, integer, text
+from trainboard.http.openapi import JSON_OR_CSV, RUN, TAG, declare, integer, text
 from trainboard.http.responses import JSONResponse, TextResponse
 from trainboard.http.tensorboard import graphs, media
 from trainboard.plugins import audio, classic, distributions, histograms, images, scalars
@@ -20,6 +20,7 @@ from trainboard.plugins import audio, classic, distributions, histograms, images
     text("tag"),
     integer("sample_count"),
     text("format", enum=("csv", "json")),
+    returns=JSON_OR_CSV,
 )
 def scalar_series(request: Request) -> JSONResponse | TextResponse:
     """One series when run and tag are given (JSON or CSV); else every series, sampled to `sample_count` points."""

@@ -28,6 +28,10 @@ from trainboard.reader.protos.hparams_pb2 import GetExperimentRequest, ListMetri
 
 PREFIX = "/data/plugin/hparams"
 METHODS = ["GET", "POST"]
+# Each route's request: JSON in a POST body, or in ?request= on GET.
+EXPERIMENT_REQUEST = message_schema(GetExperimentRequest.DESCRIPTOR)
+SESSION_GROUPS_REQUEST = message_schema(ListSessionGroupsRequest.DESCRIPTOR)
+METRIC_EVALS_REQUEST = message_schema(ListMetricEvalsRequest.DESCRIPTOR)
 # Per experiment, what the plugin computed from its data.
 _MEMOS: weakref.WeakKeyDictionary[Experiment, Memo] = weakref.WeakKeyDictionary()
 _MEMOS_LOCK = threading.Lock()
@@ -47,8 +51,8 @@ def _remember(found: Experiment) -> Remember:
 
 @declare(
     "The experiment: its hyperparameters and metrics (JSON request in the body, or in ?request= on GET)",
-    json_text("request", message_schema(GetExperimentRequest.DESCRIPTOR)),
-    body=json_body(message_schema(GetExperimentRequest.DESCRIPTOR)),
+    json_text("request", EXPERIMENT_REQUEST),
+    body=json_body(EXPERIMENT_REQUEST),
 )
 async def experiment_route(request: Request) -> JSONResponse:
     message = await _message(request, GetExperimentRequest)
@@ -58,8 +62,8 @@ async def experiment_route(request: Request) -> JSONResponse:
 
 @declare(
     "The session groups, filtered, sorted and sliced",
-    json_text("request", message_schema(ListSessionGroupsRequest.DESCRIPTOR)),
-    body=json_body(message_schema(ListSessionGroupsRequest.DESCRIPTOR)),
+    json_text("request", SESSION_GROUPS_REQUEST),
+    body=json_body(SESSION_GROUPS_REQUEST),
 )
 async def session_groups(request: Request) -> JSONResponse:
     message = await _message(request, ListSessionGroupsRequest)
@@ -71,8 +75,8 @@ async def session_groups(request: Request) -> JSONResponse:
 
 @declare(
     "One metric of one session",
-    json_text("request", message_schema(ListMetricEvalsRequest.DESCRIPTOR)),
-    body=json_body(message_schema(ListMetricEvalsRequest.DESCRIPTOR)),
+    json_text("request", METRIC_EVALS_REQUEST),
+    body=json_body(METRIC_EVALS_REQUEST),
 )
 async def metric_evals(request: Request) -> JSONResponse:
     message = await _message(request, ListMetricEvalsRequest)
@@ -85,8 +89,9 @@ async def metric_evals(request: Request) -> JSONResponse:
     "The session groups as a table",
     text("format", enum=tuple(MEDIA_TYPES)),
     json_text("columnsVisibility", {"type": "array", "items": {"type": "boolean"}}, required=True),
-    json_text("request", message_schema(ListSessionGroupsRequest.DESCRIPTOR)),
-    body=json_body(message_schema(ListSessionGroupsRequest.DESCRIPTOR)),
+    json_text("request", SESSION_GROUPS_REQUEST),
+    body=json_body(SESSION_GROUPS_REQUEST),
+    returns=tuple(MEDIA_TYPES.values()),
 )
 async def download(request: Request) -> JSONResponse | TextResponse | BytesResponse:
     response_format = params.optional(request.query_params, "format") or ""

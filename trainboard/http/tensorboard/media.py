@@ -30,7 +30,7 @@ def image_series(request: Request) -> JSONResponse:
     )
 
 
-@declare("An image by its blob key", text("blob_key", required=True), returns="image/png")
+@declare("An image by its blob key", text("blob_key", required=True), returns=images.MEDIA_TYPES)
 def individual_image(request: Request) -> BytesResponse:
     blob_key = request.query_params.get("blob_key")
     if blob_key is None:
@@ -59,7 +59,7 @@ def audio_series(request: Request) -> JSONResponse:
     "An audio clip by its blob key",
     text("blob_key", required=True),
     text("content_type", required=True, enum=tuple(sorted(audio.ALLOWED_MEDIA_TYPES))),
-    returns="audio/wav",
+    returns=tuple(sorted(audio.ALLOWED_MEDIA_TYPES)),
 )
 def individual_audio(request: Request) -> BytesResponse:
     media_type = audio.checked_media_type(params.required(request.query_params, "content_type"))

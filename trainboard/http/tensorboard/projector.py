@@ -14,6 +14,7 @@ from trainboard.http.context import Experiment, experiment
 from trainboard.http.openapi import BYTES, RUN, TAG, TEXT, declare, integer, text
 from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
 from trainboard.plugins import projector
+from trainboard.plugins.images import MEDIA_TYPES as images_media_types
 from trainboard.plugins.images import media_type as images_media_type
 from trainboard.plugins.tsvis import projector as tsvis_projector
 
@@ -113,7 +114,7 @@ def bookmarks(request: Request) -> BytesResponse:
     )
 
 
-@declare("The sprite image of an embedding", RUN, NAME, returns="image/png")
+@declare("The sprite image of an embedding", RUN, NAME, returns=images_media_types)
 def sprite_image(request: Request) -> BytesResponse:
     found, where = _config(request)
     name = _name(request)

@@ -9,7 +9,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
 from trainboard.http.context import experiment
-from trainboard.http.openapi import FORM_ARRAY, RUN, TAG, declare, form_body, text
+from trainboard.http.openapi import FORM_ARRAY, JSON_OR_CSV, RUN, TAG, declare, form_body, text
 from trainboard.http.responses import JSONResponse, TextResponse
 from trainboard.plugins import scalars
 
@@ -22,7 +22,7 @@ def tags(request: Request) -> JSONResponse:
     return JSONResponse(scalars.tags(found.provider, found.id))
 
 
-@declare("A scalar series as JSON or CSV", RUN, TAG, text("format", enum=("csv", "json")))
+@declare("A scalar series as JSON or CSV", RUN, TAG, text("format", enum=("csv", "json")), returns=JSON_OR_CSV)
 def series(request: Request) -> JSONResponse | TextResponse:
     run, tag = params.optional(request.query_params, "run"), params.optional(request.query_params, "tag")
     if run is None or tag is None:

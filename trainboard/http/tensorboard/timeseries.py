@@ -88,7 +88,7 @@ def _check_sample(series_request: object) -> None:
         raise InvalidArgumentError(f"'requests' holds an image sample of {sample}: samples count from 0")
 
 
-@declare("An image by its id", text("imageId", required=True), returns="image/png")
+@declare("An image by its id", text("imageId", required=True), returns=images.MEDIA_TYPES)
 def image_data(request: Request) -> BytesResponse:
     blob_key = params.required(request.query_params, "imageId")
     if not blob_key:
