@@ -190,7 +190,8 @@ def _mounted(mount: Mount, path: str) -> Iterator[Operation]:
         app = app.app
     if isinstance(app, StaticFiles):
         files = Declaration("A file of the web UI's built files", (), None, (BYTES,))
-        yield Operation(path + "/{file}", "GET", files)
+        # {path}: a file's path below the folder, slashes and all.
+        yield Operation(path + "/{path}", "GET", files)
         return
     from trainboard.http.tsvis import _RoutesOnFirstRequest, api
 

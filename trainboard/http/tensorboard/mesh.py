@@ -8,7 +8,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import BadRequestError
 from trainboard.http import params
 from trainboard.http.context import experiment
-from trainboard.http.openapi import BYTES, SAMPLE, declare, number, text
+from trainboard.http.openapi import SAMPLE, declare, number, text
 from trainboard.http.responses import BytesResponse, JSONResponse
 from trainboard.plugins import mesh
 
@@ -44,7 +44,7 @@ def meshes(request: Request) -> JSONResponse:
     text("content_type", enum=("VERTEX", "FACE", "COLOR")),
     number("step"),
     SAMPLE,
-    returns=BYTES,
+    returns="arraybuffer",
 )
 def data(request: Request) -> BytesResponse:
     query = request.query_params
