@@ -127,3 +127,14 @@ def test_past_the_concurrency_bound_a_request_gets_a_503() -> None:
         finally:
             for connection in held:
                 connection.close()
+
+
+def test_a_head_over_the_bound_gets_its_400_whole() -> None:
+    """The client is still sending its over-long head when the server answers: the 400 must reach it, not a reset
+    (found by schemathesis: a 32 KiB parameter of non-ASCII characters, percent-encoded, is past MAX_HEAD_BYTES)."""
+    head = b"GET /?run=" + b"%F0%9D%84%9E" * (4 * limits.MAX_HEAD_BYTES // 12) + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with serving() as port:
+        for _ in range(5):
+            with socket.create_connection(("127.0.0.1", port)) as connection:
+                connection.sendall(head)
+                assert response(connection).startswith(b"HTTP/1.1 400 ")

@@ -61,26 +61,26 @@ def app_routes(db: str, ui: str) -> list[Listed]:
     try:
         experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
         app = create_app(experiments, Settings(ui=ui), accounts=Accounts(store.accounts))
-        return sorted(set(_walk(app.routes, scoped=False)), key=lambda r: (r.path == "/admin/delete", r))
+        return sorted(set(walk(app.routes, scoped=False)), key=lambda r: (r.path == "/admin/delete", r))
     finally:
         store.close()
 
 
-def _walk(routes: list[BaseRoute], *, scoped: bool, pinned: str = "") -> Iterator[Listed]:
+def walk(routes: list[BaseRoute], *, scoped: bool, pinned: str = "") -> Iterator[Listed]:
     for route in routes:
         if isinstance(route, Route):
             methods = route.methods or {"GET"}
             yield Listed(route.path, "GET" if "GET" in methods else sorted(methods)[0], scoped, pinned)
         elif isinstance(route, Mount) and isinstance(route.app, Router):
             below = pinned + route.path if route.path == PINNED else pinned
-            yield from _walk(route.routes, scoped=scoped or route.path == SCOPE, pinned=below)
+            yield from walk(route.routes, scoped=scoped or route.path == SCOPE, pinned=below)
         elif isinstance(route, Mount):
             assert isinstance(route.app, Guard), f"mount {route.path} is not guarded"
             inner = route.app.app.app if isinstance(route.app.app, AtPin) else route.app.app
             if isinstance(inner, _RoutesOnFirstRequest):
                 yield from (
                     Listed(route.path + listed.path, listed.method, scoped, pinned)
-                    for listed in _walk(api.routes(), scoped=False)
+                    for listed in walk(api.routes(), scoped=False)
                 )
             elif isinstance(inner, StaticFiles):
                 assert inner.directory is not None

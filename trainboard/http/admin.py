@@ -15,6 +15,7 @@ from trainboard.access.accounts import AccountError, Accounts
 from trainboard.access.roles import Role
 from trainboard.errors import NotFoundError
 from trainboard.http.context import Experiments
+from trainboard.http.openapi import declare, json_body
 from trainboard.http.responses import JSONResponse
 
 
@@ -36,6 +37,7 @@ def error_response(error: AccountError) -> JSONResponse:
     return JSONResponse({"ok": False, "error": str(error), "status": error.http_code}, status_code=error.http_code)
 
 
+@declare("Who has access to the experiment")
 async def access(request: Request) -> JSONResponse:
     """`{"owner": NAME | null, "public": bool, "shares": [{"user": NAME, "role": ROLE}]}`."""
     accounts, experiment_id = _accounts(request)
@@ -51,6 +53,16 @@ async def access(request: Request) -> JSONResponse:
     )
 
 
+@declare(
+    "Give a user a role on the experiment, or take it away",
+    body=json_body(
+        {
+            "type": "object",
+            "properties": {"user": {"type": "string"}, "role": {"enum": ["read", "write", "admin", None]}},
+            "required": ["user", "role"],
+        }
+    ),
+)
 async def share(request: Request) -> JSONResponse:
     """`{"user": NAME, "role": "read" | "write" | "admin" | null}`: give the user that role, or take it away."""
     accounts, experiment_id = _accounts(request)
@@ -65,6 +77,10 @@ async def share(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True, "user": user, "role": role})
 
 
+@declare(
+    "Whether anyone may read the experiment",
+    body=json_body({"type": "object", "properties": {"public": {"type": "boolean"}}, "required": ["public"]}),
+)
 async def public(request: Request) -> JSONResponse:
     """`{"public": true | false}`: whether anyone may read the experiment, without a token."""
     accounts, experiment_id = _accounts(request)
@@ -78,6 +94,10 @@ async def public(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True, "public": flag})
 
 
+@declare(
+    "Rename the experiment",
+    body=json_body({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+)
 async def rename(request: Request) -> JSONResponse:
     """`{"name": NAME}`: a new name, unless another experiment has it."""
     accounts, experiment_id = _accounts(request)
@@ -91,6 +111,7 @@ async def rename(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True, "name": name})
 
 
+@declare("Delete the experiment and everything of it")
 async def delete(request: Request) -> JSONResponse:
     """Delete the experiment and everything of it (points, blobs, pins, roles); its routes answer 404 after. 409 while
     a process ingests into it."""

@@ -20,6 +20,7 @@ from trainboard.http.experiments import create_experiment, list_experiments
 from trainboard.http.guard import AUTHENTICATE, guard
 from trainboard.http.hosts import AllowedHosts, CheckHost
 from trainboard.http.limits import LimitBodySize
+from trainboard.http.openapi import openapi_json
 from trainboard.http.rate_limit import RateLimit
 from trainboard.http.responses import TextResponse
 from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
@@ -41,7 +42,8 @@ def create_app(
     and all of them again below .../at/<pin>/ as of a pin; `lifespan` starts and stops what the caller built (ingest,
     the store). With `accounts`, every route answers only the requests its policy allows (`trainboard.http.guard`),
     browsers sign in (`trainboard.http.sessions`), experiments are created at /data/experiments, and each experiment
-    has its admin routes. With `uploads`, each experiment takes uploads (`trainboard.http.upload`)."""
+    has its admin routes. With `uploads`, each experiment takes uploads (`trainboard.http.upload`). /openapi.json
+    describes every route (`trainboard.http.openapi`)."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -63,6 +65,7 @@ def create_app(
     root = [*api, Route("/data/experiments", create_experiment, methods=["POST"])] if creating else api
     routes: list[BaseRoute] = [
         Mount("/experiment/{experiment_id}", routes=scoped),
+        Route("/openapi.json", openapi_json),
         *root,
         *sessions.routes(accounts),
         *pages,

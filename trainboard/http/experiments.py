@@ -11,10 +11,12 @@ from trainboard.access.roles import Role
 from trainboard.http.admin import error_response, json_object
 from trainboard.http.context import Experiments
 from trainboard.http.guard import principal_of
+from trainboard.http.openapi import declare, json_body
 from trainboard.http.responses import JSONResponse
 from trainboard.ingest.upload import Uploads
 
 
+@declare("The experiments the request may read, newest update first")
 def list_experiments(request: Request) -> JSONResponse:
     """The store's experiments that the request may read, newest update first (TensorBoard's fields `id`, `name`,
     `startTime`, and more); with accounts, the caller's `role` on each and whether it is `public` (without, null and
@@ -45,6 +47,16 @@ def list_experiments(request: Request) -> JSONResponse:
     )
 
 
+@declare(
+    "A new, empty experiment owned by the caller",
+    body=json_body(
+        {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "description": {"type": "string"}},
+            "required": ["name"],
+        }
+    ),
+)
 async def create_experiment(request: Request) -> JSONResponse:
     """`{"name": NAME, "description": TEXT}`: a new, empty experiment owned by the caller: 201 with its id; 409 when
     the name is taken; 403 for a token limited to one experiment. Without accounts (`trainboard serve --no_auth`),

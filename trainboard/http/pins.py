@@ -12,9 +12,11 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from trainboard.http.context import Experiments
+from trainboard.http.openapi import declare
 from trainboard.http.responses import JSONResponse
 
 
+@declare("Pin the experiment's data as it is now")
 async def create(request: Request) -> JSONResponse:
     """`{"pin": ID, "created": UNIX SECONDS}`: the experiment's position now, to serve under /at/ID/."""
     experiments: Experiments = request.app.state.experiments
@@ -22,6 +24,7 @@ async def create(request: Request) -> JSONResponse:
     return JSONResponse({"pin": pin.id, "created": pin.created})
 
 
+@declare("When a pin was made")
 async def read(request: Request) -> JSONResponse:
     """`{"pin": ID, "created": UNIX SECONDS}` of one of the experiment's pins; 404 for a pin it does not have."""
     experiments: Experiments = request.app.state.experiments

@@ -140,6 +140,8 @@ POLICIES: dict[str, Policy] = {
     "/admin/rename": Policy.ADMIN,
     "/admin/access": Policy.ADMIN,
     "/admin/delete": Policy.ADMIN,
+    # The OpenAPI document of the routes: it describes them, and holds no data.
+    "/openapi.json": Policy.ANYONE,
     # Who is signed in (no one, without a session), signing in with a token, signing out.
     "/auth/me": Policy.ANYONE,
     "/auth/session": Policy.ANYONE,

@@ -23,10 +23,12 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.http.guard import SESSION_COOKIE, principal_of, same_origin
+from trainboard.http.openapi import HTML, declare, json_body, text
 from trainboard.http.responses import SECURITY_HEADERS, JSONResponse
 from trainboard.settings import Settings
 
 
+@declare("Whether the server has accounts, and who is signed in")
 async def me(request: Request) -> JSONResponse:
     principal = principal_of(request)
     return JSONResponse(
@@ -38,6 +40,10 @@ def _refusal(error: str, status: int) -> JSONResponse:
     return JSONResponse({"ok": False, "error": error, "status": status}, status_code=status)
 
 
+@declare(
+    "A session of a valid token, in the session cookie (JSON, or the sign-in page's form)",
+    body=json_body({"type": "object", "properties": {"token": {"type": "string"}}, "required": ["token"]}),
+)
 async def start(request: Request) -> Response:
     """JSON `{"token": ...}`, or the sign-in page's form (`token`, `next`): then a redirect to `next`."""
     # Another site's page may not sign a browser in either (into the other site's account, say).
@@ -79,6 +85,7 @@ async def start(request: Request) -> Response:
     return response
 
 
+@declare("End the request's session")
 async def signout(request: Request) -> JSONResponse:
     accounts: Accounts = request.app.state.accounts
     secret = request.cookies.get(SESSION_COOKIE)
@@ -109,6 +116,7 @@ def local_path(wanted: str, settings: Settings) -> str:
     return root.rstrip("/") + "/"
 
 
+@declare("The sign-in page, going on to next", text("next"), returns=HTML)
 async def signin(request: Request) -> Response:
     settings: Settings = request.app.state.settings
     return _signin_page(settings, local_path(request.query_params.get("next", ""), settings))

@@ -21,6 +21,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
 from trainboard.http.context import experiment
+from trainboard.http.openapi import BYTES, Body, declare, integer, json_body, json_text, number, text
 from trainboard.http.responses import JSONResponse
 from trainboard.ingest.upload import Chunk, OffsetMismatch, Uploads
 from trainboard.normaliser.projector import AT_ROOT, IN_ASSETS, IN_RUN
@@ -48,12 +49,33 @@ def _uploads(request: Request) -> tuple[Uploads, str]:
     return uploads, experiment(request).id
 
 
+@declare("The committed cursor of each uploaded file")
 async def files(request: Request) -> JSONResponse:
     uploads, experiment_id = _uploads(request)
     cursors = await run_in_threadpool(uploads.cursors, experiment_id)
     return JSONResponse({"files": {path: cursor_json(cursor) for path, cursor in cursors.items()}})
 
 
+@declare(
+    "A file's bytes from offset, committed with its new offset; 409 with where it stands",
+    text("run", required=True, max_length=MAX_PATH_LENGTH),
+    text("path", required=True, max_length=MAX_PATH_LENGTH),
+    integer("offset", required=True, minimum=0),
+    integer("size", required=True, minimum=0),
+    number("mtime", required=True),
+    text("head", required=True),
+    integer("crc32c", required=True, minimum=0),
+    integer("position", minimum=0),
+    integer("place", minimum=IN_RUN, maximum=AT_ROOT),
+    json_text(
+        "parts",
+        {
+            "type": "array",
+            "items": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer", "minimum": 0}]},
+        },
+    ),
+    body=Body(BYTES, {"type": "string", "format": "binary"}),
+)
 async def file(request: Request) -> JSONResponse:
     uploads, experiment_id = _uploads(request)
     query = request.query_params
@@ -93,6 +115,16 @@ async def file(request: Request) -> JSONResponse:
     return JSONResponse({"cursor": cursor_json(receipt.cursor), "points": receipt.points})
 
 
+@declare(
+    "Forget files gone from the client's logdir",
+    body=json_body(
+        {
+            "type": "object",
+            "properties": {"paths": {"type": "array", "maxItems": MAX_FORGET_PATHS, "items": {"type": "string"}}},
+            "required": ["paths"],
+        }
+    ),
+)
 async def forget(request: Request) -> JSONResponse:
     uploads, experiment_id = _uploads(request)
     try:

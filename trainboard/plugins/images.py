@@ -20,6 +20,8 @@ IMAGE_SIGNATURES = (
     (b"GIF89a", "image/gif"),
     (b"BM", "image/bmp"),
 )
+# What an image's blob is served as.
+MEDIA_TYPES = (*dict.fromkeys(kind for _, kind in IMAGE_SIGNATURES), "application/octet-stream")
 
 
 def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict[str, Any]]]:

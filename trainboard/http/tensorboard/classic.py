@@ -8,11 +8,20 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.http import params
 from trainboard.http.context import experiment, series_request
+from trainboard.http.openapi import JSON_OR_CSV, RUN, TAG, declare, integer, text
 from trainboard.http.responses import JSONResponse, TextResponse
 from trainboard.http.tensorboard import graphs, media
 from trainboard.plugins import audio, classic, distributions, histograms, images, scalars
 
 
+@declare(
+    "Every scalar series sampled, or one series as JSON or CSV",
+    text("run"),
+    text("tag"),
+    integer("sample_count"),
+    text("format", enum=("csv", "json")),
+    returns=JSON_OR_CSV,
+)
 def scalar_series(request: Request) -> JSONResponse | TextResponse:
     """One series when run and tag are given (JSON or CSV); else every series, sampled to `sample_count` points."""
     query = request.query_params
@@ -28,6 +37,7 @@ def scalar_series(request: Request) -> JSONResponse | TextResponse:
     return JSONResponse(rows)
 
 
+@declare("A histogram series as TensorBoard 1 served it", RUN, TAG)
 def histogram_series(request: Request) -> JSONResponse:
     series = series_request(request, histograms.PLUGIN_NAME, histograms.DEFAULT_SAMPLES)
     return JSONResponse(
@@ -35,6 +45,7 @@ def histogram_series(request: Request) -> JSONResponse:
     )
 
 
+@declare("A distribution series as TensorBoard 1 served it", RUN, TAG)
 def compressed_histogram_series(request: Request) -> JSONResponse:
     series = series_request(request, distributions.PLUGIN_NAME, distributions.DEFAULT_SAMPLES)
     return JSONResponse(
@@ -44,6 +55,7 @@ def compressed_histogram_series(request: Request) -> JSONResponse:
     )
 
 
+@declare("An image series metadata as TensorBoard 1 served it", RUN, TAG)
 def image_series(request: Request) -> JSONResponse:
     series = series_request(request, images.PLUGIN_NAME, images.DEFAULT_SAMPLES)
     return JSONResponse(
@@ -51,6 +63,7 @@ def image_series(request: Request) -> JSONResponse:
     )
 
 
+@declare("An audio series metadata as TensorBoard 1 served it", RUN, TAG)
 def audio_series(request: Request) -> JSONResponse:
     series = series_request(request, audio.PLUGIN_NAME, audio.DEFAULT_SAMPLES)
     return JSONResponse(

@@ -6,32 +6,38 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from trainboard.http.context import experiment
+from trainboard.http.openapi import declare
 from trainboard.http.responses import JSONResponse
 from trainboard.http.tensorboard import projector
 from trainboard.plugins import core
 
 
+@declare("Where the experiment data comes from")
 def logdir(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse({"logdir": found.provider.experiment_metadata(experiment_id=found.id).data_location})
 
 
+@declare("The window title, the data location and the experiment metadata")
 def environment(request: Request) -> JSONResponse:
     window_title = request.app.state.settings.window_title
     found = experiment(request)
     return JSONResponse(core.environment(found.provider, found.id, window_title=window_title))
 
 
+@declare("The runs, in order of their start")
 def runs(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(core.runs(found.provider, found.id))
 
 
+@declare("The tags of each run by kind, as TensorBoard 1 listed them")
 def runs_by_type(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(core.runs_by_type(found.provider, found.id))
 
 
+@declare("The dashboards and whether each has data")
 def plugins_listing(request: Request) -> JSONResponse:
     url_prefix = request.scope.get("root_path", "")
     found = experiment(request)
@@ -39,6 +45,7 @@ def plugins_listing(request: Request) -> JSONResponse:
     return JSONResponse(core.plugins_listing(found.provider, found.id, url_prefix=url_prefix, active=active))
 
 
+@declare("How far ingest has come, and the generation of the data")
 def ingest_progress(request: Request) -> JSONResponse:
     """This process's ingest counters, and the experiment's `generation`, which changes whenever its data does,
     whoever wrote it (another process's ingest, an upload): the web UI fetches again when either moves."""

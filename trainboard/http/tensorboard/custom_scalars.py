@@ -7,6 +7,7 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.http import params
 from trainboard.http.context import experiment
+from trainboard.http.openapi import JSON_OR_CSV, RUN, TAG, declare, text
 from trainboard.http.responses import JSONResponse, TextResponse
 from trainboard.http.tensorboard.scalars import series
 from trainboard.plugins import custom_scalars, scalars
@@ -14,11 +15,13 @@ from trainboard.plugins import custom_scalars, scalars
 PREFIX = "/data/plugin/custom_scalars"
 
 
+@declare("The custom scalars layout, merged across runs")
 def layout(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(custom_scalars.layout(found.provider, found.id))
 
 
+@declare("The scalar series of a run whose tags match a regular expression", text("run"), text("tag"))
 def scalars_by_regex(request: Request) -> JSONResponse:
     query = request.query_params
     run, tag_regex = params.optional(query, "run", ""), params.optional(query, "tag", "")
@@ -31,6 +34,7 @@ def scalars_by_regex(request: Request) -> JSONResponse:
     )
 
 
+@declare("One scalar series as JSON or CSV", RUN, TAG, text("format", enum=("csv", "json")), returns=JSON_OR_CSV)
 def download_data(request: Request) -> JSONResponse | TextResponse:
     """One scalar series as JSON or CSV, exactly as the scalars plugin serves it."""
     return series(request)

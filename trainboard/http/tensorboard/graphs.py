@@ -8,22 +8,34 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import BadRequestError, InvalidArgumentError
 from trainboard.http import params
 from trainboard.http.context import experiment
+from trainboard.http.openapi import RUN, TAG, boolean, declare, integer, text
 from trainboard.http.responses import JSONResponse, TextResponse
 from trainboard.plugins import graphs
 
 PBTXT = "text/x-protobuf"
 
 
+@declare("The runs and tags that hold graphs")
 def info(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(graphs.info(found.provider, found.id))
 
 
+@declare("The runs that hold graphs")
 def runs(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(graphs.runs_with_graphs(found.provider, found.id))
 
 
+@declare(
+    "A graph as pbtxt",
+    RUN,
+    text("tag"),
+    integer("limit_attr_size"),
+    text("large_attrs_key"),
+    boolean("conceptual"),
+    returns=PBTXT,
+)
 def graph(request: Request) -> TextResponse:
     query = request.query_params
     if query.get("conceptual") == "true":
@@ -46,6 +58,7 @@ def graph(request: Request) -> TextResponse:
     return TextResponse(body, media_type=PBTXT)
 
 
+@declare("A run metadata record as pbtxt", RUN, TAG, returns=PBTXT)
 def run_metadata(request: Request) -> TextResponse:
     query = request.query_params
     run, tag = params.required(query, "run"), params.required(query, "tag")

@@ -14,6 +14,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import BadRequestError
 from trainboard.http import params
 from trainboard.http.context import Experiment, experiment
+from trainboard.http.openapi import declare, json_body, json_text, message_schema, text
 from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
 from trainboard.plugins import scalars
 from trainboard.plugins.hparams.download import MEDIA_TYPES, download_data
@@ -27,6 +28,10 @@ from trainboard.reader.protos.hparams_pb2 import GetExperimentRequest, ListMetri
 
 PREFIX = "/data/plugin/hparams"
 METHODS = ["GET", "POST"]
+# Each route's request: JSON in a POST body, or in ?request= on GET.
+EXPERIMENT_REQUEST = message_schema(GetExperimentRequest.DESCRIPTOR)
+SESSION_GROUPS_REQUEST = message_schema(ListSessionGroupsRequest.DESCRIPTOR)
+METRIC_EVALS_REQUEST = message_schema(ListMetricEvalsRequest.DESCRIPTOR)
 # Per experiment, what the plugin computed from its data.
 _MEMOS: weakref.WeakKeyDictionary[Experiment, Memo] = weakref.WeakKeyDictionary()
 _MEMOS_LOCK = threading.Lock()
@@ -44,12 +49,22 @@ def _remember(found: Experiment) -> Remember:
     return memo.at(found.provider.generation(experiment_id=found.id))
 
 
+@declare(
+    "The experiment: its hyperparameters and metrics (JSON request in the body, or in ?request= on GET)",
+    json_text("request", EXPERIMENT_REQUEST),
+    body=json_body(EXPERIMENT_REQUEST),
+)
 async def experiment_route(request: Request) -> JSONResponse:
     message = await _message(request, GetExperimentRequest)
     found = experiment(request)
     return JSONResponse(await run_in_threadpool(get_experiment, found.provider, found.id, message, _remember(found)))
 
 
+@declare(
+    "The session groups, filtered, sorted and sliced",
+    json_text("request", SESSION_GROUPS_REQUEST),
+    body=json_body(SESSION_GROUPS_REQUEST),
+)
 async def session_groups(request: Request) -> JSONResponse:
     message = await _message(request, ListSessionGroupsRequest)
     found = experiment(request)
@@ -58,6 +73,11 @@ async def session_groups(request: Request) -> JSONResponse:
     )
 
 
+@declare(
+    "One metric of one session",
+    json_text("request", METRIC_EVALS_REQUEST),
+    body=json_body(METRIC_EVALS_REQUEST),
+)
 async def metric_evals(request: Request) -> JSONResponse:
     message = await _message(request, ListMetricEvalsRequest)
     found = experiment(request)
@@ -65,6 +85,14 @@ async def metric_evals(request: Request) -> JSONResponse:
     return JSONResponse(await run_in_threadpool(list_metric_evals, found.provider, found.id, message, samples=samples))
 
 
+@declare(
+    "The session groups as a table",
+    text("format", enum=tuple(MEDIA_TYPES)),
+    json_text("columnsVisibility", {"type": "array", "items": {"type": "boolean"}}, required=True),
+    json_text("request", SESSION_GROUPS_REQUEST),
+    body=json_body(SESSION_GROUPS_REQUEST),
+    returns=tuple(MEDIA_TYPES.values()),
+)
 async def download(request: Request) -> JSONResponse | TextResponse | BytesResponse:
     response_format = params.optional(request.query_params, "format") or ""
     visible = _columns_visibility(params.optional(request.query_params, "columnsVisibility"))

@@ -8,17 +8,20 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import BadRequestError
 from trainboard.http import params
 from trainboard.http.context import experiment
+from trainboard.http.openapi import SAMPLE, declare, number, text
 from trainboard.http.responses import BytesResponse, JSONResponse
 from trainboard.plugins import mesh
 
 PREFIX = "/data/plugin/mesh"
 
 
+@declare("The runs and tags of meshes")
 def tags(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(mesh.tags(found.provider, found.id))
 
 
+@declare("The meshes of a series: every part of every step", text("run"), text("tag"))
 def meshes(request: Request) -> JSONResponse:
     query = request.query_params
     found = experiment(request)
@@ -34,6 +37,15 @@ def meshes(request: Request) -> JSONResponse:
     )
 
 
+@declare(
+    "One part of one mesh as typed bytes",
+    text("run"),
+    text("tag"),
+    text("content_type", enum=("VERTEX", "FACE", "COLOR")),
+    number("step"),
+    SAMPLE,
+    returns="arraybuffer",
+)
 def data(request: Request) -> BytesResponse:
     query = request.query_params
     try:

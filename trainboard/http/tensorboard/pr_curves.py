@@ -8,15 +8,18 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
 from trainboard.http.context import experiment
+from trainboard.http.openapi import declare, repeated, text
 from trainboard.http.responses import JSONResponse
 from trainboard.plugins import pr_curves
 
 
+@declare("The runs and tags of PR curves")
 def tags(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(pr_curves.tags(found.provider, found.id))
 
 
+@declare("The PR curves of a tag in some runs", repeated("run", required=True), text("tag", required=True))
 def curves(request: Request) -> JSONResponse:
     runs = params.repeated(request.query_params, "run")
     if not runs:

@@ -7,15 +7,20 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from trainboard.analysis.projections import METHODS
 from trainboard.errors import BadRequestError
 from trainboard.http import params
 from trainboard.http.context import Experiment, experiment
+from trainboard.http.openapi import BYTES, RUN, TAG, TEXT, declare, integer, text
 from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
 from trainboard.plugins import projector
+from trainboard.plugins.images import MEDIA_TYPES as images_media_types
 from trainboard.plugins.images import media_type as images_media_type
 from trainboard.plugins.tsvis import projector as tsvis_projector
 
 PREFIX = "/data/plugin/projector"
+NAME = text("name", required=True)
+NUM_ROWS = integer("num_rows", minimum=1)
 
 
 def run_configs(found: Experiment) -> dict[str, projector.RunConfig]:
@@ -59,16 +64,19 @@ def _num_rows(request: Request) -> int | None:
     return value
 
 
+@declare("The runs with a projector config")
 async def runs(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(list(await run_in_threadpool(run_configs, found)))
 
 
+@declare("The projector config of a run", RUN)
 def info(request: Request) -> Response:
     found, _ = _config(request)
     return Response(projector.info(found), media_type="application/json")
 
 
+@declare("An embedding tensor as float32 bytes", RUN, NAME, NUM_ROWS, returns=BYTES)
 def tensor(request: Request) -> BytesResponse:
     found, where = _config(request)
     name = _name(request)
@@ -82,6 +90,7 @@ def tensor(request: Request) -> BytesResponse:
     return BytesResponse(rows.astype("<f4", copy=False).tobytes(), "application/octet-stream")
 
 
+@declare("The metadata of an embedding, as TSV", RUN, NAME, NUM_ROWS, returns=TEXT)
 def metadata(request: Request) -> TextResponse:
     found, where = _config(request)
     name = _name(request)
@@ -93,6 +102,7 @@ def metadata(request: Request) -> TextResponse:
     return TextResponse(projector.metadata_text(data, num_rows))
 
 
+@declare("The bookmarks of an embedding", RUN, NAME)
 def bookmarks(request: Request) -> BytesResponse:
     found, where = _config(request)
     name = _name(request)
@@ -104,6 +114,7 @@ def bookmarks(request: Request) -> BytesResponse:
     )
 
 
+@declare("The sprite image of an embedding", RUN, NAME, returns=images_media_types)
 def sprite_image(request: Request) -> BytesResponse:
     found, where = _config(request)
     name = _name(request)
@@ -114,6 +125,14 @@ def sprite_image(request: Request) -> BytesResponse:
     return BytesResponse(data, images_media_type(data))
 
 
+@declare(
+    "An embedding projected by the server",
+    RUN,
+    TAG,
+    integer("step", minimum=0),
+    text("method", required=True, enum=METHODS),
+    integer("dims", minimum=2, maximum=3),
+)
 async def projection(request: Request) -> JSONResponse:
     """trainboard's own: an embedding (of TS-VIS records or projector files, named as TS-VIS names it) projected on the
     server, `{"points": [[x, y(, z)]...], "labels": [...]}`, as /api/projector_data answers."""

@@ -9,17 +9,20 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
 from trainboard.http.context import experiment
+from trainboard.http.openapi import FORM_ARRAY, JSON_OR_CSV, RUN, TAG, declare, form_body, text
 from trainboard.http.responses import JSONResponse, TextResponse
 from trainboard.plugins import scalars
 
 PREFIX = "/data/plugin/scalars"
 
 
+@declare("The runs and tags of scalars")
 def tags(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(scalars.tags(found.provider, found.id))
 
 
+@declare("A scalar series as JSON or CSV", RUN, TAG, text("format", enum=("csv", "json")), returns=JSON_OR_CSV)
 def series(request: Request) -> JSONResponse | TextResponse:
     run, tag = params.optional(request.query_params, "run"), params.optional(request.query_params, "tag")
     if run is None or tag is None:
@@ -33,6 +36,7 @@ def series(request: Request) -> JSONResponse | TextResponse:
     return JSONResponse(rows)
 
 
+@declare("A tag's scalar series in several runs", body=form_body(tag={"type": "string"}, runs=FORM_ARRAY))
 async def series_multirun(request: Request) -> JSONResponse:
     form = await request.form()
     tag_values = form.getlist("tag")

@@ -11,6 +11,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
 from trainboard.http.context import experiment
+from trainboard.http.openapi import declare, form_body, json_text, text
 from trainboard.http.responses import BytesResponse, JSONResponse
 from trainboard.plugins import images, timeseries
 from trainboard.plugins.json_depth import check_depth
@@ -20,13 +21,33 @@ PREFIX = "/data/plugin/timeseries"
 MAX_REQUESTS = 1000
 # orjson writes integers of at most 64 bits, and TensorBoard echoes each request's sample.
 SAMPLE_RANGE = range(-(2**63), 2**63)
+SERIES_REQUESTS = {
+    "type": "array",
+    "maxItems": MAX_REQUESTS,
+    "items": {
+        "type": "object",
+        "properties": {
+            "plugin": {"type": "string", "enum": sorted(timeseries.DEFAULT_SAMPLES)},
+            "tag": {"type": "string"},
+            "run": {"type": "string"},
+            "sample": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+        },
+        "required": ["plugin", "tag"],
+    },
+}
 
 
+@declare("The tags of every kind of series, by run")
 def tags(request: Request) -> JSONResponse:
     found = experiment(request)
     return JSONResponse(timeseries.tags(found.provider, found.id))
 
 
+@declare(
+    "Series by their requests: a JSON list, in ?requests= or the form field requests",
+    json_text("requests", SERIES_REQUESTS),
+    body=form_body(requests={"type": "string"}),
+)
 async def time_series(request: Request) -> JSONResponse:
     if request.method == "POST":
         raw = (await request.form()).get("requests")
@@ -67,6 +88,7 @@ def _check_sample(series_request: object) -> None:
         raise InvalidArgumentError(f"'requests' holds an image sample of {sample}: samples count from 0")
 
 
+@declare("An image by its id", text("imageId", required=True), returns=images.MEDIA_TYPES)
 def image_data(request: Request) -> BytesResponse:
     blob_key = params.required(request.query_params, "imageId")
     if not blob_key:

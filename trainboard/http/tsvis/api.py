@@ -9,7 +9,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
+from trainboard.analysis.projections import METHODS
+from trainboard.http import openapi
 from trainboard.http.context import experiment
+from trainboard.http.openapi import RUN, TAG, declare
 from trainboard.http.responses import JSONResponse
 from trainboard.http.tensorboard.projector import run_configs
 from trainboard.http.tsvis.envelope import answer, integer, number, optional_integer, text
@@ -19,8 +22,11 @@ from trainboard.plugins.tsvis import category, exception, graph, hyperparams, me
 DEFAULT_DIMENSIONS = 2
 # /api/init waits for the first ingest pass at most this long, as TS-VIS waits for its parser.
 INIT_WAIT_SECONDS = 30.0
+STEP = openapi.integer("step", required=True)
+SAMPLES = openapi.integer("samples", minimum=1)
 
 
+@declare("Waits for the first ingest pass (at most 30 s), as TS-VIS waits for its parser")
 async def init(request: Request) -> JSONResponse:
     progress = experiment(request).progress
     deadline = time.monotonic() + INIT_WAIT_SECONDS
@@ -29,23 +35,27 @@ async def init(request: Request) -> JSONResponse:
     return JSONResponse({"code": 200, "msg": "ok", "data": {"msg": "success"}})
 
 
+@declare("The runs and what each holds, by TS-VIS category")
 def get_category(request: Request) -> Any:
     found = experiment(request)
     return category.category(found.provider, found.id, run_configs(found))
 
 
+@declare("A scalar series", RUN, TAG)
 def scalar(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
     return {tag: media.scalar(found.provider, found.id, text(request, "run"), tag)}
 
 
+@declare("The images of a series, as metadata", RUN, TAG)
 def image(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
     return {tag: media.image_meta(found.provider, found.id, text(request, "run"), tag)}
 
 
+@declare("An image as a data URI", RUN, TAG, STEP)
 def image_raw(request: Request) -> Any:
     found = experiment(request)
     return media.image_data_uri(
@@ -53,12 +63,14 @@ def image_raw(request: Request) -> Any:
     )
 
 
+@declare("The audio clips of a series, as metadata", RUN, TAG)
 def audio(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
     return {tag: media.audio_meta(found.provider, found.id, text(request, "run"), tag)}
 
 
+@declare("An audio clip as a data URI", RUN, TAG, STEP)
 def audio_raw(request: Request) -> Any:
     found = experiment(request)
     return media.audio_data_uri(
@@ -66,39 +78,46 @@ def audio_raw(request: Request) -> Any:
     )
 
 
+@declare("A text series", RUN, TAG)
 def text_series(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
     return {tag: media.texts(found.provider, found.id, text(request, "run"), tag)}
 
 
+@declare("A histogram series", RUN, TAG, SAMPLES)
 def histogram(request: Request) -> Any:
     tag, samples = text(request, "tag"), optional_integer(request, "samples")
     found = experiment(request)
     return {tag: statistics.histogram(found.provider, found.id, text(request, "run"), tag, samples)}
 
 
+@declare("A distribution series", RUN, TAG, SAMPLES)
 def distribution(request: Request) -> Any:
     tag, samples = text(request, "tag"), optional_integer(request, "samples")
     found = experiment(request)
     return {tag: statistics.distribution(found.provider, found.id, text(request, "run"), tag, samples)}
 
 
+@declare("The hyperparameters of a run", RUN)
 def hyperparm(request: Request) -> Any:
     found = experiment(request)
     return hyperparams.hyperparameters(found.provider, found.id, text(request, "run"))
 
 
+@declare("A graph (c_graph or s_graph)", RUN, TAG)
 def model_graph(request: Request) -> Any:
     found = experiment(request)
     return graph.graph(found.provider, found.id, text(request, "run"), text(request, "tag"))
 
 
+@declare("The embeddings of a tag, as metadata", RUN, TAG)
 def projector_meta(request: Request) -> Any:
     found = experiment(request)
     return projector.meta(found.provider, found.id, run_configs(found), text(request, "run"), text(request, "tag"))
 
 
+@declare("An embedding at a step", RUN, TAG, STEP)
 def projector_raw(request: Request) -> Any:
     step, found = integer(request, "step"), experiment(request)
     return {
@@ -108,6 +127,7 @@ def projector_raw(request: Request) -> Any:
     }
 
 
+@declare("One sample of an embedding", RUN, TAG, openapi.integer("index", required=True))
 def projector_sample(request: Request) -> Any:
     found, index = experiment(request), integer(request, "index")
     return projector.sample(
@@ -115,6 +135,14 @@ def projector_sample(request: Request) -> Any:
     )
 
 
+@declare(
+    "An embedding projected by the server",
+    RUN,
+    TAG,
+    STEP,
+    openapi.text("method", required=True, enum=METHODS),
+    openapi.integer("dims", minimum=2, maximum=3),
+)
 def projector_data(request: Request) -> Any:
     found, step = experiment(request), integer(request, "step")
     dims = optional_integer(request, "dims") or DEFAULT_DIMENSIONS
@@ -127,24 +155,35 @@ def projector_data(request: Request) -> Any:
     return {str(step): answer}
 
 
+@declare("The exception boxes of a tensor series", RUN, TAG)
 def exception_meta(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
     return {tag: exception.boxes(found.provider, found.id, text(request, "run"), tag)}
 
 
+@declare("A tensor at a step as a heat map", RUN, TAG, STEP)
 def exception_data(request: Request) -> Any:
     found = experiment(request)
     step = integer(request, "step")
     return {str(step): exception.heat_map(found.provider, found.id, text(request, "run"), text(request, "tag"), step)}
 
 
+@declare("A tensor at a step as a histogram", RUN, TAG, STEP)
 def exception_hist(request: Request) -> Any:
     found = experiment(request)
     step = integer(request, "step")
     return {str(step): exception.histogram(found.provider, found.id, text(request, "run"), text(request, "tag"), step)}
 
 
+@declare(
+    "The outliers of a tensor at a step",
+    RUN,
+    TAG,
+    STEP,
+    openapi.number("up", required=True),
+    openapi.number("down", required=True),
+)
 def exception_box(request: Request) -> Any:
     found = experiment(request)
     step = integer(request, "step")

@@ -7,6 +7,7 @@ value is decoded once more, and again while it still holds a "%".
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -27,6 +28,7 @@ Endpoint = Callable[[Request], Awaitable[JSONResponse]]
 def answer(compute: Callable[[Request], Any]) -> Endpoint:
     """An endpoint that runs `compute` in a worker thread and wraps what it returns, or why it failed."""
 
+    @functools.wraps(compute)
     async def endpoint(request: Request) -> JSONResponse:
         try:
             data = await run_in_threadpool(compute, request)

@@ -21,6 +21,7 @@ from trainboard.access.accounts import Accounts
 from trainboard.errors import NotFoundError
 from trainboard.http.context import DEFAULT_EXPERIMENT_IDS, Experiments
 from trainboard.http.guard import principal_of
+from trainboard.http.openapi import HTML, declare, text
 from trainboard.http.responses import SECURITY_HEADERS
 from trainboard.http.ui.csp import CONTENT_SECURITY_POLICY
 
@@ -65,6 +66,7 @@ def _readable(request: Request) -> bool:
     return True
 
 
+@declare("trainboard's web UI", text("experiments"), returns=HTML)
 def index(request: Request) -> Response:
     headers = {**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY}
     readable = _readable(request)
@@ -74,6 +76,7 @@ def index(request: Request) -> Response:
 
 
 def _asset(path: Path) -> Route:
+    @declare("A file of trainboard's web UI", returns=_media_type(path))
     def serve(request: Request) -> Response:
         return Response(_file(path), media_type=_media_type(path), headers=SECURITY_HEADERS)
 

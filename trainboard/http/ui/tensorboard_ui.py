@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from trainboard.http.openapi import HTML, declare, text
 from trainboard.http.responses import SECURITY_HEADERS
 from trainboard.http.ui.csp import CONTENT_SECURITY_POLICY
 
@@ -59,6 +60,11 @@ def webfiles_zip() -> Path | None:
     return package_file(ARCHIVE)
 
 
+@declare(
+    "The page of a dashboard TensorBoard loads in an iframe",
+    text("name", required=True, enum=tuple(MODULE_PLUGINS)),
+    returns=HTML,
+)
 def plugin_entry(request: Request) -> Response:
     """The page TensorBoard's UI puts in an iframe for a module-loaded dashboard: it imports the module and renders
     it; the Content-Security-Policy allows that one inline script by its hash, as TensorBoard's does."""
@@ -81,6 +87,7 @@ def projector_file(name: str) -> Route:
     # TensorBoard sends its policy with every HTML page.
     policy = {"Content-Security-Policy": CONTENT_SECURITY_POLICY} if media_type == "text/html" else {}
 
+    @declare("A file of the projector dashboard", returns=media_type)
     def serve(request: Request) -> Response:
         if path is None:
             return Response("Not found", 404, SECURITY_HEADERS, "text/plain")
@@ -111,6 +118,7 @@ def routes(path_prefix: str) -> list[BaseRoute]:
             return Response(gzip.decompress(body), media_type=media_type, headers=headers)
         return Response(body, media_type=media_type, headers={**headers, "Content-Encoding": "gzip"})
 
+    @declare("TensorBoard's web UI", returns=HTML)
     def index(request: Request) -> Response:
         headers = {**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY, "Vary": "Accept-Encoding"}
         return respond(request, "index.html", "text/html", headers)
@@ -118,6 +126,7 @@ def routes(path_prefix: str) -> list[BaseRoute]:
     def asset(name: str) -> Route:
         media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
 
+        @declare("A file of TensorBoard's web UI", text("_file_hash"), returns=media_type)
         def serve(request: Request) -> Response:
             headers = {**SECURITY_HEADERS, "Vary": "Accept-Encoding"}
             if media_type in JS_MEDIA_TYPES and request.query_params.get("_file_hash"):
@@ -127,6 +136,7 @@ def routes(path_prefix: str) -> list[BaseRoute]:
 
         return Route("/" + name, serve)
 
+    @declare("An old dashboard path: a redirect to the UI", returns=HTML)
     def to_index(request: Request) -> RedirectResponse:
         return RedirectResponse(root, status_code=302, headers=SECURITY_HEADERS)
 

@@ -11,6 +11,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from trainboard.http.openapi import HTML, declare
 from trainboard.http.responses import SECURITY_HEADERS
 from trainboard.http.ui.csp import CONTENT_SECURITY_POLICY
 
@@ -38,6 +39,7 @@ def routes() -> list[BaseRoute]:
     if frontend is None:
         raise TsvisMissingError(MISSING)
 
+    @declare("TS-VIS's web UI", returns=HTML)
     async def index(request: Request) -> Response:
         headers = {**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY}
         return FileResponse(frontend / "index.html", media_type="text/html", headers=headers)
