@@ -93,3 +93,17 @@ def test_a_local_logdirs_store_damaged_at_its_header_is_moved_aside_and_built_ag
     assert f"the store {store} was damaged (file is not a database): moved it aside to {store}.damaged-" in errors
     assert "ingest done: 1/1 files" in errors
     assert len(list(store.parent.glob(f"{store.name}.damaged-*"))) == 1
+
+
+def test_a_store_locked_by_another_process_is_one_line_after_a_short_wait(tmp_path: Path) -> None:
+    db = tmp_path / "store.sqlite"
+    open_store(str(db)).close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")  # held, as by a process stuck inside a write
+        finished = subprocess.run(command("serve", f"--db={db}", "--port=0"), capture_output=True, timeout=60)
+    finally:
+        holder.close()
+    errors = finished.stderr.decode()
+    assert finished.returncode == 1 and errors.count("\n") == 1, errors
+    assert f"the store {db} is locked by another process: stop it, or give another --db" in errors

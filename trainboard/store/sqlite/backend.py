@@ -129,6 +129,11 @@ def guard_methods(cls: Class) -> Class:
     return cls
 
 
+# How long a write waits for another process's write transaction: while opening, and after.
+OPEN_BUSY_SECONDS = 10
+BUSY_SECONDS = 120
+
+
 @guard_methods
 class SqliteBackend(Guarded):
     def __init__(self, path: str | Path) -> None:
@@ -139,8 +144,11 @@ class SqliteBackend(Guarded):
         self.on_damage: Callable[[], None] = lambda: None
         self.damage_hint = RESTORE_HINT
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Another process writing the same file: wait for its commits rather than fail.
-        self.writer = sqlite3.connect(self.path, timeout=120, check_same_thread=False, isolation_level=None)
+        # Another process writing the same file: wait for its commits rather than fail; at open, only as long as a
+        # commit takes, so that a store locked for good is an error at start rather than a silent wait.
+        self.writer = sqlite3.connect(
+            self.path, timeout=OPEN_BUSY_SECONDS, check_same_thread=False, isolation_level=None
+        )
         self.writer.execute("PRAGMA journal_mode = WAL")
         self.writer.execute("PRAGMA synchronous = NORMAL")
         # Reentrant: the database's own blob store writes inside a batch's transaction, on this thread.
@@ -150,6 +158,7 @@ class SqliteBackend(Guarded):
         self._writer_locks: list[int] = []
         self._migrate()
         self._check_small_tables()
+        self.writer.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
         self.accounts = SqliteAccounts(self.reader, self.writer, self.write_lock)
 
     def damaged(self, error: sqlite3.Error) -> StoreDamaged:
