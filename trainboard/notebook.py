@@ -152,7 +152,7 @@ def _launch(args: list[str], cwd: str) -> ServerInfo:
 
 
 def _answers(info: ServerInfo) -> bool:
-    """Whether the server's process runs and its URL answers as trainboard does."""
+    """Whether the server's process runs and its URL answers as trainboard does (or asks for a token)."""
     try:
         os.kill(info.pid, 0)
     except ProcessLookupError:
@@ -160,6 +160,6 @@ def _answers(info: ServerInfo) -> bool:
     except PermissionError:
         pass
     try:
-        return httpx.get(f"{info.url}data/environment", timeout=2).status_code == 200
+        return httpx.get(f"{info.url}data/environment", timeout=2).status_code in (200, 401, 403)
     except httpx.HTTPError:
         return False
