@@ -27,3 +27,10 @@ def open(
     from trainboard.api.opening import open_experiment
 
     return open_experiment(source, experiment=experiment, db=db, blobs=blobs, ingest=ingest, backend=backend)
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """`%load_ext trainboard` in Jupyter or IPython: the `%trainboard` magic (trainboard/notebook.py)."""
+    from trainboard.notebook import load_ipython_extension as load
+
+    load(ipython)

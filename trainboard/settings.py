@@ -111,7 +111,7 @@ def parse_role(text: str) -> str:
     return text.strip().lower()
 
 
-EXPORT_FORMATS = ("parquet", "csv", "jsonl")
+EXPORT_FORMATS = ("parquet", "csv", "jsonl", "tfevents")
 
 
 def parse_export_format(text: str) -> str:
@@ -252,7 +252,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "expires", 0.0, "Days until the token expires; never when not given.", parse_days, commands=("tokens create",)
     ),
-    Setting("format", "parquet", "Export format: parquet, csv or jsonl.", parse_export_format, commands=("export",)),
+    Setting(
+        "format",
+        "parquet",
+        "Export format: parquet, csv, jsonl or tfevents.",
+        parse_export_format,
+        commands=("export",),
+    ),
     Setting("out", "", "Directory to export into (created when missing).", commands=("export",)),
     Setting("ui", "trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis."),
     Setting(

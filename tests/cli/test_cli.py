@@ -21,24 +21,26 @@ def test_without_a_logdir_it_writes_and_serves_the_demo(tmp_path: Path) -> None:
         trainboard(tmp_path / "first", "--port=0", "--reload_interval=0", env=cache) as server,
         httpx.Client(base_url=server.url) as client,
     ):
-        assert sorted(client.get("/data/runs").json()) == ["eval", "train/lr-0.01", "train/lr-0.1"]
+        runs = client.get("/data/runs").json()
+        assert len(runs) == 12 and {".", "eval", "tsvis", "sweep/lr-0.1/seed-0"} <= set(runs)
         tags = client.get("/data/plugin/scalars/tags").json()
-        assert set(tags["train/lr-0.1"]) == {"loss", "accuracy", "learning_rate"}
-        series = client.get("/data/scalars", params={"run": "train/lr-0.1", "tag": "loss"}).json()
+        assert set(tags["sweep/lr-0.1/seed-0"]) == {"loss", "accuracy", "learning_rate"}
+        series = client.get("/data/scalars", params={"run": "sweep/lr-0.1/seed-0", "tag": "loss"}).json()
         # The restart at step 120 dropped the first life's steps 120..149: each step is there once.
         assert [step for _, step, _ in series] == list(range(200))
         for plugin in ("images", "audio", "histograms", "text"):
-            assert client.get(f"/data/plugin/{plugin}/tags").json()["eval"], plugin
+            assert client.get(f"/data/plugin/{plugin}/tags").json()["sweep/lr-0.01/seed-0"], plugin
         first = server.errors()
-    demo = tmp_path / "cache" / "trainboard" / "demo-v2"
+    demo = tmp_path / "cache" / "trainboard" / "demo-v3"
     assert f"No --logdir given: serving a demo logdir that trainboard wrote to {demo}" in first
-    assert "ingest done: 3/3 files" in first
+    # 12 event files and the projector config.
+    assert "ingest done: 13/13 files" in first
     assert sorted(path.name for path in demo.parent.iterdir() if path.name.startswith(".demo")) == []
     written = {path: path.stat().st_mtime_ns for path in demo.rglob("*tfevents*")}
     # Started again, it serves the same demo from its store without writing it again.
     with trainboard(tmp_path / "second", "--port=0", "--reload_interval=0", env=cache) as server:
-        assert len(httpx.get(f"{server.url}data/runs").json()) == 3
-        assert "ingest done: 3/3 files, 0.1/0.1 MB, 0 new points" in server.errors()
+        assert len(httpx.get(f"{server.url}data/runs").json()) == 12
+        assert "ingest done: 13/13 files, 0.3/0.3 MB, 0 new points" in server.errors()
     assert {path: path.stat().st_mtime_ns for path in demo.rglob("*tfevents*")} == written
 
 

@@ -1,5 +1,5 @@
 """`trainboard export`: every point of an experiment to Parquet (a dataset per kind, partitioned by run), CSV or
-JSON Lines (a file per kind)."""
+JSON Lines (a file per kind), or back to TensorBoard event files (trainboard/api/tfevents.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import numpy as np
 
 from trainboard.api.experiment import Experiment
 from trainboard.api.frames import Labels, Table, arrow_table
+from trainboard.api.tfevents import write_tfevents
 from trainboard.settings import Settings
 
-FORMATS = ("parquet", "csv", "jsonl")
+FORMATS = ("parquet", "csv", "jsonl", "tfevents")
 # The rows a JSON Lines file is written by, at a time.
 JSON_BATCH = 65_536
 
@@ -31,10 +32,13 @@ def kinds(experiment: Experiment) -> dict[str, Callable[[], Table]]:
 
 
 def export(experiment: Experiment, form: str, out: Path) -> dict[str, int]:
-    """Writes each kind that has points under `out` (a directory); returns the rows written by kind."""
+    """Writes each kind that has points under `out` (a directory); returns the rows (points for tfevents) written by
+    kind."""
     if form not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {form!r}")
     out.mkdir(parents=True, exist_ok=True)
+    if form == "tfevents":
+        return write_tfevents(experiment, out)
     written: dict[str, int] = {}
     for kind, read in kinds(experiment).items():
         table = arrow_table(read())
