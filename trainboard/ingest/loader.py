@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from trainboard.ingest.files import FileTarget, Report, config_place, load_file
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.points import RunState
+from trainboard.reader.dialect import file_dialect, is_projector_config
 from trainboard.reader.logdir import FileStat, RunSource
 from trainboard.reader.tail import FileCursor
 from trainboard.store.backend import StaleOffsetError
@@ -52,13 +53,20 @@ class Loader:
         self.progress = progress or IngestProgress()
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = None
+        # Each run's place in the walk at the last pass.
+        self._positions: dict[str, int] | None = None
 
     def poll(self) -> None:
         """One pass: read whatever is new in every file of every run and commit it; forget files that are gone."""
         runs = self.logdir.runs()
         cursors = self.store.file_cursors(self.experiment_id)
         stats = {path: _stat(self.logdir, path) for paths in runs.values() for path in paths}
-        self.store.forget_files(self.experiment_id, [path for path in cursors if path not in stats])
+        late = [path for paths in runs.values() if _arrived_late(paths, cursors) for path in paths if path in cursors]
+        moved = [path for run in self._moved(runs, cursors) for path in runs[run] if is_projector_config(path)]
+        again = [path for path in dict.fromkeys(late + moved) if path in cursors]
+        self.store.forget_files(self.experiment_id, [path for path in cursors if path not in stats] + again)
+        for path in again:
+            del cursors[path]
         sizes = {path: stat.size for path, stat in stats.items()}
         bytes_done = sum(min(cursors[p].offset, size) for p, size in sizes.items() if p in cursors)
         jobs = [
@@ -79,6 +87,19 @@ class Loader:
         if jobs:
             self.store.settle()
         self.progress.end_pass()
+
+    def _moved(self, runs: dict[str, list[str]], cursors: dict[str, FileCursor]) -> set[str]:
+        """Runs whose place in the walk changed since this loader's last pass: projector configs, ordered by the
+        place their run had when they were read, are read again. On a first pass, every run when new runs appeared
+        (while no loader was running, any place may have changed)."""
+        positions = {run: position for position, run in enumerate(runs)}
+        if self._positions is None:
+            appeared = any(all(path not in cursors for path in paths) for paths in runs.values())
+            moved = set(runs) if appeared else set()
+        else:
+            moved = {run for run, position in positions.items() if self._positions.get(run, position) != position}
+        self._positions = positions
+        return moved
 
     def _load_run(self, job: RunJob) -> None:
         _load_run(self.logdir, self.store, self.experiment_id, job, self.progress)
@@ -144,6 +165,13 @@ def _has_news(paths: list[str], cursors: dict[str, FileCursor], stats: dict[str,
         or (cursors[path].size, cursors[path].mtime) != (stats[path].size, stats[path].mtime)
         for path in paths
     )
+
+
+def _arrived_late(paths: list[str], cursors: dict[str, FileCursor]) -> bool:
+    """Whether an event file never read sorts before one read already: TensorBoard reads a run's files in name
+    order (restarts purge by that order), so the run is read again from its first file, as a cold load reads it."""
+    read = [path in cursors for path in paths if file_dialect(path) is not None]
+    return any(not done and any(read[index + 1 :]) for index, done in enumerate(read))
 
 
 def _stat(logdir: RunSource, path: str) -> FileStat:
