@@ -62,9 +62,13 @@ class Loader:
         cursors = self.store.file_cursors(self.experiment_id)
         stats = {path: _stat(self.logdir, path) for paths in runs.values() for path in paths}
         late = [path for paths in runs.values() if _arrived_late(paths, cursors) for path in paths if path in cursors]
-        moved = [path for run in self._moved(runs, cursors) for path in runs[run] if is_projector_config(path)]
+        positions = {run: position for position, run in enumerate(runs)}
+        moved = [
+            path for run in self._moved(positions, runs, cursors) for path in runs[run] if is_projector_config(path)
+        ]
         again = [path for path in dict.fromkeys(late + moved) if path in cursors]
         self.store.forget_files(self.experiment_id, [path for path in cursors if path not in stats] + again)
+        self._positions = positions
         for path in again:
             del cursors[path]
         sizes = {path: stat.size for path, stat in stats.items()}
@@ -88,18 +92,14 @@ class Loader:
             self.store.settle()
         self.progress.end_pass()
 
-    def _moved(self, runs: dict[str, list[str]], cursors: dict[str, FileCursor]) -> set[str]:
+    def _moved(self, positions: dict[str, int], runs: dict[str, list[str]], cursors: dict[str, FileCursor]) -> set[str]:
         """Runs whose place in the walk changed since this loader's last pass: projector configs, ordered by the
         place their run had when they were read, are read again. On a first pass, every run when new runs appeared
         (while no loader was running, any place may have changed)."""
-        positions = {run: position for position, run in enumerate(runs)}
         if self._positions is None:
             appeared = any(all(path not in cursors for path in paths) for paths in runs.values())
-            moved = set(runs) if appeared else set()
-        else:
-            moved = {run for run, position in positions.items() if self._positions.get(run, position) != position}
-        self._positions = positions
-        return moved
+            return set(runs) if appeared else set()
+        return {run for run, position in positions.items() if self._positions.get(run, position) != position}
 
     def _load_run(self, job: RunJob) -> None:
         _load_run(self.logdir, self.store, self.experiment_id, job, self.progress)
