@@ -66,7 +66,7 @@ def write(logdir: Path, index: int, seconds: float, step_seconds: float) -> None
 
 @dataclass
 class Figures:
-    latencies: list[float] = field(default_factory=list)
+    latencies: dict[str, list[float]] = field(default_factory=dict)  # ms, by route
     errors: Counter[str] = field(default_factory=Counter)
     in_gaps: int = 0
     first_answers: list[float] = field(default_factory=list)
@@ -141,7 +141,7 @@ async def clients(server: Server, count: int, writers: int, deadline: float, fig
         async def one(number: int) -> None:
             chooser = random.Random(number)
             while time.monotonic() < deadline:
-                _, path, body = request(chooser, writers)
+                route, path, body = request(chooser, writers)
                 up, started = server.up, time.perf_counter()
                 try:
                     url = server.url + path
@@ -150,7 +150,7 @@ async def clients(server: Server, count: int, writers: int, deadline: float, fig
                 except httpx.TransportError as error:
                     failure = type(error).__name__
                 if failure is None:
-                    figures.latencies.append((time.perf_counter() - started) * 1000)
+                    figures.latencies.setdefault(route, []).append((time.perf_counter() - started) * 1000)
                 elif up and server.up:
                     figures.errors[failure] += 1
                 else:
@@ -179,11 +179,15 @@ async def soak(server: Server, args: argparse.Namespace, deadline: float) -> Fig
 
 
 def settle(server: Server) -> None:
-    """With the writers stopped: the last process reads the rest (a pass that begins after they stopped), then
-    stops."""
+    """With the writers stopped: the last process reads the rest (two passes more: one may have begun before they
+    stopped), then is killed as the others were."""
     with httpx.Client(base_url=server.url, timeout=30) as http:
-        time.sleep(5)
-        while not http.get("/data/ingest_progress").json()["done"]:
+
+        def passes() -> int:
+            return int(http.get("/data/ingest_progress").json()["passes"])
+
+        wanted = passes() + 2
+        while passes() < wanted:
             time.sleep(0.2)
     server.kill()
 
@@ -201,69 +205,108 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-def main() -> None:
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    figures: Figures
+    seconds: float
+    soaked_points: int
+    cold_points: int
+    cold_seconds: float
+    compared: int
+    problems: list[str]
+    tracebacks: int
+    load: tuple[float, float]  # 1-minute load average before and at the end of the soak
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems or self.figures.errors or self.soaked_points != self.cold_points)
+
+
+def run(root: Path, args: argparse.Namespace) -> Outcome:
+    """The soak in `root`: writers and a restarted server for `args.minutes`, then the comparison with a cold load."""
+    seconds = args.minutes * 60
+    load_before = os.getloadavg()[0]
+    logdir = root / "logs"
+    logdir.mkdir()
+    server = Server(logdir, root / "soaked.sqlite", root / "trainboard.log")
+    spawn = multiprocessing.get_context("spawn")
+    writers = [spawn.Process(target=write, args=(logdir, i, seconds, args.step_seconds)) for i in range(args.writers)]
+    for writer in writers:
+        writer.start()
+    try:
+        figures = asyncio.run(soak(server, args, time.monotonic() + seconds))
+        load_during = os.getloadavg()[0]
+        for writer in writers:
+            writer.join()
+        settle(server)
+    finally:
+        server.kill()
+        for writer in writers:
+            writer.kill()
+    began = time.perf_counter()
+    cold_load(logdir, root / "cold.sqlite")
+    cold_seconds = time.perf_counter() - began
+    with serving(logdir, root / "cold.sqlite") as cold, serving(logdir, server.db) as soaked:
+        compared, problems = differences(cold, soaked, covering=False)
+    return Outcome(
+        figures,
+        seconds,
+        store_points(server.db),
+        store_points(root / "cold.sqlite"),
+        cold_seconds,
+        compared,
+        problems,
+        server.log.read_text(errors="replace").count("Traceback"),
+        (load_before, load_during),
+    )
+
+
+def report(outcome: Outcome, args: argparse.Namespace) -> str:
+    figures = outcome.figures
+    requests = sum(len(times) for times in figures.latencies.values()) + sum(figures.errors.values()) + figures.in_gaps
+    every = [latency for times in figures.latencies.values() for latency in times]
+    rows = [
+        ("duration", f"{outcome.seconds / 60:g} min, {args.writers} writers, {args.clients} clients"),
+        ("restarts (kill -9)", f"{len(figures.first_answers) - 1}, every {args.restart_every:g} s"),
+        ("requests", f"{requests:,} ({requests / outcome.seconds:,.0f}/s)"),
+        ("answered", f"{len(every):,}"),
+        ("errors outside restart gaps", f"{sum(figures.errors.values())} {dict(figures.errors) or ''}"),
+        ("refused inside restart gaps", f"{figures.in_gaps:,}"),
+        ("latency p50 / p99, all", _latency(every)),
+        *((f"  {route}", _latency(times)) for route, times in sorted(figures.latencies.items())),
+        ("first start to first answer", f"{figures.first_answers[0]:.2f} s"),
+        ("restart to first answer", _spread(figures.first_answers[1:])),
+        ("points in the soaked / cold store", f"{outcome.soaked_points:,} / {outcome.cold_points:,}"),
+        ("cold load of the logdir", f"{outcome.cold_seconds:.1f} s"),
+        ("answers compared with the cold load", f"{outcome.compared:,}, {len(outcome.problems)} differ"),
+        ("tracebacks in the server log", f"{outcome.tracebacks}"),
+        ("load average before / at the end", f"{outcome.load[0]:.1f} / {outcome.load[1]:.1f} ({os.cpu_count()} cores)"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    lines = [f"{name:<{width}}  {value}" for name, value in rows]
+    return "\n".join([*lines, *(f"DIFFERS: {problem}" for problem in outcome.problems[:10])])
+
+
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--writers", type=int, default=10)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--restart_every", type=float, default=60, help="seconds between two kill -9")
     parser.add_argument("--step_seconds", type=float, default=0.5, help="each writer's pause between steps")
-    args = parser.parse_args()
-    seconds = args.minutes * 60
-    load_before = os.getloadavg()
+    return parser
+
+
+def main() -> None:
+    args = parser().parse_args()
     with tempfile.TemporaryDirectory(prefix="soak-") as scratch:
-        root = Path(scratch)
-        logdir = root / "logs"
-        logdir.mkdir()
-        server = Server(logdir, root / "soaked.sqlite", root / "trainboard.log")
-        writers = [
-            multiprocessing.get_context("spawn").Process(target=write, args=(logdir, i, seconds, args.step_seconds))
-            for i in range(args.writers)
-        ]
-        for writer in writers:
-            writer.start()
-        started = time.monotonic()
-        try:
-            figures = asyncio.run(soak(server, args, started + seconds))
-            load_during = os.getloadavg()
-            for writer in writers:
-                writer.join()
-            settle(server)
-        finally:
-            server.kill()
-            for writer in writers:
-                writer.kill()
-        soaked_points = store_points(server.db)
-        began = time.perf_counter()
-        cold_load(logdir, root / "cold.sqlite")
-        cold_seconds = time.perf_counter() - began
-        cold_points = store_points(root / "cold.sqlite")
-        with serving(logdir, root / "cold.sqlite") as cold, serving(logdir, server.db) as soaked:
-            compared, problems = differences(cold, soaked, covering=False)
-        crashes = server.log.read_text(errors="replace").count("Traceback")
-    requests = len(figures.latencies) + sum(figures.errors.values()) + figures.in_gaps
-    rows = [
-        ("duration", f"{seconds / 60:g} min, {args.writers} writers, {args.clients} clients"),
-        ("restarts (kill -9)", f"{len(figures.first_answers) - 1}, every {args.restart_every:g} s"),
-        ("requests", f"{requests:,} ({requests / seconds:,.0f}/s)"),
-        ("answered", f"{len(figures.latencies):,}"),
-        ("errors outside restart gaps", f"{sum(figures.errors.values())} {dict(figures.errors) or ''}"),
-        ("refused inside restart gaps", f"{figures.in_gaps:,}"),
-        ("latency p50 / p99", f"{percentile(figures.latencies, 50):.1f} / {percentile(figures.latencies, 99):.1f} ms"),
-        ("restart to first answer", _spread(figures.first_answers[1:])),
-        ("first start to first answer", f"{figures.first_answers[0]:.2f} s"),
-        ("points in the soaked / cold store", f"{soaked_points:,} / {cold_points:,}"),
-        ("cold load of the logdir", f"{cold_seconds:.1f} s"),
-        ("answers compared with the cold load", f"{compared:,}, {len(problems)} differ"),
-        ("tracebacks in the server log", f"{crashes}"),
-        ("load average before / during", f"{load_before[0]:.1f} / {load_during[0]:.1f} ({os.cpu_count()} cores)"),
-    ]
-    width = max(len(name) for name, _ in rows)
-    print("\n".join(f"{name:<{width}}  {value}" for name, value in rows))
-    for problem in problems[:10]:
-        print("DIFFERS:", problem)
-    failed = problems or figures.errors or soaked_points != cold_points
-    sys.exit(1 if failed else 0)
+        outcome = run(Path(scratch), args)
+    print(report(outcome, args))
+    sys.exit(1 if outcome.failed else 0)
+
+
+def _latency(values: list[float]) -> str:
+    return f"{percentile(values, 50):.1f} / {percentile(values, 99):.1f} ms (n={len(values):,})"
 
 
 def _spread(values: list[float]) -> str:
