@@ -4,8 +4,9 @@ cold load's of the same logdir.
 
     PYTHONPATH=. .venv/bin/python bench/soak.py [--minutes 10] [--writers 10] [--clients 50] [--restart_every 60]
 
-Errors are 5xx answers and connection errors outside the restart gaps (from a kill to the next process's first
-answer); requests refused inside a gap are counted apart.
+Errors are 5xx answers and connection errors of requests sent while the server was up and not killed before they
+ended; those sent in a restart gap (from a kill to the next process's first answer) or cut by a kill are counted
+apart.
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ def write(logdir: Path, index: int, seconds: float, step_seconds: float) -> None
 class Figures:
     latencies: dict[str, list[float]] = field(default_factory=dict)  # ms, by route
     errors: Counter[str] = field(default_factory=Counter)
+    # Seconds since the last kill at each error.
+    error_times: list[float] = field(default_factory=list)
     in_gaps: int = 0
     first_answers: list[float] = field(default_factory=list)
 
@@ -81,6 +84,9 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
         self.up = False
+        # Kills so far, and when the last one was (monotonic seconds).
+        self.kills = 0
+        self.killed_at = 0.0
 
     def start(self) -> None:
         command = [
@@ -99,6 +105,8 @@ class Server:
 
     def kill(self) -> None:
         self.up = False
+        self.kills += 1
+        self.killed_at = time.monotonic()
         if self.process is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -142,7 +150,7 @@ async def clients(server: Server, count: int, writers: int, deadline: float, fig
             chooser = random.Random(number)
             while time.monotonic() < deadline:
                 route, path, body = request(chooser, writers)
-                up, started = server.up, time.perf_counter()
+                up, kills, started = server.up, server.kills, time.perf_counter()
                 try:
                     url = server.url + path
                     response = await (http.post(url, json=body) if body is not None else http.get(url))
@@ -151,8 +159,9 @@ async def clients(server: Server, count: int, writers: int, deadline: float, fig
                     failure = type(error).__name__
                 if failure is None:
                     figures.latencies.setdefault(route, []).append((time.perf_counter() - started) * 1000)
-                elif up and server.up:
+                elif up and server.kills == kills:
                     figures.errors[failure] += 1
+                    figures.error_times.append(time.monotonic() - server.killed_at)
                 else:
                     figures.in_gaps += 1
                     await asyncio.sleep(0.05)
@@ -270,8 +279,8 @@ def report(outcome: Outcome, args: argparse.Namespace) -> str:
         ("restarts (kill -9)", f"{len(figures.first_answers) - 1}, every {args.restart_every:g} s"),
         ("requests", f"{requests:,} ({requests / outcome.seconds:,.0f}/s)"),
         ("answered", f"{len(every):,}"),
-        ("errors outside restart gaps", f"{sum(figures.errors.values())} {dict(figures.errors) or ''}"),
-        ("refused inside restart gaps", f"{figures.in_gaps:,}"),
+        ("errors outside restart gaps", f"{sum(figures.errors.values())} {dict(figures.errors) or ''}{_when(figures)}"),
+        ("refused in restart gaps or cut by a kill", f"{figures.in_gaps:,}"),
         ("latency p50 / p99, all", _latency(every)),
         *((f"  {route}", _latency(times)) for route, times in sorted(figures.latencies.items())),
         ("first start to first answer", f"{figures.first_answers[0]:.2f} s"),
@@ -303,6 +312,12 @@ def main() -> None:
         outcome = run(Path(scratch), args)
     print(report(outcome, args))
     sys.exit(1 if outcome.failed else 0)
+
+
+def _when(figures: Figures) -> str:
+    if not figures.error_times:
+        return ""
+    return f", {min(figures.error_times):.1f} to {max(figures.error_times):.1f} s after a kill"
 
 
 def _latency(values: list[float]) -> str:

@@ -4,13 +4,12 @@ one run (or one file) at a time, in any order, as training jobs finish."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 from tests.hparams.logdirs import ACCURACY, LOSS, write_session, write_writers_logdir
 from tests.logdirs import write_full_logdir
 from tests.tsvis.logdirs import FIXTURES, write_graph_runs
-from trainboard.reader.dialect import file_dialect, is_structure_graph_file
+from trainboard.reader.dialect import file_dialect, is_projector_config, is_structure_graph_file
 
 # One group, four sessions with different hparams, statuses and start times: which session's hparams the group shows
 # depends on the run order and on the statuses asked for.
@@ -55,14 +54,12 @@ def run_units(source: Path) -> dict[str, list[Path]]:
         owner = next((d for d in (path.parent, *path.parent.parents) if d in directories), path.parent)
         units.setdefault(owner.relative_to(source).as_posix(), []).append(path.relative_to(source))
     return {
-        run: sorted(files, key=lambda file: (not is_log_file(file.name), file.name.endswith(".pbtxt"), str(file)))
+        run: sorted(files, key=lambda file: (not is_log_file(file.name), is_projector_config(file.name), str(file)))
         for run, files in units.items()
     }
 
 
-def arrive(source: Path, target: Path, files: list[Path]) -> Iterator[Path]:
-    """Copies `files` from `source` into `target` one at a time, yielding each once it is there."""
-    for file in files:
-        (target / file).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source / file, target / file)
-        yield file
+def arrive(source: Path, target: Path, file: Path) -> None:
+    """Copies `file` (a path relative to both) from `source` into `target`."""
+    (target / file).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source / file, target / file)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 
 from starlette.testclient import TestClient
@@ -16,6 +16,7 @@ from trainboard.http.context import Experiments
 from trainboard.ingest.loader import Loader
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
+from trainboard.reader.dialect import is_projector_config
 from trainboard.reader.logdir import LogDir
 from trainboard.settings import Settings, parse_samples_per_plugin
 from trainboard.store.opening import open_store
@@ -30,35 +31,28 @@ def cold_load(source: Path, db: Path) -> None:
 
 def runs_one_at_a_time(source: Path, target: Path, db: Path, seed: int, restart: bool) -> None:
     """Whole runs copied into `target` in a shuffled order, an ingest pass after each; with `restart`, each pass by a
-    new process's worth of objects (store opened again, new loader)."""
+    new process's worth of objects (the store opened again, a new loader)."""
     units = run_units(source)
     order = list(units)
     random.Random(seed).shuffle(order)
-    loader = None if restart else _Session(target, db)
-    try:
+    with ExitStack() as stack:
+        kept = None if restart else stack.enter_context(_Session(target, db))
         for run in order:
-            for _ in arrive(source, target, units[run]):
-                pass
-            if loader is None:
-                with _Session(target, db) as once:
-                    once.poll()
-            else:
-                loader.poll()
-    finally:
-        if loader is not None:
-            loader.close()
+            for file in units[run]:
+                arrive(source, target, file)
+            with nullcontext(kept) if kept else _Session(target, db) as session:
+                session.poll()
 
 
 def files_one_at_a_time(source: Path, target: Path, db: Path, seed: int) -> None:
     """Every file copied into `target` on its own in a shuffled order (the log files of a run too), an ingest pass
-    after each; a run's projector config comes after its assets, as writers write them."""
-    units = run_units(source)
-    files = [file for run_files in units.values() for file in run_files]
+    by parallel threads after each; projector configs come last, after the assets they name, as writers write them."""
+    files = [file for run_files in run_units(source).values() for file in run_files]
     random.Random(seed).shuffle(files)
-    configs = [file for file in files if file.name.endswith(".pbtxt")]
-    files = [file for file in files if file not in configs] + configs
+    files.sort(key=lambda file: is_projector_config(file.name))
     with _Session(target, db, workers=WORKERS) as session:
-        for _ in arrive(source, target, files):
+        for file in files:
+            arrive(source, target, file)
             session.poll()
 
 

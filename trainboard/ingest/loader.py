@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from trainboard.ingest.files import FileTarget, Report, config_place, load_file
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.points import RunState
-from trainboard.reader.dialect import file_dialect, is_projector_config
+from trainboard.reader.dialect import is_projector_config
 from trainboard.reader.logdir import FileStat, RunSource
 from trainboard.reader.tail import FileCursor
 from trainboard.store.backend import StaleOffsetError
@@ -168,9 +168,10 @@ def _has_news(paths: list[str], cursors: dict[str, FileCursor], stats: dict[str,
 
 
 def _arrived_late(paths: list[str], cursors: dict[str, FileCursor]) -> bool:
-    """Whether an event file never read sorts before one read already: TensorBoard reads a run's files in name
-    order (restarts purge by that order), so the run is read again from its first file, as a cold load reads it."""
-    read = [path in cursors for path in paths if file_dialect(path) is not None]
+    """Whether a log file never read sorts before one read already: TensorBoard reads a run's files in name order
+    (restarts purge by that order, tags come in that order), so the run is read again from its first file, as a cold
+    load reads it. (Projector configs come after the log files and have a place of their own.)"""
+    read = [path in cursors for path in paths if not is_projector_config(path)]
     return any(not done and any(read[index + 1 :]) for index, done in enumerate(read))
 
 
