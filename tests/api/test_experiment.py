@@ -87,6 +87,7 @@ def test_polars_and_arrow_backends_hold_the_same_points(full: Experiment) -> Non
 def test_runs_carry_hparams_and_final_values(full: Experiment) -> None:
     runs = full.runs()
     assert isinstance(runs, pd.DataFrame)
+    assert list(runs.run) == sorted(runs.run), "by name, whatever order ingest met them in"
     by_run = runs.set_index("run")
     assert {"train", "eval/a", "restart", "."} <= set(by_run.index)
     assert by_run.loc["train/hparams", "lr"] == 0.1

@@ -80,9 +80,10 @@ def test_sample_indices_keep_first_and_last_and_are_increasing() -> None:
 
 
 def test_runs_plugins_and_listing(provider: DataProvider, experiment_id: str) -> None:
+    # In the logdir's walk order, not in the order they were written to the store.
     assert [(r.run_name, r.start_time) for r in provider.list_runs(experiment_id=experiment_id)] == [
-        ("train", 10.0),
         ("eval", 5.0),
+        ("train", 10.0),
     ]
     assert provider.list_plugins(experiment_id=experiment_id) == ["histograms", "images", "scalars"]
     listing = provider.list_scalars(experiment_id=experiment_id, plugin_name="scalars")

@@ -172,7 +172,8 @@ class Experiment:
         return _labelled(table)
 
     def runs_table(self) -> Table:
-        runs = self.store.runs(self.id)
+        """By run name, as the other frames (the store's order is the order ingest met the runs in)."""
+        runs = sorted(self.store.runs(self.id), key=lambda run: run.name)
         table: Table = {
             "run": [run.name for run in runs],
             "start_time": np.array([math.nan if r.start_time is None else r.start_time for r in runs]),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from trainboard.ingest.files import FileTarget, Report, config_place, load_file
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.points import RunState
+from trainboard.reader.dialect import is_projector_config
 from trainboard.reader.logdir import FileStat, RunSource
 from trainboard.reader.tail import FileCursor
 from trainboard.store.backend import StaleOffsetError
@@ -55,6 +56,8 @@ class Loader:
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = None
         self._wake = threading.Event()
+        # Each run's place in the walk at the last pass.
+        self._positions: dict[str, int] | None = None
 
     def wake(self) -> None:
         """Start the next pass now (damage was found, or the loader is to stop)."""
@@ -82,7 +85,16 @@ class Loader:
         runs = self.logdir.runs()
         cursors = self.store.file_cursors(self.experiment_id)
         stats = {path: _stat(self.logdir, path) for paths in runs.values() for path in paths}
-        self.store.forget_files(self.experiment_id, [path for path in cursors if path not in stats])
+        late = [path for paths in runs.values() if _arrived_late(paths, cursors) for path in paths if path in cursors]
+        positions = {run: position for position, run in enumerate(runs)}
+        moved = [
+            path for run in self._moved(positions, runs, cursors) for path in runs[run] if is_projector_config(path)
+        ]
+        again = [path for path in dict.fromkeys(late + moved) if path in cursors]
+        self.store.forget_files(self.experiment_id, [path for path in cursors if path not in stats] + again)
+        self._positions = positions
+        for path in again:
+            del cursors[path]
         sizes = {path: stat.size for path, stat in stats.items()}
         bytes_done = sum(min(cursors[p].offset, size) for p, size in sizes.items() if p in cursors)
         jobs = [
@@ -103,6 +115,15 @@ class Loader:
         if jobs:
             self.store.settle()
         self.progress.end_pass()
+
+    def _moved(self, positions: dict[str, int], runs: dict[str, list[str]], cursors: dict[str, FileCursor]) -> set[str]:
+        """Runs whose place in the walk changed since this loader's last pass: projector configs, ordered by the
+        place their run had when they were read, are read again. On a first pass, every run when new runs appeared
+        (while no loader was running, any place may have changed)."""
+        if self._positions is None:
+            appeared = any(all(path not in cursors for path in paths) for paths in runs.values())
+            return set(runs) if appeared else set()
+        return {run for run, position in positions.items() if self._positions.get(run, position) != position}
 
     def _load_run(self, job: RunJob) -> None:
         _load_run(self.logdir, self.store, self.experiment_id, job, self.progress)
@@ -176,6 +197,14 @@ def _has_news(paths: list[str], cursors: dict[str, FileCursor], stats: dict[str,
         or (cursors[path].size, cursors[path].mtime) != (stats[path].size, stats[path].mtime)
         for path in paths
     )
+
+
+def _arrived_late(paths: list[str], cursors: dict[str, FileCursor]) -> bool:
+    """Whether a log file never read sorts before one read already: TensorBoard reads a run's files in name order
+    (restarts purge by that order, tags come in that order), so the run is read again from its first file, as a cold
+    load reads it. (Projector configs come after the log files and have a place of their own.)"""
+    read = [path in cursors for path in paths if not is_projector_config(path)]
+    return any(not done and any(read[index + 1 :]) for index, done in enumerate(read))
 
 
 def _stat(logdir: RunSource, path: str) -> FileStat:

@@ -51,6 +51,7 @@ from trainboard.provider.values import (
     TensorDatum,
     TimeSeries,
 )
+from trainboard.reader.logdir import walk_order
 from trainboard.reader.tensors import to_ndarray
 from trainboard.store.reader import StoreReader
 from trainboard.store.store import EMPTY_SCALARS
@@ -112,10 +113,9 @@ class DataProvider:
         return self._store.plugin_names(experiment_id)
 
     def list_runs(self, *, experiment_id: str) -> list[Run]:
-        return [
-            Run(run_id=row.name, run_name=row.name, start_time=row.start_time)
-            for row in self._store.runs(experiment_id)
-        ]
+        """The runs in the logdir's walk order."""
+        rows = sorted(self._store.runs(experiment_id), key=lambda row: walk_order(row.name))
+        return [Run(run_id=row.name, run_name=row.name, start_time=row.start_time) for row in rows]
 
     def list_series(
         self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None
@@ -250,14 +250,17 @@ class DataProvider:
         data_class: DataClass | None,
         run_tag_filter: RunTagFilter | None,
     ) -> list[SeriesRow]:
+        """The series in the logdir's walk order of their runs (the store's is the order ingest met them in), each
+        run's in the order the store met them."""
         run_tag_filter = run_tag_filter or RunTagFilter()
-        return self._store.series(
+        rows = self._store.series(
             experiment_id,
             plugin_name=plugin_name,
             data_class=data_class,
             runs=run_tag_filter.runs,
             tags=run_tag_filter.tags,
         )
+        return sorted(rows, key=lambda row: walk_order(row.run))
 
     def _read_series(
         self,

@@ -19,6 +19,13 @@ class FileStat:
     mtime: float
 
 
+def walk_order(run: str) -> tuple[str, ...]:
+    """A sort key of run names in the order of a sorted walk of the logdir: a run before the runs in its
+    subdirectories ("." is the logdir itself), siblings by name. TensorBoard answers in its walk's order; this makes
+    that order the same whatever order ingest saw the runs in."""
+    return () if run == "." else tuple(run.split("/"))
+
+
 class RunSource(Protocol):
     """Where runs and their event files come from: one LogDir, or several (LogDirSpec)."""
 

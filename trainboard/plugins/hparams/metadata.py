@@ -21,17 +21,10 @@ Contents = dict[str, dict[str, bytes]]
 
 
 def hparams_contents(provider: DataProvider, experiment_id: str) -> Contents:
-    """The hparams summaries of every run, parents before their subdirectories, as TensorBoard's directory walk."""
+    """The hparams summaries of every run, in the provider's order (parents before their subdirectories, as
+    TensorBoard's directory walk)."""
     listed = provider.list_tensors(experiment_id=experiment_id, plugin_name=PLUGIN_NAME)
-    return {
-        run: {tag: series.plugin_content for tag, series in listed[run].items()}
-        for run in sorted(listed, key=walk_order)
-    }
-
-
-def walk_order(run: str) -> tuple[str, ...]:
-    """A sort key that puts a run before the runs in its subdirectories ("." is the logdir itself)."""
-    return () if run == "." else tuple(run.split("/"))
+    return {run: {tag: series.plugin_content for tag, series in by_tag.items()} for run, by_tag in listed.items()}
 
 
 def parse_plugin_data(content: bytes, kind: str) -> Any:

@@ -16,7 +16,6 @@ from trainboard.plugins.hparams.metadata import (
     SESSION_START_INFO_TAG,
     Contents,
     parse_plugin_data,
-    walk_order,
 )
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter
@@ -58,7 +57,7 @@ def tsvis_starts(provider: DataProvider, experiment_id: str) -> list[SessionStar
         run_tag_filter=RunTagFilter.of(None, {TSVIS_SESSION_TAG}),
     )
     starts = []
-    for run in sorted(found, key=walk_order):
+    for run in found:
         taken: set[str] = set()
         for index, datum in enumerate(found[run].get(TSVIS_SESSION_TAG, [])):
             tsvis_info = _parse_tsvis(datum.numpy.reshape(-1)[0])
