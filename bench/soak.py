@@ -143,7 +143,9 @@ def request(chooser: random.Random, writers: int) -> tuple[str, str, dict[str, s
 
 
 async def clients(server: Server, count: int, writers: int, deadline: float, figures: Figures) -> None:
-    limits = httpx.Limits(max_connections=count, max_keepalive_connections=count)
+    # Idle connections expire before the server closes them (trainboard.http.limits.KEEP_ALIVE_SECONDS): at the same
+    # 5 s, a request may go out on a connection the server is closing, and fail as no browser's would.
+    limits = httpx.Limits(max_connections=count, max_keepalive_connections=count, keepalive_expiry=2)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
 
         async def one(number: int) -> None:

@@ -65,8 +65,10 @@ def test_every_answer_is_independent_of_ingest_order(stores: dict[str, tuple[Ser
 
 
 def test_a_group_takes_its_first_sessions_hparams_in_run_order(stores: dict[str, tuple[Served, Served]]) -> None:
-    """TensorBoard gives a group the hparams of its first session of an allowed status in the logdir's run order:
-    differ/a_first before a_first/nested, b_second and c_third, whatever order they were ingested in."""
+    """A group takes the hparams of its first session of an allowed status in the order of a sorted walk of the
+    logdir: differ/a_first, then a_first/nested, b_second, c_third, whatever order they were ingested in.
+    (TensorBoard walks in the order the filesystem lists directories: where that is not by name, as on ext4, it can
+    pick another session of such a group; its order is not kept in the store.)"""
     expected = {
         tuple(STATUSES): DIFFERING["a_first"][0],
         ("STATUS_UNKNOWN",): DIFFERING["a_first/nested"][0],

@@ -1,4 +1,4 @@
-"""A short soak (bench/soak.py): `trainboard --logdir` killed with SIGKILL twice while writers append and clients
+"""A 30-second soak (bench/soak.py): `trainboard --logdir` killed with SIGKILL twice while writers append and clients
 read; no read fails while it is up, and the store it leaves answers every route as a cold load of the logdir does."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from bench.soak import parser, report, run
 
 def test_a_server_killed_while_writers_append_ends_as_a_cold_load(tmp_path: Path) -> None:
     args = parser().parse_args(
-        ["--minutes=0.4", "--writers=3", "--clients=6", "--restart_every=8", "--step_seconds=0.1"]
+        ["--minutes=0.5", "--writers=3", "--clients=6", "--restart_every=7", "--step_seconds=0.1"]
     )
     outcome = run(tmp_path, args)
     figures = outcome.figures

@@ -21,8 +21,9 @@ class FileStat:
 
 def walk_order(run: str) -> tuple[str, ...]:
     """A sort key of run names in the order of a sorted walk of the logdir: a run before the runs in its
-    subdirectories ("." is the logdir itself), siblings by name. TensorBoard answers in its walk's order; this makes
-    that order the same whatever order ingest saw the runs in."""
+    subdirectories ("." is the logdir itself), siblings by name. TensorBoard answers in the order of its walk, which
+    lists directories as the filesystem does (by name on some, hashed on ext4); the store keeps no such order, and
+    this one is the same whatever order ingest saw the runs in."""
     return () if run == "." else tuple(run.split("/"))
 
 
