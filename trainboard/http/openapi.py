@@ -193,11 +193,10 @@ def _mounted(mount: Mount, path: str) -> Iterator[Operation]:
         # {path}: a file's path below the folder, slashes and all.
         yield Operation(path + "/{path}", "GET", files)
         return
-    from trainboard.http.tsvis import _RoutesOnFirstRequest, api
-
-    if not isinstance(app, _RoutesOnFirstRequest):
+    routes = getattr(app, "routes", None)
+    if not isinstance(routes, list):
         raise ValueError(f"mount {path} serves {type(app).__name__}, which the OpenAPI document does not know")
-    yield from operations(api.routes(), path)
+    yield from operations(routes, path)
 
 
 def document(routes: list[BaseRoute]) -> dict[str, Any]:

@@ -14,11 +14,19 @@ class _RoutesOnFirstRequest:
         self._router: Router | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._loaded()(scope, receive, send)
+
+    @property
+    def routes(self) -> list[BaseRoute]:
+        """The routes, imported now if no request came yet (as a Router's, for the OpenAPI document)."""
+        return self._loaded().routes
+
+    def _loaded(self) -> Router:
         if self._router is None:
             from trainboard.http.tsvis import api
 
             self._router = Router(api.routes())
-        await self._router(scope, receive, send)
+        return self._router
 
 
 def routes() -> list[BaseRoute]:
