@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from trainboard.normaliser.points import DataClass, SeriesMetadata
-
-if TYPE_CHECKING:
-    import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +119,12 @@ class ChunkIndex:
     min_steps: np.ndarray
     max_steps: np.ndarray
     checksums: np.ndarray
+
+    @classmethod
+    def of(cls, rows: Sequence[Sequence[int]]) -> ChunkIndex:
+        """From database rows: id, point count, min step, max step, checksum (-1 for none)."""
+        columns = np.array(rows, dtype=np.int64).reshape(-1, 5)
+        return cls(columns[:, 0], columns[:, 1], columns[:, 2], columns[:, 3], columns[:, 4])
 
 
 @dataclass(frozen=True, slots=True)

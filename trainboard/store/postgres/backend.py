@@ -272,14 +272,7 @@ class PostgresBackend:
             " WHERE experiment_id = %s AND series_id = %s ORDER BY chunk_id",
             (experiment_id, series_id),
         )
-        columns = np.array(rows, dtype=np.int64).reshape(-1, 5)
-        return ChunkIndex(
-            ids=columns[:, 0],
-            counts=columns[:, 1],
-            min_steps=columns[:, 2],
-            max_steps=columns[:, 3],
-            checksums=columns[:, 4],
-        )
+        return ChunkIndex.of(rows)
 
     def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[tuple[ScalarColumns, int]]:
         rows = self._rows(

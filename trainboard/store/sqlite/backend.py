@@ -331,14 +331,7 @@ class SqliteBackend(Guarded):
             " WHERE series_id = ? ORDER BY id",
             (series_id,),
         )
-        columns = np.array(rows.fetchall(), dtype=np.int64).reshape(-1, 5)
-        return ChunkIndex(
-            ids=columns[:, 0],
-            counts=columns[:, 1],
-            min_steps=columns[:, 2],
-            max_steps=columns[:, 3],
-            checksums=columns[:, 4],
-        )
+        return ChunkIndex.of(rows.fetchall())
 
     def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[tuple[ScalarColumns, int]]:
         return [(_unpacked(*blobs), checksum) for *blobs, checksum in self._chunk_columns(chunk_ids)]
