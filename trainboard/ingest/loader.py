@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from trainboard.ingest.files import FileTarget, Report, config_place, load_file
 from trainboard.ingest.progress import IngestProgress
@@ -90,11 +90,13 @@ class Loader:
         moved = [
             path for run in self._moved(positions, runs, cursors) for path in runs[run] if is_projector_config(path)
         ]
-        again = [path for path in dict.fromkeys(late + moved) if path in cursors]
-        self.store.forget_files(self.experiment_id, [path for path in cursors if path not in stats] + again)
+        self.store.forget_files(self.experiment_id, [path for path in cursors if path not in stats] + late)
         self._positions = positions
-        for path in again:
+        for path in late:
             del cursors[path]
+        for path in moved:
+            if path in cursors:
+                cursors[path] = _read_again_in_place(cursors[path])
         sizes = {path: stat.size for path, stat in stats.items()}
         bytes_done = sum(min(cursors[p].offset, size) for p, size in sizes.items() if p in cursors)
         jobs = [
@@ -118,8 +120,8 @@ class Loader:
 
     def _moved(self, positions: dict[str, int], runs: dict[str, list[str]], cursors: dict[str, FileCursor]) -> set[str]:
         """Runs whose place in the walk changed since this loader's last pass: projector configs, ordered by the
-        place their run had when they were read, are read again. On a first pass, every run when new runs appeared
-        (while no loader was running, any place may have changed)."""
+        place their run had when they were read, are read again in place. On a first pass, every run when new runs
+        appeared (while no loader was running, any place may have changed)."""
         if self._positions is None:
             appeared = any(all(path not in cursors for path in paths) for paths in runs.values())
             return set(runs) if appeared else set()
@@ -186,6 +188,12 @@ def _load_run(logdir: RunSource, store: StoreWriter, experiment_id: str, job: Ru
 
 def _reporter(progress: IngestProgress) -> Report:
     return lambda bytes_read, points: progress.add(bytes_read=bytes_read, points=points)
+
+
+def _read_again_in_place(cursor: FileCursor) -> FileCursor:
+    """A cursor that makes a projector config look changed, so that it is read again and replaces its point in
+    place (its series kept: a pin still sees it) while the stored offset is still the one the batch expects."""
+    return replace(cursor, mtime=-1.0)
 
 
 def _has_news(paths: list[str], cursors: dict[str, FileCursor], stats: dict[str, FileStat]) -> bool:
