@@ -36,6 +36,8 @@ class Server:
     log: Path
     # Where its one experiment is served when not at the root (a `trainboard serve` of a store).
     experiment_path: str = ""
+    # Whether it runs on the oldest protobuf trainboard admits (tests/protobuf_floor.py).
+    protobuf_floor: bool = False
 
     def output(self, limit: int = 4000) -> str:
         """The end of what the server printed (stdout and stderr), for failure messages."""
@@ -77,12 +79,16 @@ def tensorboard_server(logdir: Path, scratch: Path) -> Iterator[Server]:
 
 
 @contextmanager
-def trainboard_server(logdir: Path, scratch: Path, *flags: str, path_prefix: str = "") -> Iterator[Server]:
+def trainboard_server(
+    logdir: Path, scratch: Path, *flags: str, path_prefix: str = "", python: Path = BIN / "python"
+) -> Iterator[Server]:
     """trainboard on `logdir` with its store in `scratch`, every point kept, after its ingest reports done; its routes
-    under `path_prefix` when given."""
+    under `path_prefix` when given; run by `python` (another venv's, to run on other versions of its dependencies)."""
     port = free_port()
     command = [
-        str(BIN / "trainboard"),
+        str(python),
+        "-m",
+        "trainboard",
         f"--logdir={logdir}",
         "--host=127.0.0.1",
         f"--port={port}",

@@ -2,6 +2,11 @@
 server (a process of its own, which outlives the kernel) and shows its UI in the cell's output;
 `trainboard.notebook.display(port=...)` shows a running server's UI again.
 
+Where the browser does not reach the kernel's machine (JupyterHub, a remote VS Code, a container), the frame goes
+through the notebook server's proxy: set `TRAINBOARD_PROXY_URL` (or TensorBoard's `TENSORBOARD_PROXY_URL`) to the
+proxy's URL with `%PORT%` for the server's port, e.g. `/proxy/%PORT%/` for jupyter-server-proxy. In Colab the frame
+goes through Colab's own port proxy.
+
 A server started here is described by an info file, `<tempdir>/trainboard-info/pid-<pid>.json`. A second
 `%trainboard` with the same arguments from the same working directory reuses a server that still answers instead of
 starting another; the info files of servers that no longer answer are removed.
@@ -29,6 +34,8 @@ INFO_DIR = "trainboard-info"
 START_TIMEOUT = 120.0
 POLL_SECONDS = 0.1
 HEIGHT = 800
+# The proxy URLs of the frame, `%PORT%` standing for the server's port: trainboard's, then TensorBoard's.
+PROXY_VARIABLES = ("TRAINBOARD_PROXY_URL", "TENSORBOARD_PROXY_URL")
 # The line trainboard prints on stderr once it listens (trainboard/cli.py).
 SERVING = re.compile(r"^trainboard \S+ at (http://\S+/) \(Press CTRL\+C to quit\)", re.MULTILINE)
 # Processes started here, kept referenced so that Python does not warn about them while they run.
@@ -111,10 +118,30 @@ def _trainboard_magic(line: str) -> None:
 
 
 def _show(url: str, height: int) -> None:
-    from IPython.display import IFrame
+    from IPython.display import IFrame, Javascript
     from IPython.display import display as show
 
-    show(IFrame(url, width="100%", height=height))  # type: ignore[no-untyped-call]
+    port = urlsplit(url).port or 80
+    if "google.colab" in sys.modules:
+        show(Javascript(_COLAB_FRAME % {"port": port, "height": height}))  # type: ignore[no-untyped-call]
+        return
+    proxy = next((os.environ[name] for name in PROXY_VARIABLES if os.environ.get(name)), None)
+    frame = proxy.replace("%PORT%", str(port)) if proxy else url
+    show(IFrame(frame, width="100%", height=height))  # type: ignore[no-untyped-call]
+
+
+# Colab serves a kernel's port to the browser at a URL of its own, which only its front end can ask for.
+_COLAB_FRAME = """
+(async () => {
+  const url = await google.colab.kernel.proxyPort(%(port)d, {cache: false});
+  const frame = document.createElement("iframe");
+  frame.src = url;
+  frame.width = "100%%";
+  frame.height = "%(height)d";
+  frame.style.border = "0";
+  document.querySelector("#output-area").appendChild(frame);
+})();
+"""
 
 
 def _launch(args: list[str], cwd: str) -> ServerInfo:

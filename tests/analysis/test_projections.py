@@ -155,21 +155,20 @@ def test_refused_requests(embeddings: np.ndarray, method: str, dims: int, messag
         project(embeddings, method, dims)
 
 
-def test_umap_without_umap_learn_says_what_to_install() -> None:
+@pytest.mark.parametrize(("method", "module", "said"), [("umap", "umap", "UMAP"), ("tsne", "openTSNE", "t-SNE")])
+def test_a_method_without_its_package_says_what_to_install(method: str, module: str, said: str) -> None:
     script = (
-        "import sys; sys.modules['umap'] = None\n"
+        f"import sys; sys.modules[{module!r}] = None\n"
         "import numpy as np\n"
         "from trainboard.analysis.projections import project\n"
         "from trainboard.errors import InvalidArgumentError\n"
         "try:\n"
-        "    project(np.eye(5), 'umap', 2)\n"
+        f"    project(np.eye(5), {method!r}, 2)\n"
         "except InvalidArgumentError as error:\n"
         "    print(error.message)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
-    assert done.stdout.strip() == (
-        "UMAP projections need the optional umap-learn package: pip install 'trainboard[umap]'"
-    )
+    assert done.stdout.strip() == (f"{said} projections need an optional package: pip install 'trainboard[{method}]'")
     assert project(np.eye(5), "pca", 2).shape == (5, 2)
 
 

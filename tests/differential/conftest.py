@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -8,15 +9,23 @@ import pytest
 
 from tests.differential.routes import Listing
 from tests.pgserver import PostgresServer
+from tests.protobuf_floor import floor_python
 from tests.s3server import S3Server
-from tests.servers import Server, tensorboard_server, trainboard_store_server, trainboard_uploaded_server
+from tests.servers import (
+    Server,
+    tensorboard_server,
+    trainboard_server,
+    trainboard_store_server,
+    trainboard_uploaded_server,
+)
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres", "uploaded"])
+@pytest.fixture(scope="session", params=["sqlite", "protobuf-floor", "postgres", "uploaded"])
 def candidate(
     request: pytest.FixtureRequest, full_logdir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
-    """The server compared with TensorBoard: trainboard on its SQLite store, and `trainboard ingest` + `serve` on
+    """The server compared with TensorBoard: trainboard on its SQLite store (on the newest protobuf, and on the oldest
+    that pyproject.toml admits, in .venv-floor), and `trainboard ingest` + `serve` on
     PostgreSQL (the logdir's experiment at /experiment/<id>/), and `trainboard upload` of the logdir into `trainboard
     serve` on PostgreSQL and S3; with --candidate=tensorboard a second TensorBoard."""
     if request.config.getoption("candidate") == "tensorboard":
@@ -26,6 +35,11 @@ def candidate(
             yield server
     elif request.param == "sqlite":
         yield request.getfixturevalue("full_trainboard")
+    elif request.param == "protobuf-floor":
+        with trainboard_server(
+            full_logdir, tmp_path_factory.mktemp("candidate-floor"), python=floor_python()
+        ) as server:
+            yield dataclasses.replace(server, protobuf_floor=True)
     elif request.param == "postgres":
         postgres: PostgresServer = request.getfixturevalue("postgres")
         db = postgres.create_database("differential")

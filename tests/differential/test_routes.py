@@ -14,6 +14,7 @@ from tests.differential.calls import Call
 from tests.differential.compare import Answer, answer, answer_difference, first_difference
 from tests.differential.differences import DIFFERENT_BODIES, HTML_ERRORS, IGNORED_KEYS, TENSORBOARD_CRASHES
 from tests.differential.routes import ROUTES, Listing, Route
+from tests.protobuf_floor import printed_alike
 from tests.servers import Server
 
 pytestmark = pytest.mark.differential
@@ -41,6 +42,11 @@ def test_route(route: Route, prefix: str, listing: Listing, differential_clients
                 actual.status, actual.content_type, served_at(actual.body, candidate.experiment_path, prefix)
             )
         answers.append(actual)
+        if candidate.protobuf_floor:
+            expected, actual = (
+                Answer(side.status, side.content_type, printed_alike(call.path, side.body))
+                for side in (expected, actual)
+            )
         found = answer_difference(*(without_ignored_keys(call, side) for side in (expected, actual)))
         if found:
             problems.append(f"{call}: {found}")

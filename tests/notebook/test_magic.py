@@ -18,9 +18,12 @@ import psutil
 import pytest
 from nbclient import NotebookClient
 
+from tests.notebook.proxy import jupyter_style_proxy
 from trainboard.demo import write_demo
 
 IFRAME = re.compile(r'<iframe\b[^>]*\bsrc="(http://[^"?]+/)\??"')
+# The script and stylesheet of trainboard's page, relative to the page.
+ASSETS = re.compile(r'(?:src|href)="(\./assets/[^"]+)"')
 WAIT_SECONDS = 60
 
 
@@ -97,3 +100,29 @@ def test_a_server_that_cannot_start_is_reported_in_the_cell(environment: Path, t
     assert "trainboard exited with code 2" in errors and "--no_such_flag" in errors
     assert not any("text/html" in output.get("data", {}) for output in cells[1]["outputs"])
     assert list((environment / "trainboard-info").glob("pid-*.json")) == []
+
+
+def test_behind_a_notebook_servers_proxy_the_frame_goes_through_it(
+    environment: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """JupyterHub, a remote VS Code: the browser reaches the kernel's machine only through the notebook server's
+    proxy (jupyter-server-proxy's /proxy/<port>/), named by TensorBoard's TENSORBOARD_PROXY_URL."""
+    write_demo(tmp_path / "runs")
+    with jupyter_style_proxy() as template:
+        monkeypatch.setenv("TENSORBOARD_PROXY_URL", template)
+        cells = run_notebook(["%load_ext trainboard", "%trainboard --logdir runs"], cwd=tmp_path)
+        direct = re.search(r"Started trainboard at (\S+) ", text(cells[1]))
+        assert direct, text(cells[1])
+        port = httpx.URL(direct.group(1)).port
+        framed = iframe_url(cells[1])
+        assert framed == template.replace("%PORT%", str(port))
+        with httpx.Client(base_url=framed, timeout=30) as client:
+            page = client.get("")
+            assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+            assets = ASSETS.findall(page.text)
+            assert len(assets) == 2
+            assert all(client.get(asset).status_code == 200 for asset in assets)
+            deadline = time.monotonic() + WAIT_SECONDS
+            while len(runs := client.get("data/runs").json()) < 12 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert len(runs) == 12

@@ -1,4 +1,5 @@
-"""Embeddings projected to 2 or 3 dimensions, on every point: PCA, t-SNE (openTSNE) and UMAP (umap-learn).
+"""Embeddings projected to 2 or 3 dimensions, on every point: PCA, t-SNE (openTSNE, the `tsne` extra) and UMAP
+(umap-learn, the `umap` extra).
 
 Points are the rows of the embedding tensor (a 1-D tensor is points of one value; more dimensions are flattened
 after the first, as TS-VIS does). A point with a NaN or infinite coordinate is left out of the projection and gets
@@ -9,6 +10,7 @@ t-SNE and UMAP need minutes and gigabytes well before a million points.
 
 from __future__ import annotations
 
+import importlib
 import math
 import warnings
 from collections.abc import Callable
@@ -86,8 +88,7 @@ def _pca(points: np.ndarray, dims: int) -> np.ndarray:
 
 def _tsne(points: np.ndarray, dims: int) -> np.ndarray:
     # Imported here: openTSNE (and scikit-learn behind it) would slow every start of the server.
-    from openTSNE import TSNE  # type: ignore[import-untyped]
-
+    TSNE = _optional("openTSNE", "TSNE", method="t-SNE", extra="tsne")
     tsne = TSNE(
         n_components=dims,
         perplexity=min(PERPLEXITY, (len(points) - 1) / 3),
@@ -100,16 +101,11 @@ def _tsne(points: np.ndarray, dims: int) -> np.ndarray:
 
 
 def _umap(points: np.ndarray, dims: int) -> np.ndarray:
-    try:
-        # Imported here: umap-learn is optional, and compiling its numba kernels takes seconds.
-        with warnings.catch_warnings():
-            # It warns at import that its TensorFlow variant, which is not used here, is unavailable.
-            warnings.simplefilter("ignore", ImportWarning)
-            from umap import UMAP  # type: ignore[import-untyped]
-    except ImportError:
-        raise InvalidArgumentError(
-            "UMAP projections need the optional umap-learn package: pip install 'trainboard[umap]'"
-        ) from None
+    # Imported here: compiling umap-learn's numba kernels takes seconds.
+    with warnings.catch_warnings():
+        # It warns at import that its TensorFlow variant, which is not used here, is unavailable.
+        warnings.simplefilter("ignore", ImportWarning)
+        UMAP = _optional("umap", "UMAP", method="UMAP", extra="umap")
     reducer = UMAP(
         n_components=dims,
         n_neighbors=min(UMAP_NEIGHBOURS, len(points) - 1),
@@ -119,6 +115,16 @@ def _umap(points: np.ndarray, dims: int) -> np.ndarray:
         n_jobs=1,
     )
     return np.asarray(reducer.fit_transform(points), dtype=np.float64)
+
+
+def _optional(module: str, name: str, *, method: str, extra: str) -> Any:
+    """`name` from the optional package `module`, which trainboard's extra `extra` installs."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError:
+        raise InvalidArgumentError(
+            f"{method} projections need an optional package: pip install 'trainboard[{extra}]'"
+        ) from None
 
 
 _PROJECT: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {"pca": _pca, "tsne": _tsne, "umap": _umap}

@@ -19,6 +19,7 @@ from starlette.staticfiles import StaticFiles
 from trainboard import __version__
 from trainboard.http.params import MAX_PARAM_LENGTH
 from trainboard.http.responses import JSONResponse
+from trainboard.reader.protos.versions import is_repeated
 
 Schema = Mapping[str, Any]
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
@@ -135,7 +136,7 @@ def message_schema(descriptor: Any, depth: int = 0) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for one in descriptor.fields:
         schema = _field_schema(one, depth)
-        properties[one.json_name] = {"type": "array", "items": schema} if one.is_repeated else schema
+        properties[one.json_name] = {"type": "array", "items": schema} if is_repeated(one) else schema
     return {"type": "object", "properties": properties}
 
 

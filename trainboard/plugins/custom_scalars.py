@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import json_format
-
 from trainboard.plugins import regex, scalars
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter
 from trainboard.reader.protos.layout_pb2 import Category, Layout
+from trainboard.reader.protos.versions import to_dict_with_defaults
 
 PLUGIN_NAME = "custom_scalars"
 CONFIG_TAG = "custom_scalars__config__"
@@ -47,7 +46,7 @@ def layout(provider: DataProvider, experiment_id: str) -> dict[str, Any]:
                 by_title[category.title] = added
     if merged is None:
         return {}
-    return json_format.MessageToDict(merged, always_print_fields_with_no_presence=True)
+    return to_dict_with_defaults(merged)
 
 
 def scalars_by_regex(

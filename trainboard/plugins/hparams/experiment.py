@@ -28,6 +28,7 @@ from trainboard.reader.protos.hparams_pb2 import (
     HParamInfo,
     MetricInfo,
 )
+from trainboard.reader.protos.versions import to_dict_with_defaults
 
 KIND_TYPES = {"number_value": DATA_TYPE_FLOAT64, "string_value": DATA_TYPE_STRING, "bool_value": DATA_TYPE_BOOL}
 
@@ -46,7 +47,7 @@ def experiment(
     found = _from_summary(contents, include_metrics=include_metrics)
     if found is None:
         found = _inferred(provider, experiment_id, starts(), include_metrics=include_metrics)
-    printed = json_format.MessageToDict(found, always_print_fields_with_no_presence=True)
+    printed = to_dict_with_defaults(found)
     printed["hparamInfos"] = sorted(printed["hparamInfos"], key=lambda info: (not info["differs"], info["name"]))
     return printed
 
