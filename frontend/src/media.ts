@@ -230,7 +230,11 @@ const text = dashboard(
     const steps = points.map((point) => point.step);
     const shown = h("div", { class: "text-body" });
     body.replaceChildren(
-      stepSlider(steps, (index) => shown.replaceChildren(...safeHtml(points[index]?.text ?? ""))),
+      stepSlider(steps, (index) => {
+        const found = points[index]?.text ?? "";
+        // Without markdown the server answers the text as it was written: shown as text, never as markup.
+        shown.replaceChildren(...(markdown.checked ? safeHtml(found) : [h("pre", { class: "raw-text" }, found)]));
+      }),
       shown,
     );
     body.dataset.steps = String(steps.length);
