@@ -32,6 +32,9 @@ export async function loadMetadata(
 ): Promise<Metadata> {
   const fallback = { columns: ["label"], rows: labels.map((label) => [String(label)]) };
   try {
+    // Only runs with a projector config have its info (asking for another's is refused, and logged by the browser).
+    const listed = await fetch("data/plugin/projector/runs");
+    if (!listed.ok || !((await listed.json()) as string[]).includes(run)) return fallback;
     const info = await fetch(`data/plugin/projector/info?${new URLSearchParams({ run })}`);
     if (!info.ok) return fallback;
     const embeddings = ((await info.json()) as ProjectorInfo).embeddings ?? [];
