@@ -15,6 +15,7 @@ import { exceptions } from "./exceptions";
 import { graphs } from "./graphs";
 import { hparams } from "./hparams";
 import * as media from "./media";
+import { prCurves } from "./pr_curves";
 import * as scalars from "./scalars";
 import { state, subscribe, update } from "./state";
 
@@ -45,6 +46,7 @@ const dashboards: Dashboard[] = [
   },
   customScalars,
   ...media.all,
+  prCurves,
   hparams,
   graphs,
   embeddings,

@@ -5,6 +5,7 @@
 
 import { tsvisCategory, tsvisData } from "./api";
 import { h } from "./dom";
+import { colourBy, loadMetadata, search, type Metadata } from "./embedding_metadata";
 import type { Dashboard } from "./media";
 import { PointCloud } from "./point_cloud";
 
@@ -51,6 +52,21 @@ const canvas = h("canvas", {
   tabindex: 0,
   "aria-label": "Projected points: arrows pick a point, Enter shows its sample, drag turns a 3-D cloud",
 });
+// Colour, label and search by a metadata column (TensorBoard's projector's "Color by", "Label by" and search).
+const colourSelect = h("select", { id: "embedding-colour", "aria-label": "Colour by" });
+const labelSelect = h("select", { id: "embedding-label", "aria-label": "Label by" });
+const searchInput = h("input", {
+  type: "search",
+  id: "embedding-search",
+  placeholder: "Search",
+  "aria-label": "Search the points",
+  spellcheck: "false",
+});
+const searchColumn = h("select", { id: "embedding-search-column", "aria-label": "Search in column" });
+const searchRegex = h("input", { type: "checkbox", id: "embedding-search-regex" });
+const matchCount = h("span", { class: "count", id: "embedding-matches", role: "status" });
+const legend = h("div", { id: "embedding-legend" });
+let metadata: Metadata = { columns: ["label"], rows: [] };
 const picked = h("p", { class: "readout", id: "embedding-picked", role: "status" });
 const preview = h("div", { class: "embedding-sample", id: "embedding-sample" });
 
@@ -66,8 +82,17 @@ const element = h(
     h("label", {}, "Method ", methodSelect),
     h("label", {}, "", dimsSelect),
   ),
+  h(
+    "div",
+    { class: "toolbar" },
+    h("label", {}, "Colour by ", colourSelect),
+    h("label", {}, "Label by ", labelSelect),
+    h("span", { class: "field" }, searchInput, " in ", searchColumn),
+    h("label", {}, searchRegex, " Regex"),
+    matchCount,
+  ),
   status,
-  h("div", { class: "embedding-view" }, canvas, h("div", { class: "embedding-side" }, picked, preview)),
+  h("div", { class: "embedding-view" }, canvas, h("div", { class: "embedding-side" }, picked, legend, preview)),
 );
 
 let tagsByRun = new Map<string, string[]>();
@@ -149,7 +174,10 @@ async function project(): Promise<void> {
     return;
   }
   unit = toUnit();
-  cloud.setPoints(unit, labelColours());
+  metadata = await loadMetadata(params.run, params.tag, params.step, labels);
+  if (mine !== request) return;
+  for (const select of [colourSelect, labelSelect, searchColumn]) fill(select, metadata.columns);
+  recolour();
   element.dataset.state = "drawn";
   canvas.dataset.points = String(points.length);
   canvas.dataset.dims = params.dims;
@@ -159,25 +187,29 @@ async function project(): Promise<void> {
   draw();
 }
 
-/** A colour per distinct label, spread around the hue circle, as r, g, b triples within [0, 1]. */
-function labelColours(): Float32Array {
-  const hues = new Map<string, number>();
-  const colours = new Float32Array(labels.length * 3);
-  labels.forEach((label, index) => {
-    const key = String(label);
-    if (!hues.has(key)) hues.set(key, (hues.size * 137.5) % 360);
-    colours.set(hsl(hues.get(key)!, 0.65, 0.45), index * 3);
-  });
-  return colours;
+/** Colours the points by the chosen column, the search's matches highlighted (the others grey), and says how many
+ * matched. */
+function recolour(): void {
+  const column = Math.max(0, metadata.columns.indexOf(colourSelect.value));
+  const matches = search(
+    metadata,
+    Math.max(0, metadata.columns.indexOf(searchColumn.value)),
+    searchInput.value,
+    searchRegex.checked,
+  );
+  const coloured = colourBy(metadata, column, matches);
+  legend.replaceChildren(coloured.legend);
+  matchCount.textContent = matches ? `${matches.size} of ${metadata.rows.length} match` : "";
+  matchCount.dataset.matches = matches ? String(matches.size) : "";
+  if (!cloud) return;
+  cloud.setPoints(unit, coloured.colours);
+  draw();
 }
 
-function hsl(hue: number, saturation: number, lightness: number): [number, number, number] {
-  const amount = saturation * Math.min(lightness, 1 - lightness);
-  const channel = (n: number) => {
-    const k = (n + hue / 30) % 12;
-    return lightness - amount * Math.max(-1, Math.min(k - 3, 9 - k, 1));
-  };
-  return [channel(0), channel(8), channel(4)];
+/** Point `index`'s label: its cell in the "Label by" column. */
+function labelOf(index: number): string {
+  const column = metadata.columns.indexOf(labelSelect.value);
+  return column >= 0 ? (metadata.rows[index]?.[column] ?? "") : String(labels[index]);
 }
 
 /** The points scaled so the farthest lies on the unit sphere's margin: turning the cloud never leaves the canvas. */
@@ -239,8 +271,8 @@ function pick(index: number): void {
   if (index < 0 || index >= points.length) return;
   chosen = index;
   picked.dataset.index = String(index);
-  picked.dataset.label = String(labels[index]);
-  picked.textContent = `point ${index}: label ${String(labels[index])}`;
+  picked.dataset.label = labelOf(index);
+  picked.textContent = `point ${index}: ${labelSelect.value || "label"} ${labelOf(index)}`;
   draw();
 }
 
@@ -309,6 +341,9 @@ canvas.addEventListener("keydown", (event) => {
 runSelect.addEventListener("change", () => void choose());
 tagSelect.addEventListener("change", () => void choose());
 for (const select of [stepSelect, methodSelect, dimsSelect]) select.addEventListener("change", () => void project());
+for (const control of [colourSelect, searchColumn, searchRegex]) control.addEventListener("change", recolour);
+searchInput.addEventListener("input", recolour);
+labelSelect.addEventListener("change", () => pick(chosen));
 
 export const embeddings: Dashboard = {
   ownRuns: true,

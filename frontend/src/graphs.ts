@@ -6,6 +6,7 @@
 
 import dagre, { type EdgeLabel, type GraphLabel, type NodeLabel } from "@dagrejs/dagre";
 import { formatCount, h, svg } from "./dom";
+import { graphSvg, saveBlob, shapeText, svgToPng } from "./graph_export";
 import {
   fetchGraph,
   GraphModel,
@@ -68,12 +69,18 @@ const search = h("input", {
 const results = h("ul", { class: "graph-results", id: "graph-results", "aria-label": "Matching nodes", hidden: true });
 const fitButton = h("button", { type: "button", id: "graph-fit", title: "Fit the graph in view (0)" }, "Fit");
 const collapseButton = h("button", { type: "button", id: "graph-collapse" }, "Close all groups");
+// TensorBoard's export as PNG (here SVG too) and its "tensor shapes" option: each edge labelled with the shape of
+// the tensor it carries.
+const svgButton = h("button", { type: "button", id: "graph-export-svg" }, "SVG");
+const pngButton = h("button", { type: "button", id: "graph-export-png" }, "PNG");
+const shapesToggle = h("input", { type: "checkbox", id: "graph-shapes" });
 const summary = h("span", { class: "count", id: "graph-summary", role: "status" });
 const problem = h("span", { class: "error", role: "alert" });
 
 const clusterLayer = svg("g", { class: "clusters" });
 const edgeLayer = svg("g", { class: "edges" });
 const nodeLayer = svg("g", { class: "nodes" });
+const shapeLayer = svg("g", { class: "edge-shapes" });
 const canvas = svg(
   "svg",
   {
@@ -95,6 +102,7 @@ const canvas = svg(
   clusterLayer,
   edgeLayer,
   nodeLayer,
+  shapeLayer,
 );
 const panel = h("aside", { class: "graph-panel", id: "graph-panel", "aria-label": "Selected node" });
 
@@ -110,6 +118,8 @@ const element = h(
     h("span", { class: "graph-find" }, search, results),
     fitButton,
     collapseButton,
+    h("label", {}, shapesToggle, " Tensor shapes"),
+    h("span", { class: "graph-export" }, "Export ", svgButton, pngButton),
     summary,
     problem,
   ),
@@ -175,6 +185,11 @@ function layout(): void {
     ...edges.map((edge) => edgeElement(edge, graph.edge(edge.source, edge.target).points ?? [])),
   );
   nodeLayer.replaceChildren(...shown.boxes.map((node) => nodeElement(node, boxes.get(node.uid)!)));
+  shapeLayer.replaceChildren(
+    ...(shapesToggle.checked
+      ? edges.flatMap((edge) => edgeShape(edge, graph.edge(edge.source, edge.target).points ?? []))
+      : []),
+  );
   mark();
   showSummary(shown.boxes.length);
 }
@@ -215,6 +230,43 @@ function edgeElement(edge: Edge, points: { x: number; y: number }[]): SVGPathEle
     svg("title", {}, `${edge.source} → ${edge.target}${edge.info ? ` ${edge.info}` : ""}`),
   );
 }
+
+/** The shape of the tensor an edge carries: its source op's `_output_shapes` (the GraphDef's), else the edge's. */
+function edgeShape(edge: Edge, points: { x: number; y: number }[]): SVGTextElement[] {
+  const shapes = model?.nodes.get(edge.source)?.attrs._output_shapes;
+  const text = Array.isArray(shapes) && shapes.length ? shapes.map(shapeText).join(", ") : shapeText(edge.info);
+  const middle = points[Math.floor(points.length / 2)];
+  if (!text || edge.control || !middle) return [];
+  return [
+    svg(
+      "text",
+      { class: "edge-shape", x: middle.x + 4, y: middle.y, "data-source": edge.source, "data-target": edge.target },
+      text,
+    ),
+  ];
+}
+
+/** The file name of an export: the run and kind of graph. */
+function exportName(extension: string): string {
+  const shown = chosen();
+  return `${(shown ? `${shown.run}-${shown.kind}` : "graph").replace(/[^\w.-]+/g, "_")}.${extension}`;
+}
+
+function exported(): string {
+  const background = getComputedStyle(document.documentElement).getPropertyValue("--bg").trim() || "#ffffff";
+  return graphSvg(canvas, size.width, size.height, background);
+}
+
+svgButton.addEventListener("click", () =>
+  saveBlob(exportName("svg"), new Blob([exported()], { type: "image/svg+xml" })),
+);
+pngButton.addEventListener("click", () => {
+  void svgToPng(exported(), size.width, size.height).then(
+    (blob) => saveBlob(exportName("png"), blob),
+    (error: unknown) => (problem.textContent = String(error)),
+  );
+});
+shapesToggle.addEventListener("change", () => layout());
 
 /** An op, or a closed group that opens on a click. */
 function nodeElement(node: GraphNode, box: Box): SVGGElement {

@@ -4,7 +4,8 @@
 
 import { formatNumber, h } from "./dom";
 import { regex } from "./regex";
-import { parallelCoordinates, scatterMatrix, type Row } from "./hparams_views";
+import { metricCharts } from "./hparams_rows";
+import { logPossible, parallelCoordinates, scatterMatrix, type Row, type ScaleKind } from "./hparams_views";
 import type { Dashboard } from "./media";
 
 interface ColumnInfo {
@@ -34,6 +35,9 @@ const PAGE = 1000;
 let columns: ColumnInfo[] = [];
 let sort: { key: string; order: "ORDER_ASC" | "ORDER_DESC" } | null = null;
 const filters = new Map<string, string>();
+// Each numeric column's scale in the pictures; the groups drawn last, to draw again when a scale changes.
+const scaleKinds = new Map<string, ScaleKind>();
+let drawnRows: Row[] = [];
 // Each load takes a number; an answer that comes back after a newer load began is dropped.
 let latest = 0;
 
@@ -42,6 +46,7 @@ const parallel = h("div", { class: "views-scroll", id: "hparams-parallel" });
 const matrix = h("div", { class: "views-scroll", id: "hparams-matrix" });
 const summary = h("span", { class: "count", id: "hparams-count" });
 const problem = h("span", { class: "error", role: "alert" });
+const scalesBar = h("div", { class: "hparams-scales", id: "hparams-scales" });
 
 async function post<T>(path: string, body: unknown): Promise<T> {
   const response = await fetch(path, { method: "POST", body: JSON.stringify(body) });
@@ -111,7 +116,7 @@ async function load(): Promise<void> {
       h(
         "tr",
         { "data-group": group.name },
-        h("td", { class: "name" }, group.name),
+        h("td", { class: "name" }, expandButton(group), group.name),
         ...columns.map((column) => {
           if (column.kind === "hparam") return h("td", {}, cell(group.hparams[column.name as string]));
           const name = column.name as { tag: string; group: string };
@@ -130,9 +135,63 @@ async function load(): Promise<void> {
   table.querySelector("tbody")?.remove();
   table.append(body);
   summary.textContent = `${groups.length} of ${total} session groups`;
-  const rows = groups.map((group) => rowOf(group));
-  parallel.replaceChildren(parallelCoordinates(columns, rows, brushed, parallel.clientWidth || 900));
-  matrix.replaceChildren(scatterMatrix(columns, rows));
+  drawnRows = groups.map((group) => rowOf(group));
+  drawViews();
+}
+
+function drawViews(): void {
+  scalesBar.replaceChildren(
+    h("span", {}, "Scale:"),
+    ...columns
+      .filter((column) => column.numeric)
+      .map((column) => {
+        const select = h(
+          "select",
+          { class: "column-scale", "data-column": column.key, "aria-label": `Scale of ${column.title}` },
+          h("option", { value: "linear" }, "linear"),
+          h("option", { value: "log", disabled: !logPossible(column, drawnRows) }, "log"),
+        );
+        select.value = scaleKinds.get(column.key) ?? "linear";
+        select.addEventListener("change", () => {
+          scaleKinds.set(column.key, select.value as ScaleKind);
+          drawViews();
+        });
+        return h("label", {}, `${column.title} `, select);
+      }),
+  );
+  parallel.replaceChildren(parallelCoordinates(columns, drawnRows, brushed, parallel.clientWidth || 900, scaleKinds));
+  matrix.replaceChildren(scatterMatrix(columns, drawnRows, scaleKinds));
+}
+
+/** The button that opens a row below the group's with a chart per metric of its sessions' series. */
+function expandButton(group: SessionGroup): HTMLButtonElement {
+  const button = h(
+    "button",
+    { type: "button", class: "expand", "aria-expanded": "false", "aria-label": `Show the metrics of ${group.name}` },
+    "▸",
+  );
+  button.addEventListener("click", () => {
+    const row = button.closest("tr")!;
+    const open = row.nextElementSibling?.classList.contains("expanded-row") ? row.nextElementSibling : null;
+    if (open) {
+      open.remove();
+      button.textContent = "▸";
+      button.setAttribute("aria-expanded", "false");
+      return;
+    }
+    const charts = h("div", { class: "expanded-metrics" });
+    row.after(
+      h("tr", { class: "expanded-row", "data-group": group.name }, h("td", { colspan: columns.length + 1 }, charts)),
+    );
+    button.textContent = "▾";
+    button.setAttribute("aria-expanded", "true");
+    const sessions = (group.sessions as { name: string }[]).map((session) => session.name);
+    const metrics = columns
+      .filter((column) => column.kind === "metric")
+      .map((column) => ({ name: column.name as { tag: string; group: string }, title: column.title }));
+    void metricCharts(charts, sessions, metrics);
+  });
+  return button;
 }
 
 function rowOf(group: SessionGroup): Row {
@@ -228,6 +287,7 @@ export const hparams: Dashboard = {
     h("div", { class: "table-scroll" }, table),
     h("h2", {}, "Parallel coordinates"),
     h("p", { class: "hint" }, "Drag along an axis to keep the groups in that range (it fills the column's filter)."),
+    scalesBar,
     parallel,
     h("h2", {}, "Metrics against hparams"),
     matrix,

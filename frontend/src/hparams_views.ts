@@ -30,9 +30,41 @@ const MARGIN = 30;
 const CELL = 150;
 const CELL_PAD = 12;
 
-/** Where a column's values go on [0, 1]: numbers by their range, other values evenly by their sorted order. */
-function scaleOf(column: Column, rows: Row[]): { at: (value: number | string) => number; ticks: [string, number][] } {
+/** How a numeric column's values are spread along its axis (TensorBoard's "Scale" of a column). */
+export type ScaleKind = "linear" | "log";
+/** The scale of each column by key; a column not in it is linear. */
+export type Scales = ReadonlyMap<string, ScaleKind>;
+
+/** Whether a log scale can show the column: every value it has is above zero. */
+export function logPossible(column: Column, rows: Row[]): boolean {
+  const numbers = rows.map((row) => Number(row.values.get(column.key))).filter(Number.isFinite);
+  return column.numeric && numbers.length > 0 && numbers.every((value) => value > 0);
+}
+
+/** A log scale: ticks at the powers of ten within the range (its ends too when fewer than two powers fall in it). */
+function logScale(numbers: number[]): { at: (value: number | string) => number; ticks: [string, number][] } {
+  const low = Math.log10(Math.min(...numbers));
+  const high = Math.log10(Math.max(...numbers));
+  const span = high > low ? high - low : 1;
+  const at = (value: number | string) => (Math.log10(Number(value)) - low) / span;
+  const powers: number[] = [];
+  for (let power = Math.ceil(low - 1e-9); power <= high + 1e-9; power++) powers.push(10 ** power);
+  const ticks = (powers.length >= 2 ? powers : [10 ** low, ...powers, 10 ** high]).map((value): [string, number] => [
+    formatNumber(Number(value.toPrecision(12))),
+    Math.min(1, Math.max(0, at(value))),
+  ]);
+  return { at, ticks: [...new Map(ticks.map((tick) => [tick[0], tick])).values()] };
+}
+
+/** Where a column's values go on [0, 1]: numbers by their range (or its logarithm), other values evenly by their
+ * sorted order. */
+function scaleOf(
+  column: Column,
+  rows: Row[],
+  kind: ScaleKind = "linear",
+): { at: (value: number | string) => number; ticks: [string, number][] } {
   const values = rows.map((row) => row.values.get(column.key)).filter((value) => value !== undefined);
+  if (kind === "log" && logPossible(column, rows)) return logScale(values.map(Number).filter(Number.isFinite));
   if (column.numeric) {
     const numbers = values.map(Number).filter(Number.isFinite);
     const low = Math.min(...numbers);
@@ -71,8 +103,9 @@ export function parallelCoordinates(
   rows: Row[],
   onBrush: (column: Column, values: (number | string)[], range: [number, number]) => void,
   available: number,
+  kinds: Scales = new Map(),
 ): SVGSVGElement {
-  const scales = columns.map((column) => scaleOf(column, rows));
+  const scales = columns.map((column) => scaleOf(column, rows, kinds.get(column.key)));
   // Titles are centred on their axis, tick labels start right of it: the first and last axes leave room for them.
   const titleHalf = (index: number) => textWidth(columns[index]?.title ?? "", TITLE_FONT) / 2 + LABEL_GAP;
   const tickRight = (index: number) =>
@@ -101,6 +134,7 @@ export function parallelCoordinates(
   columns.forEach((column, index) => {
     const axis = svg("g", { class: "axis", transform: `translate(${x(index)}, 0)` });
     axis.dataset.column = column.key;
+    axis.dataset.scale = kinds.get(column.key) === "log" && logPossible(column, rows) ? "log" : "linear";
     axis.append(
       svg("line", { x1: 0, x2: 0, y1: y(0), y2: y(1) }),
       svg("text", { class: "axis-title", x: 0, y: MARGIN - 12, "text-anchor": "middle" }, column.title),
@@ -142,10 +176,10 @@ export function parallelCoordinates(
 }
 
 /** Each metric (rows) against each hparam (columns), one dot per group that has both. */
-export function scatterMatrix(columns: Column[], rows: Row[]): HTMLElement {
+export function scatterMatrix(columns: Column[], rows: Row[], kinds: Scales = new Map()): HTMLElement {
   const hparams = columns.filter((column) => column.kind === "hparam");
   const metrics = columns.filter((column) => column.kind === "metric");
-  const scales = new Map(columns.map((column) => [column.key, scaleOf(column, rows)]));
+  const scales = new Map(columns.map((column) => [column.key, scaleOf(column, rows, kinds.get(column.key))]));
   const grid = h("div", { class: "scatter-matrix" });
   grid.style.gridTemplateColumns = `repeat(${hparams.length}, ${CELL}px)`;
   for (const metric of metrics) {

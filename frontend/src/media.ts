@@ -1,5 +1,6 @@
 // The dashboards of one card per (run, tag): images and audio (a step slider, every sample of the step), text
 // (rendered markdown, rebuilt from an allow-list of elements), histograms (offset or overlaid) and distributions.
+// PR curves, a chart per tag of every run, are in pr_curves.ts.
 
 import uPlot from "uplot";
 import { getJson } from "./api";
@@ -7,6 +8,7 @@ import { CardGrid, type Fill } from "./cards";
 import { colorOf, withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { binRange, EVEN_BINS, rebin, type Bucket } from "./histogram_bins";
+import { enlarge, imageTools } from "./image_view";
 import { regexProblem } from "./regex";
 import { state, update, type State } from "./state";
 
@@ -141,19 +143,26 @@ async function mediaFill(
   body.dataset.steps = String(steps.length);
 }
 
-const images = dashboard("images", "Images", "images", (body, run, tag) =>
-  mediaFill("images", body, run, tag, (point, sample) =>
-    h(
-      "figure",
-      {},
-      h("img", {
-        src: `data/plugin/images/individualImage?${point.query}`,
-        alt: `${tag} at step ${point.step}, sample ${sample + 1}`,
-        "data-step": point.step,
-        "data-sample": sample,
-      }),
+const images = dashboard(
+  "images",
+  "Images",
+  "images",
+  (body, run, tag) =>
+    mediaFill("images", body, run, tag, (point, sample) =>
+      h(
+        "figure",
+        {},
+        h("img", {
+          src: `data/plugin/images/individualImage?${point.query}`,
+          alt: `${tag} at step ${point.step}, sample ${sample + 1}`,
+          title: "Click to enlarge",
+          "data-step": point.step,
+          "data-sample": sample,
+          onclick: (event: Event) => enlarge(event.currentTarget as HTMLImageElement),
+        }),
+      ),
     ),
-  ),
+  imageTools(() => images.element),
 );
 
 const audio = dashboard("audio", "Audio", "audio", (body, run, tag) =>
@@ -204,19 +213,35 @@ export function safeHtml(html: string): Node[] {
   return [...parsed.body.childNodes].flatMap(rebuild);
 }
 
-const text = dashboard("text", "Text", "text", async (body, run, tag) => {
-  const points = await getJson<{ wall_time: number; step: number; text: string }[]>("data/plugin/text/text", {
-    run,
-    tag,
-  });
-  const steps = points.map((point) => point.step);
-  const shown = h("div", { class: "text-body" });
-  body.replaceChildren(
-    stepSlider(steps, (index) => shown.replaceChildren(...safeHtml(points[index]?.text ?? ""))),
-    shown,
-  );
-  body.dataset.steps = String(steps.length);
-});
+// TensorBoard's "Enable Markdown" setting: off, the server answers the raw text (escaped), as TensorBoard shows it.
+const markdown = h("input", { type: "checkbox", id: "text-markdown", checked: true });
+markdown.addEventListener("change", () => void text.refresh());
+
+const text = dashboard(
+  "text",
+  "Text",
+  "text",
+  async (body, run, tag) => {
+    const points = await getJson<{ wall_time: number; step: number; text: string }[]>("data/plugin/text/text", {
+      run,
+      tag,
+      ...(markdown.checked ? {} : { markdown: "false" }),
+    });
+    const steps = points.map((point) => point.step);
+    const shown = h("div", { class: "text-body" });
+    body.replaceChildren(
+      stepSlider(steps, (index) => {
+        const found = points[index]?.text ?? "";
+        // Without markdown the server answers the text as it was written: shown as text, never as markup.
+        shown.replaceChildren(...(markdown.checked ? safeHtml(found) : [h("pre", { class: "raw-text" }, found)]));
+      }),
+      shown,
+    );
+    body.dataset.steps = String(steps.length);
+    body.dataset.markdown = String(markdown.checked);
+  },
+  [h("label", {}, markdown, " Markdown")],
+);
 
 const histogramMode = h(
   "select",
@@ -342,58 +367,4 @@ const distributions = dashboard("distributions", "Distributions", "distributions
   );
 });
 
-interface PrPoint {
-  wall_time: number;
-  step: number;
-  precision: number[];
-  recall: number[];
-  thresholds: number[];
-}
-
-const prCurves = dashboard("pr_curves", "PR curves", "pr_curves", async (body, run, tag) => {
-  const found = await getJson<Record<string, PrPoint[]>>("data/plugin/pr_curves/pr_curves", { run, tag });
-  const points = found[run] ?? [];
-  const color = colorOf(run);
-  const style = getComputedStyle(document.documentElement);
-  const foreground = style.getPropertyValue("--fg").trim() || "#222";
-  const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
-  const holder = h("div", { class: "plot" });
-  const readout = h("p", { class: "readout" });
-  let plot: uPlot | null = null;
-  body.replaceChildren(
-    stepSlider(
-      points.map((point) => point.step),
-      (index) => {
-        const point = points[index];
-        if (!point) return;
-        // Recall falls as the threshold rises: reversed, x ascends as uPlot needs.
-        const order = point.recall.map((_, i) => i).reverse();
-        const data: uPlot.AlignedData = [order.map((i) => point.recall[i]!), order.map((i) => point.precision[i]!)];
-        plot?.destroy();
-        plot = new uPlot(
-          {
-            width: Math.max(300, body.clientWidth || 420),
-            height: 240,
-            legend: { show: false },
-            // Room either side of recall 0 and 1: on the plot's edge, the vertical drop at recall 1 (precision rising from
-            // the positive rate over the lowest thresholds) was clipped away.
-            scales: { x: { time: false, auto: false, range: [-0.02, 1.02] }, y: { auto: false, range: [0, 1.05] } },
-            axes: [
-              { stroke: foreground, grid: { stroke: gridColor }, label: "recall" },
-              { stroke: foreground, grid: { stroke: gridColor }, label: "precision", size: 60 },
-            ],
-            series: [{}, { stroke: color, width: 1.5, points: { show: false } }],
-          },
-          data,
-          holder,
-        );
-        readout.textContent = `step ${point.step}: ${point.thresholds.length} thresholds, precision at the lowest ${formatNumber(point.precision[0] ?? NaN)}, recall ${formatNumber(point.recall[0] ?? NaN)}`;
-      },
-    ),
-    holder,
-    readout,
-  );
-  body.dataset.steps = String(points.length);
-});
-
-export const all: Dashboard[] = [histograms, distributions, images, audio, text, prCurves];
+export const all: Dashboard[] = [histograms, distributions, images, audio, text];

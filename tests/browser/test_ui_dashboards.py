@@ -121,13 +121,14 @@ def test_pr_curves_follow_the_step_slider(full_trainboard: Server, browser: Brow
     points = api(full_trainboard, "pr_curves/pr_curves", run=run, tag=tag)[run]
     with ui_page(browser, "pr-curves") as page:
         page.goto(f"{full_trainboard.url}/#dashboard=pr_curves&runFilter=^train$")
-        card = filled_card(page, run, tag)
+        page.wait_for_selector(f'article.pr-card[data-tag="{tag}"][data-filled]')
+        row = page.locator(f'article.pr-card[data-tag="{tag}"] .pr-run-row[data-run="{run}"]')
         for index in (len(points) - 1, 0):
-            slide_to(card, index)
+            row.locator(".step-slider").fill(str(index))
             point = points[index]
-            readout = card.locator(".readout").inner_text()
-            assert readout.startswith(f"step {point['step']}: {len(point['thresholds'])} thresholds, precision at ")
-            precision, recall = (as_number(word.rstrip(",")) for word in readout.split()[-3::2])
+            assert row.get_attribute("data-step") == str(point["step"])
+            readout = row.locator(".pr-readout").inner_text()
+            precision, recall = (as_number(word.rstrip(",")) for word in readout.split()[1:4:2])
             assert precision == pytest.approx(point["precision"][0], rel=1e-5)
             assert recall == pytest.approx(point["recall"][0], rel=1e-5)
 

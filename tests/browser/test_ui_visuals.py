@@ -49,6 +49,13 @@ def api(server: Server, path: str, **params: str) -> Any:
     return httpx.get(f"{server.url}/{path}", params=params).raise_for_status().json()
 
 
+def drawn_pr_card(page: Page, tag: str) -> Locator:
+    """The PR curves card of `tag` (one per tag, every shown run on it), once drawn."""
+    card = page.locator(f'article.pr-card[data-tag="{tag}"]')
+    page.wait_for_selector(f'article.pr-card[data-tag="{tag}"][data-filled] .plot canvas')
+    return card
+
+
 def drawn_card(page: Page, run: str, tag: str) -> Locator:
     card = page.locator(f'article.card[data-run="{run}"][data-tag="{tag}"]')
     card.scroll_into_view_if_needed()
@@ -129,7 +136,7 @@ def test_a_pr_curve_drops_at_recall_one(full_trainboard: Server, browser: Browse
     assert len(at_one) > 1 and max(at_one) - min(at_one) > 0.1
     with ui_page(browser, "visual-pr-curve") as page:
         page.goto(f"{full_trainboard.url}/#dashboard=pr_curves&runFilter=^train$")
-        over = drawn_card(page, run, tag).locator(".u-over")
+        over = drawn_pr_card(page, tag).locator(".u-over")
         image = coloured(pixels(over))
         # The curve's rightmost pixel columns, where recall is 1, span its precisions there (the plot is 1.05 high).
         right = np.flatnonzero(image.any(axis=0)).max()
@@ -174,7 +181,8 @@ def test_switching_the_theme_repaints_axes_and_grid(full_trainboard: Server, bro
         assert grid_luminance(chart) < 0.4
         for dashboard, run, tag in (("pr_curves", "train", "pr"), ("distributions", "train", "weights")):
             page.click(f"#tab-{dashboard}")
-            plot = drawn_card(page, run, tag).locator(".plot")
+            card = drawn_pr_card(page, tag) if dashboard == "pr_curves" else drawn_card(page, run, tag)
+            plot = card.locator(".plot")
             assert axis_text_contrast(plot) > 0.3, dashboard
         page.click("#theme")
         page.wait_for_function("() => document.documentElement.dataset.theme === 'light'")
