@@ -193,7 +193,7 @@ class Experiment:
         for session in self._sessions():
             if session.name not in position:
                 continue
-            for name, value in session.hparams.items():
+            for name, value in sorted(session.hparams.items()):
                 column = hparams.setdefault(name, [None] * len(runs))
                 column[position[session.name]] = value
         table.update({name: values for name, values in hparams.items() if name not in table})
@@ -221,7 +221,7 @@ class Experiment:
         }
         columns: dict[str, list[Any]] = {}
         for i, session in enumerate(sessions):
-            for name, value in session.hparams.items():
+            for name, value in sorted(session.hparams.items()):
                 columns.setdefault(name, [None] * len(sessions))[i] = value
         metrics: dict[str, np.ndarray] = {}
         for i, session in enumerate(sessions):
