@@ -32,7 +32,10 @@ def test_the_stream_announces_appended_points_and_ends_at_shutdown(tmp_path: Pat
     flags = (f"--logdir={tmp_path / 'logs'}", "--port=0", f"--db={tmp_path / 'store.sqlite'}", "--reload_interval=1")
     with trainboard(tmp_path / "server", *flags) as server:
         seen: list[tuple[float, dict[str, object]]] = []
-        with httpx.stream("GET", f"{server.url}data/trainboard/events", timeout=30) as response:
+        accept = {"Accept": "text/event-stream"}
+        once = httpx.get(f"{server.url}data/trainboard/events")
+        assert once.text.startswith("event: progress\ndata: {")
+        with httpx.stream("GET", f"{server.url}data/trainboard/events", headers=accept, timeout=30) as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
             lines = response.iter_lines()

@@ -6,7 +6,8 @@ its ingest progress every POLL_SECONDS, and sends the same JSON as /data/ingest_
 experiment when it changed (an `event: progress`; the first at once). A comment every KEEP_ALIVE_SECONDS keeps
 proxies from closing an idle stream. At most MAX_STREAMS are open at once (a 503 past it), and `close(app)` ends them
 all, so that the server can shut down while browsers hold streams. A pinned view never changes: 204, which tells an
-EventSource not to reconnect.
+EventSource not to reconnect. A client that does not accept text/event-stream (EventSource always does) gets the one
+event of now and the end of the response.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ class Streams:
                     {getting, closing}, timeout=KEEP_ALIVE_SECONDS, return_when="FIRST_COMPLETED"
                 )
                 if getting in done:
-                    yield b"event: progress\ndata: " + orjson.dumps(getting.result()) + b"\n\n"
+                    yield _event(getting.result())
                 else:
                     getting.cancel()
                     if not done:
@@ -121,6 +122,10 @@ class Streams:
             watcher.remove(queue)
             if not watcher.listeners:
                 self.watchers.pop(found.id, None)
+
+
+def _event(found: dict[str, object]) -> bytes:
+    return b"event: progress\ndata: " + orjson.dumps(found) + b"\n\n"
 
 
 def streams_of(app: Any) -> Streams:
@@ -142,10 +147,14 @@ async def events(request: Request) -> Response:
     found = await anyio.to_thread.run_sync(experiment, request)
     if "pin" in request.path_params:
         return Response(status_code=204, headers=SECURITY_HEADERS)
+    headers = {**SECURITY_HEADERS, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    if MEDIA_TYPE not in request.headers.get("accept", ""):
+        # Not an EventSource (which always accepts text/event-stream): the one event of now, and the end.
+        now = await anyio.to_thread.run_sync(snapshot, found)
+        return Response(_event(now), media_type=MEDIA_TYPE, headers=headers)
     streams = streams_of(request.app)
     if streams.open >= MAX_STREAMS:
         raise TooManyStreamsError(f"{MAX_STREAMS} event streams are open: poll /data/ingest_progress instead")
-    headers = {**SECURITY_HEADERS, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(streams.follow(found), media_type=MEDIA_TYPE, headers=headers)
 
 
