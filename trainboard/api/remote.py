@@ -85,7 +85,10 @@ class RemoteExperiment:
         ]
         if plugin is not None:
             query.append(("plugin", plugin))
-        response = self._client.get(f"{self.url}data/trainboard/frames/{kind}", params=query)
+        try:
+            response = self._client.get(f"{self.url}data/trainboard/frames/{kind}", params=query)
+        except httpx.HTTPError as error:
+            raise StoreUnavailable(f"{self.url}: no trainboard server answers ({error})") from None
         _check(response)
         with pa.ipc.open_stream(response.content) as reader:
             return from_arrow(reader.read_all())
