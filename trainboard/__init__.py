@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     import os
 
     from trainboard.api.experiment import Experiment
+    from trainboard.api.remote import RemoteExperiment
 
 __version__ = "0.1.0"
 
@@ -20,13 +21,17 @@ def open(
     blobs: str | None = None,
     ingest: bool = True,
     backend: str = "pandas",
-) -> Experiment:
+    token: str | None = None,
+) -> Experiment | RemoteExperiment:
     """An experiment as data frames: `trainboard.open("runs/")` or `trainboard.open("sqlite:x.sqlite",
-    experiment="mnist")`; see `trainboard.api.opening.open_experiment` and docs/python.md. Imported on first call, so
+    experiment="mnist")` or `trainboard.open("https://server/experiment/<id>/", token=...)`; see
+    `trainboard.api.opening.open_experiment` and docs/python.md. Imported on first call, so
     that `import trainboard` stays light for the server."""
     from trainboard.api.opening import open_experiment
 
-    return open_experiment(source, experiment=experiment, db=db, blobs=blobs, ingest=ingest, backend=backend)
+    return open_experiment(
+        source, experiment=experiment, db=db, blobs=blobs, ingest=ingest, backend=backend, token=token
+    )
 
 
 def load_ipython_extension(ipython: object) -> None:

@@ -341,6 +341,7 @@ def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
 
     from trainboard.http import limits
     from trainboard.http.connections import HeadTimeoutH11Protocol
+    from trainboard.http.server import ClosingServer
     from trainboard.wiring import local_app, store_app
 
     # The store opens here, so that its errors come before the URL.
@@ -360,7 +361,8 @@ def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
     else:
         print(f"Serving every experiment of {settings.db}", file=sys.stderr)
     try:
-        server = uvicorn.Server(
+        server = ClosingServer(
+            app,
             uvicorn.Config(
                 app,
                 log_level="warning",
@@ -370,7 +372,7 @@ def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
                 timeout_keep_alive=limits.KEEP_ALIVE_SECONDS,
                 limit_concurrency=limits.MAX_CONCURRENCY,
                 h11_max_incomplete_event_size=limits.MAX_HEAD_BYTES,
-            )
+            ),
         )
         server.run(sockets=[listener])
     finally:

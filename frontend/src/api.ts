@@ -149,20 +149,46 @@ export const pin = (id: string): Promise<{ pin: string; created: number }> => po
 export const pinInfo = (id: string, pinId: string): Promise<{ pin: string; created: number }> =>
   getJson(experimentPath(id) + `pins/${encodeURIComponent(pinId)}`);
 
-/** One run's whole series of a scalar tag, never downsampled (TS-VIS's /api/scalar serves every point), for
- * downloads: the charts draw the downsampled series of scalarsMultirun. */
-export async function wholeScalarSeries(run: string, tag: string): Promise<ScalarSeries> {
-  const data = await tsvisData<Record<string, { wall_time: number; step: number; value: number | string }[]>>(
-    "scalar",
-    { run, tag },
-  );
-  const rows = data[tag] ?? [];
-  return {
-    wallTimes: Float64Array.from(rows, (row) => row.wall_time),
-    steps: Float64Array.from(rows, (row) => row.step),
-    values: Float64Array.from(rows, (row) => Number(row.value)),
-  };
+/** The URL of every point of these runs' series of a scalar tag, never downsampled, as the server writes it (CSV,
+ * JSON or Parquet): the charts draw the downsampled series of scalarsMultirun. */
+export function everyPointUrl(runs: string[], tag: string, format: "csv" | "json" | "parquet"): string {
+  const query = new URLSearchParams([["tag", tag], ["format", format], ...runs.map((run) => ["run", run])]);
+  return `data/trainboard/scalars?${query}`;
 }
+
+/** Every point of these runs' series of a scalar tag, by run (the server's JSON download: a list of columns). */
+export async function wholeScalarSeries(runs: string[], tag: string): Promise<Map<string, ScalarSeries>> {
+  const response = await fetch(everyPointUrl(runs, tag, "json"));
+  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+  const body = (await response.json()) as {
+    run: string;
+    step: number[];
+    wall_time: number[];
+    value: (number | string)[];
+  }[];
+  return new Map(
+    body.map((series) => [
+      series.run,
+      {
+        wallTimes: Float64Array.from(series.wall_time),
+        steps: Float64Array.from(series.step),
+        values: Float64Array.from(series.value, Number),
+      },
+    ]),
+  );
+}
+
+/** What the server can do: its download formats (Parquet needs pyarrow there) and whether its data can change. */
+export interface Capabilities {
+  downloads: string[];
+  events: boolean;
+}
+let capabilities: Promise<Capabilities> | null = null;
+export const serverCapabilities = (): Promise<Capabilities> =>
+  (capabilities ??= getJson<Capabilities>("data/trainboard/capabilities").catch(() => ({
+    downloads: [],
+    events: false,
+  })));
 
 /** Every selected run's series of one scalar tag, in one request. */
 export async function scalarsMultirun(tag: string, runs: string[]): Promise<Map<string, ScalarSeries>> {

@@ -6,6 +6,7 @@
 import * as api from "./api";
 import { assign } from "./colors";
 import { formatCount, formatDate, h } from "./dom";
+import { follow } from "./live";
 import { experimentName, header, showAccount, showExperimentsLink, title } from "./header";
 import * as place from "./place";
 import * as runs from "./runs";
@@ -139,29 +140,33 @@ async function refreshAll(): Promise<void> {
 
 async function poll(): Promise<void> {
   try {
-    const progress = await api.progress();
-    const fraction = progress.bytes_total ? progress.bytes_read / progress.bytes_total : progress.done ? 1 : 0;
-    progressBar.value = progress.done ? 1 : fraction;
-    // An experiment this process does not ingest (another process or an upload writes it) has no files to count.
-    const counted = !(progress.done && progress.files_total === 0);
-    progressBar.hidden = !counted;
-    progressText.textContent = !counted
-      ? ""
-      : progress.done
-        ? `${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files read, ` +
-          `${formatCount(progress.points)} new points`
-        : `loading: ${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files, ` +
-          `${formatCount(progress.points)} points`;
-    document.body.dataset.ingest = progress.done ? "done" : "loading";
-    const seen = `${progress.points} ${progress.generation ?? ""}`;
-    const changed = lastSeen !== null && seen !== lastSeen;
-    lastSeen = seen;
-    if (changed) await refreshAll();
+    await showProgress(await api.progress());
   } catch (error) {
     progressText.textContent = `server unreachable (${String(error).slice(0, 80)})`;
   } finally {
     setTimeout(() => void poll(), POLL_MS);
   }
+}
+
+/** Shows how far ingest has come; fetches again what changed when the data did. */
+async function showProgress(progress: api.IngestProgress): Promise<void> {
+  const fraction = progress.bytes_total ? progress.bytes_read / progress.bytes_total : progress.done ? 1 : 0;
+  progressBar.value = progress.done ? 1 : fraction;
+  // An experiment this process does not ingest (another process or an upload writes it) has no files to count.
+  const counted = !(progress.done && progress.files_total === 0);
+  progressBar.hidden = !counted;
+  progressText.textContent = !counted
+    ? ""
+    : progress.done
+      ? `${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files read, ` +
+        `${formatCount(progress.points)} new points`
+      : `loading: ${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files, ` +
+        `${formatCount(progress.points)} points`;
+  document.body.dataset.ingest = progress.done ? "done" : "loading";
+  const seen = `${progress.points} ${progress.generation ?? ""}`;
+  const changed = lastSeen !== null && seen !== lastSeen;
+  lastSeen = seen;
+  if (changed) await refreshAll();
 }
 
 /** The dashboards follow the view's state, run colours and the theme (once shown: other pages have no charts). */
@@ -251,5 +256,11 @@ export async function start(me: Promise<api.Me>, signIn: () => void): Promise<vo
     .catch(() => undefined); // no name and no link: the dashboards work all the same
   listen();
   scalars.mount();
-  await Promise.all([showTitle(), refreshAll(), pinned ? null : poll()]);
+  // Pushed by the server (server-sent events), else polled.
+  if (!pinned)
+    follow(
+      (progress) => void showProgress(progress),
+      () => void poll(),
+    );
+  await Promise.all([showTitle(), refreshAll()]);
 }

@@ -1,7 +1,15 @@
 // The scalars dashboard: one chart per tag, grouped by the tag's prefix (before its first "/"), every shown run
 // overlaid. A chart asks for its data (one request for all its runs) when it comes near the screen.
 
-import { scalarsMultirun, getJson, wholeScalarSeries, type ScalarSeries, type TagInfo } from "./api";
+import {
+  everyPointUrl,
+  getJson,
+  scalarsMultirun,
+  serverCapabilities,
+  wholeScalarSeries,
+  type ScalarSeries,
+  type TagInfo,
+} from "./api";
 import { Chart, type ChartOptions, type Line } from "./chart";
 import { colorOf } from "./colors";
 import { download, formatCount, h } from "./dom";
@@ -172,6 +180,7 @@ function makeCard(tag: string): Card {
         { class: "actions" },
         h("button", { type: "button", class: "csv", onclick: () => void downloadCard(card, "csv") }, "CSV"),
         h("button", { type: "button", class: "json", onclick: () => void downloadCard(card, "json") }, "JSON"),
+        parquetButton(card),
         h("button", { type: "button", class: "reset", onclick: () => chart.resetZoom() }, "Reset zoom"),
       ),
     ),
@@ -308,7 +317,9 @@ function redrawVisible(): void {
 /** The chart's runs with every point of their series (the chart draws a downsampled series), smoothed as shown. */
 async function downloadCard(card: Card, format: "csv" | "json"): Promise<void> {
   const runs = linesOf(card).map((line) => line.run);
-  const series = await Promise.all(runs.map((run) => wholeScalarSeries(run, card.tag)));
+  const found = await wholeScalarSeries(runs, card.tag);
+  const empty = { steps: new Float64Array(), wallTimes: new Float64Array(), values: new Float64Array() };
+  const series = runs.map((run) => found.get(run) ?? empty);
   const name = card.tag.replace(/[^\w.-]+/g, "_");
   if (format === "json") {
     const body = Object.fromEntries(
@@ -328,6 +339,20 @@ async function downloadCard(card: Card, format: "csv" | "json"): Promise<void> {
     for (let i = 0; i < steps.length; i++) rows.push(`${run},${wallTimes[i]},${steps[i]},${values[i]},${smoothed[i]}`);
   });
   download(`${name}.csv`, rows.join("\n") + "\n", "text/csv");
+}
+
+/** Parquet, written by the server (shown once it says it can: pyarrow is installed there). */
+function parquetButton(card: Card): HTMLElement {
+  const button = h("button", { type: "button", class: "parquet", hidden: true }, "Parquet");
+  button.onclick = () => {
+    const runs = linesOf(card).map((line) => line.run);
+    const link = h("a", { href: everyPointUrl(runs, card.tag, "parquet"), download: "" });
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+  };
+  void serverCapabilities().then((found) => (button.hidden = !found.downloads.includes("parquet")));
+  return button;
 }
 
 let prefetched: Promise<TagInfo> | null = null;

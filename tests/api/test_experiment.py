@@ -14,7 +14,9 @@ import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 import trainboard
+from tests.servers import free_port
 from trainboard.api.experiment import Experiment
+from trainboard.store.errors import StoreUnavailable
 
 
 @pytest.fixture(scope="module")
@@ -112,14 +114,19 @@ def test_hparams_histograms_tensors_images_text(full: Experiment) -> None:
     assert any("Notes" in value for value in text.text if isinstance(value, str))
 
 
-def test_a_store_url_opens_its_only_experiment_and_refuses_server_urls(full: Experiment, tmp_path: Path) -> None:
+def test_a_store_url_opens_its_only_experiment_and_a_server_url_needs_a_server(
+    full: Experiment, tmp_path: Path
+) -> None:
     location = full.store.location
     with trainboard.open(f"sqlite:{location}") as again:
         assert again.id == full.id
         assert len(again.scalars()) == len(full.scalars())
     with trainboard.open(location, experiment=full.name) as named:
         assert named.id == full.id
-    with pytest.raises(ValueError, match="not supported yet"):
-        trainboard.open("http://localhost:6006")
+    with (
+        trainboard.open(f"http://127.0.0.1:{free_port()}/") as remote,
+        pytest.raises(StoreUnavailable, match="no trainboard server answers"),
+    ):
+        remote.scalars()
     with pytest.raises(FileNotFoundError):
         trainboard.open(tmp_path / "missing")

@@ -12,7 +12,7 @@ from trainboard.api.frames import Backend, Table, check_backend, frame, labels
 from trainboard.api.selection import Names, Steps, chosen, step_range
 from trainboard.normaliser.points import DataClass
 from trainboard.reader.tensors import to_ndarray
-from trainboard.store.store import Store
+from trainboard.store.reader import StoreReader
 from trainboard.store.values import ExperimentRow, SeriesRow, StepRange
 
 HISTOGRAMS = "histograms"
@@ -21,17 +21,18 @@ TEXT = "text"
 
 
 class Experiment:
-    """Reads an open store; `close()` (or a `with` block) closes it. Each method returns a new frame: pandas by
-    default, polars with `backend="polars"`, a pyarrow table with `backend="arrow"`."""
+    """Reads an open store (or any store reader: a pinned view, a server's); `close()` (or a `with` block) closes
+    it. Each method returns a new frame: pandas by default, polars with `backend="polars"`, a pyarrow table with
+    `backend="arrow"`."""
 
-    def __init__(self, store: Store, row: ExperimentRow, *, backend: str = "pandas") -> None:
+    def __init__(self, store: StoreReader, row: ExperimentRow, *, backend: str = "pandas") -> None:
         self.store = store
         self.id = row.id
         self.name = row.name
         self.backend = check_backend(backend)
 
     def __repr__(self) -> str:
-        return f"<trainboard.Experiment {self.name!r} in {self.store.location}>"
+        return f"<trainboard.Experiment {self.name!r} in {getattr(self.store, 'location', 'a store')}>"
 
     def __enter__(self) -> Experiment:
         return self
@@ -40,7 +41,9 @@ class Experiment:
         self.close()
 
     def close(self) -> None:
-        self.store.close()
+        close = getattr(self.store, "close", None)
+        if close is not None:
+            close()
 
     # Frames.
 
@@ -91,7 +94,14 @@ class Experiment:
     # Tables (columns before they become a frame; the exporter writes them).
 
     def scalars_table(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Table:
-        rows = self.series(DataClass.SCALAR, None, runs, tags)
+        return self._scalars_of(self.series(DataClass.SCALAR, None, runs, tags), steps)
+
+    def scalar_tables(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Iterator[Table]:
+        """`scalars_table` one series at a time, for a writer that streams."""
+        for row in self.series(DataClass.SCALAR, None, runs, tags):
+            yield self._scalars_of([row], steps)
+
+    def _scalars_of(self, rows: list[SeriesRow], steps: Steps) -> Table:
         wanted = step_range(steps)
         columns = [self.store.scalars(self.id, row.id, steps=wanted) for row in rows]
         counts = [len(c) for c in columns]
@@ -183,7 +193,7 @@ class Experiment:
         for session in self._sessions():
             if session.name not in position:
                 continue
-            for name, value in session.hparams.items():
+            for name, value in sorted(session.hparams.items()):
                 column = hparams.setdefault(name, [None] * len(runs))
                 column[position[session.name]] = value
         table.update({name: values for name, values in hparams.items() if name not in table})
@@ -211,7 +221,7 @@ class Experiment:
         }
         columns: dict[str, list[Any]] = {}
         for i, session in enumerate(sessions):
-            for name, value in session.hparams.items():
+            for name, value in sorted(session.hparams.items()):
                 columns.setdefault(name, [None] * len(sessions))[i] = value
         metrics: dict[str, np.ndarray] = {}
         for i, session in enumerate(sessions):

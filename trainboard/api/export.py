@@ -135,6 +135,8 @@ def run_export(settings: Settings) -> None:
     with open_experiment(
         source, experiment=settings.experiment or None, db=db, blobs=settings.blobs or None
     ) as experiment:
+        if not isinstance(experiment, Experiment):
+            raise SystemExit(f"trainboard export: {source} is a server; export its store (--db) instead")
         written = export(experiment, settings.format, Path(settings.out))
     for kind, rows in written.items():
         print(f"{kind}: {rows:,} rows", file=sys.stderr)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from trainboard.api.experiment import Experiment
+from trainboard.api.remote import RemoteExperiment
 from trainboard.settings import Settings
 from trainboard.store.errors import StoreUnavailable
 from trainboard.store.opening import POSTGRES_SCHEMES, open_store, sqlite_path
@@ -21,16 +22,17 @@ def open_experiment(
     blobs: str | None = None,
     ingest: bool = True,
     backend: str = "pandas",
-) -> Experiment:
-    """`source`: a logdir (a directory or an fsspec URL), read into the store `trainboard --logdir` uses for it (or
+    token: str | None = None,
+) -> Experiment | RemoteExperiment:
+    """`source`: a trainboard server's experiment, `http(s)://host:port/` (`trainboard --logdir`) or
+    `http(s)://host/experiment/<id>/` (`trainboard serve`, with `token` where it has accounts), read over HTTP; a
+    logdir (a directory or an fsspec URL), read into the store `trainboard --logdir` uses for it (or
     `db`) before anything is returned, unless another process is writing it (then what is there is read); or a store:
     `sqlite:PATH`, a path to a SQLite file, `postgresql://...`, with `experiment` naming one of its experiments (by
     name or id; may be left out when the store holds only one)."""
     text = os.fspath(source)
     if text.startswith(("http://", "https://")):
-        raise ValueError(
-            f"{text}: reading from a trainboard server is not supported yet; open its store instead (its --db URL)"
-        )
+        return RemoteExperiment(text, token=token, backend=backend)
     if _is_store(text):
         store = open_store(text, blobs)
         try:

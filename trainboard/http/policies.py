@@ -88,6 +88,11 @@ _READ_ROUTES = (
     "/data/plugin/timeseries/tags",
     "/data/plugin/timeseries/timeSeries",
     "/data/plugin/timeseries/imageData",
+    # trainboard's own: every point as CSV, JSON or Parquet, frames for trainboard.open, live events.
+    "/data/trainboard/scalars",
+    "/data/trainboard/frames/{kind}",
+    "/data/trainboard/events",
+    "/data/trainboard/capabilities",
     # TS-VIS's API.
     "/api/init",
     "/api/getCategory",

@@ -72,6 +72,11 @@ class DataProvider:
         # Unfiltered listings by experiment, plugin and kind, with the generation they were made at.
         self._listings: dict[tuple[object, ...], tuple[int, Any]] = {}
 
+    @property
+    def reader(self) -> StoreReader:
+        """The store it reads (trainboard.api reads every point of it, for downloads and remote frames)."""
+        return self._store
+
     def list_experiments(self) -> list[Experiment]:
         return [
             Experiment(

@@ -1,0 +1,155 @@
+"""/data/trainboard/scalars: every point of the scalars of the runs and tags asked for (every tag when none is
+named), as CSV, JSON or Parquet (with pyarrow on the server), streamed one series at a time and written column by
+column (no Python object per point).
+
+- CSV: `run,tag,step,wall_time,value`, a line per point, NaN as `NaN` and infinities as `inf` and `-inf`;
+- JSON: a list of series, each `{"run", "tag", "step": [...], "wall_time": [...], "value": [...]}`, non-finite values
+  as TensorBoard writes them ("NaN", "Infinity", "-Infinity");
+- Parquet: the columns of `trainboard.open(...).scalars()`, run and tag dictionary-encoded, a row group per series.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import orjson
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from trainboard.api.frames import Labels, Table, arrow_table
+from trainboard.errors import InvalidArgumentError, PublicError
+from trainboard.http import params
+from trainboard.http.openapi import CSV, JSON, declare, text
+from trainboard.http.responses import SECURITY_HEADERS
+from trainboard.http.trainboard_api.capabilities import has_pyarrow
+from trainboard.http.trainboard_api.selection import PARAMETERS, api_experiment, selection
+from trainboard.http.trainboard_api.sinks import Chunks
+
+PARQUET = "application/vnd.apache.parquet"
+FORMATS = {"csv": CSV, "json": JSON, "parquet": PARQUET}
+# Points formatted at a time.
+CHUNK = 1 << 16
+# Steps past this are not exact as float64: their lines are written one by one.
+EXACT = 2**53
+
+
+class NotAcceptableError(PublicError):
+    """A format this server cannot write (Parquet without pyarrow)."""
+
+    http_code = 406
+    kind = "Not acceptable"
+
+
+@declare(
+    "Every point of scalars as CSV, JSON or Parquet, never downsampled",
+    *PARAMETERS,
+    text("format", enum=tuple(FORMATS)),
+    returns=tuple(FORMATS.values()),
+)
+def scalars(request: Request) -> StreamingResponse:
+    form = params.optional(request.query_params, "format", "csv")
+    if form not in FORMATS:
+        raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, not {form!r}"[:300])
+    if form == "parquet" and not has_pyarrow():
+        raise NotAcceptableError(
+            "this server cannot write Parquet: install pyarrow on it (pip install trainboard[python])"
+        )
+    api = api_experiment(request)
+    chosen = selection(request, api)
+    tags = chosen.tags if isinstance(chosen.tags, list) and len(chosen.tags) == 1 else None
+    name = _filename(tags[0] if tags else "scalars")
+    headers = {**SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}.{form}"'}
+    tables = api.scalar_tables(chosen.runs, chosen.tags, chosen.steps)
+    body = {"csv": _csv, "json": _json, "parquet": _parquet}[form](tables)
+    return StreamingResponse(body, media_type=FORMATS[form], headers=headers)
+
+
+def _filename(tag: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in tag)[:100] or "scalars"
+
+
+def _series(table: Table) -> tuple[str, str, np.ndarray, np.ndarray, np.ndarray]:
+    run, tag = table["run"], table["tag"]
+    assert isinstance(run, Labels) and isinstance(tag, Labels)
+    steps, wall_times, values = (np.asarray(table[name]) for name in ("step", "wall_time", "value"))
+    return run.names[0] if run.names else "", tag.names[0] if tag.names else "", steps, wall_times, values
+
+
+def _csv(tables: Iterator[Table]) -> Iterator[bytes]:
+    yield b"run,tag,step,wall_time,value\n"
+    for table in tables:
+        run, tag, steps, wall_times, values = _series(table)
+        prefix = f"{_csv_field(run)},{_csv_field(tag)},".encode()
+        for start in range(0, len(steps), CHUNK):
+            part = slice(start, start + CHUNK)
+            yield _csv_lines(prefix, steps[part], wall_times[part], values[part])
+
+
+def _csv_lines(prefix: bytes, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray) -> bytes:
+    """orjson writes the rows `[[step, wall_time, value], ...]` (floats in their shortest exact form): its brackets
+    become line ends, integral floats lose their `.0` and null (NaN) becomes NaN."""
+    if np.isinf(values).any() or np.isinf(wall_times).any() or (len(steps) and np.abs(steps).max() >= EXACT):
+        rows = zip(steps.tolist(), wall_times.tolist(), values.tolist(), strict=True)
+        return b"".join(prefix + f"{step},{_text(wall)},{_text(value)}\n".encode() for step, wall, value in rows)
+    grid = np.column_stack((steps.astype(np.float64), wall_times, values))
+    body = orjson.dumps(grid, option=orjson.OPT_SERIALIZE_NUMPY)[2:-2]
+    body = body.replace(b".0,", b",").replace(b"null", b"NaN").replace(b"],[", b"\n" + prefix)
+    return prefix + body + b"\n"
+
+
+def _text(number: float) -> str:
+    return "NaN" if math.isnan(number) else repr(number)
+
+
+def _csv_field(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
+
+
+def _json(tables: Iterator[Table]) -> Iterator[bytes]:
+    yield b"["
+    first = True
+    for table in tables:
+        run, tag, steps, wall_times, values = _series(table)
+        series = {"run": run, "tag": tag, "step": steps, "wall_time": wall_times, "value": _finite(values)}
+        yield (b"" if first else b",") + orjson.dumps(series, option=orjson.OPT_SERIALIZE_NUMPY)
+        first = False
+    yield b"]"
+
+
+def _finite(values: np.ndarray) -> Any:
+    """orjson writes NaN and infinities as null: a series with any is written as TensorBoard's strings."""
+    if np.isfinite(values).all():
+        return values
+    return [
+        v if math.isfinite(v) else ("NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity"))
+        for v in values.tolist()
+    ]
+
+
+def _parquet(tables: Iterator[Table]) -> Iterator[bytes]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = Chunks()
+    schema = pa.schema(
+        [
+            ("run", pa.dictionary(pa.int32(), pa.string())),
+            ("tag", pa.dictionary(pa.int32(), pa.string())),
+            ("step", pa.int64()),
+            ("wall_time", pa.float64()),
+            ("value", pa.float64()),
+        ]
+    )
+    with pq.ParquetWriter(sink, schema) as writer:
+        for table in tables:
+            writer.write_table(arrow_table(table).cast(schema), row_group_size=1 << 20)
+            yield sink.take()
+    yield sink.take()
+
+
+def routes() -> list[BaseRoute]:
+    return [Route("/data/trainboard/scalars", scalars)]
