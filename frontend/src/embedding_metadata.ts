@@ -17,7 +17,9 @@ interface ProjectorInfo {
 }
 
 /** Grey for what a search does not match, and for points whose value a numeric column lacks. */
-const DIM: [number, number, number] = [0.72, 0.74, 0.77];
+// Points that did not match a search, or have no value to colour by: quiet against the theme's background.
+const DIM: Record<string, [number, number, number]> = { light: [0.8, 0.81, 0.83], dark: [0.27, 0.29, 0.32] };
+const dim = (): [number, number, number] => DIM[document.documentElement.dataset.theme ?? "light"] ?? DIM.light!;
 /** The gradient's ends (TensorBoard's projector goes from a light to a dark blue). */
 const LOW: [number, number, number] = [0.99, 0.85, 0.24];
 const HIGH: [number, number, number] = [0.15, 0.2, 0.55];
@@ -100,7 +102,7 @@ export function colourBy(
       LOW.map((end, i) => end + (HIGH[i]! - end) * fraction) as [number, number, number];
     colourOf = (index) => {
       const value = numbers[index]!;
-      return Number.isFinite(value) ? mix(high > low ? (value - low) / (high - low) : 0.5) : DIM;
+      return Number.isFinite(value) ? mix(high > low ? (value - low) / (high - low) : 0.5) : dim();
     };
     legend = h(
       "div",
@@ -135,7 +137,7 @@ export function colourBy(
       ),
     );
   }
-  values.forEach((_, index) => colours.set(matches && !matches.has(index) ? DIM : colourOf(index), index * 3));
+  values.forEach((_, index) => colours.set(matches && !matches.has(index) ? dim() : colourOf(index), index * 3));
   return { colours, legend };
 }
 

@@ -341,6 +341,8 @@ canvas.addEventListener("keydown", (event) => {
 runSelect.addEventListener("change", () => void choose());
 tagSelect.addEventListener("change", () => void choose());
 for (const select of [stepSelect, methodSelect, dimsSelect]) select.addEventListener("change", () => void project());
+// The colour of points left out of a search follows the theme.
+window.addEventListener("trainboard:theme", () => recolour());
 for (const control of [colourSelect, searchColumn, searchRegex]) control.addEventListener("change", recolour);
 searchInput.addEventListener("input", recolour);
 labelSelect.addEventListener("change", () => pick(chosen));
