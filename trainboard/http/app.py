@@ -14,7 +14,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.errors import PublicError, TooManyRequestsError
-from trainboard.http import admin, pins, sessions, tensorboard, tsvis, upload
+from trainboard.http import admin, pins, sessions, tensorboard, trainboard_api, tsvis, upload
 from trainboard.http.context import Experiments
 from trainboard.http.experiments import create_experiment, list_experiments
 from trainboard.http.guard import AUTHENTICATE, guard
@@ -49,7 +49,12 @@ def create_app(
         "tsvis": tsvis_ui.routes,
         "trainboard": index_page.routes,
     }[settings.ui]()
-    api: list[BaseRoute] = [Route("/data/experiments", list_experiments), *tensorboard.routes(), *tsvis.routes()]
+    api: list[BaseRoute] = [
+        Route("/data/experiments", list_experiments),
+        *tensorboard.routes(),
+        *tsvis.routes(),
+        *trainboard_api.routes(),
+    ]
     # TensorBoard's UI served at /experiment/<id>/ asks for experiment/defaultExperimentId/... below it: that id.
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
     # The same routes as of a pin, below .../at/<pin>/.

@@ -88,6 +88,9 @@ _READ_ROUTES = (
     "/data/plugin/timeseries/tags",
     "/data/plugin/timeseries/timeSeries",
     "/data/plugin/timeseries/imageData",
+    # trainboard's own routes.
+    "/data/trainboard/runs",
+    "/data/trainboard/groups/scalars",
     # TS-VIS's API.
     "/api/init",
     "/api/getCategory",
