@@ -8,8 +8,10 @@ import math
 import random
 import re
 import shutil
+import sqlite3
 from pathlib import Path
 
+import psycopg
 import pytest
 import re2
 from torch.utils import tensorboard as torch_tensorboard
@@ -20,6 +22,7 @@ from trainboard.errors import InvalidArgumentError
 from trainboard.ingest.loader import Loader
 from trainboard.plugins.run_filter import parsed
 from trainboard.reader.logdir import LogDir
+from trainboard.store.opening import open_store
 from trainboard.store.run_filter import And, Compare, Filter, FilterSyntaxError, Not, Or, parse
 from trainboard.store.run_values import RunValues
 from trainboard.store.store import Store
@@ -212,3 +215,37 @@ def test_a_pin_keeps_the_final_values_it_saw(open_test_store: StoreOpener, sweep
     assert math.isclose(
         next(v for v in store.run_values(experiment_id) if v.run == "adam/lr0.1_seed0").metrics["acc"], -5.0
     )
+
+
+UNDO_0008 = (
+    "DROP TABLE run_hparams",
+    "ALTER TABLE scalar_chunks DROP COLUMN last_value",
+    "ALTER TABLE pin_series DROP COLUMN last_value",
+    "DELETE FROM migrations WHERE name = '0008_run_values'",
+)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_store_from_before_the_filter_is_filled_when_migrated(
+    backend: str, sweep: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    url = str(tmp_path / "store.sqlite") if backend == "sqlite" else request.getfixturevalue("postgres_url")
+    store = open_store(url)
+    experiment_id = store.create_experiment("sweep").id
+    Loader(LogDir(str(sweep)), store, experiment_id, workers=0).poll()
+    before = store.run_values(experiment_id)
+    store.close()
+    if backend == "sqlite":
+        with sqlite3.connect(url) as db:
+            for statement in UNDO_0008:
+                db.execute(statement)
+    else:
+        with psycopg.connect(url) as connection:
+            for statement in UNDO_0008:
+                connection.execute(statement.encode())
+    store = open_store(url)
+    try:
+        assert store.run_values(experiment_id) == before
+        assert sum(len(values.hparams) for values in before) == 72
+    finally:
+        store.close()
