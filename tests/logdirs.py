@@ -307,7 +307,7 @@ def write_sweep_logdir(root: Path, *, seeds: int = 3, steps: int = 40) -> Path:
             for seed in range(seeds):
                 path = root / optimizer / f"lr{lr}_seed{seed}"
                 with torch_tensorboard.SummaryWriter(str(path)) as writer:
-                    scale = 1.0 / (1 + 100 * lr) + seed * 0.01
+                    scale = (1.0 / (1 + 100 * lr) + seed * 0.01) * (1.0 if optimizer == "adam" else 1.6)
                     for step in range(steps):
                         writer.add_scalar("loss", scale * math.exp(-step / 10) + rng.normal(0, 0.01), step)
                         writer.add_scalar("acc", 1 - scale * math.exp(-step / 10), step)

@@ -5,6 +5,7 @@ import { scalarsMultirun, getJson, wholeScalarSeries, type ScalarSeries, type Ta
 import { Chart, type ChartOptions, type Line } from "./chart";
 import { colorOf } from "./colors";
 import { download, formatCount, h } from "./dom";
+import * as grouping from "./groups";
 import { regex, regexProblem } from "./regex";
 import { selectedRuns } from "./runs";
 import { smooth } from "./smoothing";
@@ -100,6 +101,7 @@ export const element = h(
     logY.label,
     logX.label,
     band.label,
+    grouping.controls,
     summary,
   ),
   groups,
@@ -133,6 +135,7 @@ function syncControls(): void {
   logX.input.checked = state.logX;
   band.input.checked = state.band;
   element.dataset.smoother = state.smoother;
+  grouping.syncControls();
 }
 
 /** The tags of the shown runs that the tag filter matches, by group. */
@@ -215,6 +218,8 @@ function layout(): void {
 }
 
 async function show(card: Card): Promise<void> {
+  if (grouping.active()) return grouping.drawCard(card.element, card.chart.element, card.tag, selectedRuns());
+  grouping.clearCard(card.element, card.chart.element);
   const runs = selectedRuns().filter((run) => tagInfo[run]?.[card.tag]);
   const missing = card.stale ? runs : runs.filter((run) => !card.series.has(run));
   if (missing.length) {
@@ -346,6 +351,7 @@ export async function refresh(): Promise<void> {
   prefetched = null;
   tagInfo = await (pending ?? getJson<TagInfo>("data/plugin/scalars/tags"));
   for (const card of cards.values()) card.stale = true;
+  grouping.forget();
   layout();
   redrawVisible();
 }
