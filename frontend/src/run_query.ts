@@ -1,16 +1,18 @@
 // The run filter box's two modes: a filter of the run filter language (`lr < 0.01 and acc > 0.9`, matched by the
 // server on hyperparameters and final metric values), or, for text that does not parse as one, a regular expression
-// on run names as before. The server says which: it answers a filter with the runs it keeps, and anything else with
-// a 400 that says where the text stopped being a filter.
+// on run names as before. The server says which: it answers a filter with the runs it keeps, and anything else (asked
+// with fallback=regex, so not as a 400) with where the text stopped being a filter.
 
-import { ApiError, getJson } from "./api";
+import { getJson } from "./api";
 import { regex, regexProblem } from "./regex";
 import { announce, state } from "./state";
 
 export type Mode = "all" | "filter" | "regex" | "pending";
 
 interface Answer {
-  runs: { run: string }[];
+  mode: "filter" | "regex";
+  runs: { run: string }[] | null;
+  reason?: string;
 }
 
 const ASK_AFTER_MS = 250;
@@ -39,14 +41,16 @@ export function matcher(): (run: string) => boolean {
 /** What the box says under it: the mode, and the problem when the text is neither a filter nor a regex. */
 export function describe(): { mode: Mode; label: string; problem: string } {
   const current = mode();
-  const problem = current === "regex" ? (regexProblem(state.runFilter) ?? "") : "";
+  // While the server is asked, the text is taken as the regex it was before the language: its problem shows at once.
+  const problem = current === "regex" || current === "pending" ? (regexProblem(state.runFilter) ?? "") : "";
+  const either = current === "regex" ? `; not a filter either: ${answered.reason}` : "";
   const label = {
     all: "",
     pending: "…",
     filter: "Filter on hparams & metrics",
     regex: "Regex on run names",
   }[current];
-  return { mode: current, label, problem: problem ? `${problem}; not a filter either: ${answered.reason}` : "" };
+  return { mode: current, label, problem: problem ? problem + either : "" };
 }
 
 /** Asks the server about the box's text (after typing pauses), or again for new data (`now`). */
@@ -62,14 +66,16 @@ export function ask(now = false): void {
 
 async function fetchAnswer(text: string): Promise<void> {
   const ticket = ++asking;
-  let next: typeof answered;
+  let answer: Answer;
   try {
-    const answer = await getJson<Answer>("data/trainboard/runs", { filter: text });
-    next = { text, kept: new Set(answer.runs.map((entry) => entry.run)), reason: "" };
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 400) return; // the server is away: nothing changes
-    next = { text, kept: null, reason: error.message.replace(/^[\s\S]*?Invalid argument: (filter: )?/, "") };
+    answer = await getJson<Answer>("data/trainboard/runs", { filter: text, fallback: "regex" });
+  } catch {
+    return; // the server is away: nothing changes
   }
+  const next =
+    answer.runs !== null
+      ? { text, kept: new Set(answer.runs.map((entry) => entry.run)), reason: "" }
+      : { text, kept: null, reason: (answer.reason ?? "").replace(/^filter: /, "") };
   if (ticket !== asking) return; // a newer question is on its way
   answered = next;
   announce(["runFilter"]);

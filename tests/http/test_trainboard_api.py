@@ -118,3 +118,16 @@ def test_filters_work_below_an_experiment_path(client: httpx.Client, tmp_path: P
     here = client.get(f"{base}{RUNS}", params={"filter": "lr = 0.1"}).raise_for_status().json()
     assert here == client.get(RUNS, params={"filter": "lr = 0.1"}).raise_for_status().json()
     assert len(here["runs"]) == 6
+
+
+def test_with_a_regex_fallback_text_that_is_no_filter_is_an_answer(client: httpx.Client) -> None:
+    answer = client.get(RUNS, params={"filter": "seed[12]$", "fallback": "regex"}).raise_for_status().json()
+    assert answer == {
+        "filter": "seed[12]$",
+        "mode": "regex",
+        "reason": "filter: at position 4: expected a field, a value, an operator or a parenthesis, found '['",
+        "runs": None,
+    }
+    kept = client.get(RUNS, params={"filter": "lr = 0.1", "fallback": "regex"}).raise_for_status().json()
+    assert kept["mode"] == "filter" and len(kept["runs"]) == 6
+    assert client.get(RUNS, params={"filter": "lr = 0.1", "fallback": "glob"}).status_code == 400

@@ -53,6 +53,7 @@ FILTERS = [
     'name ~ ""',
     "LR < 1",
     "seed > -1 AND seed < 2 OR lr >= 1e-1",
+    " and ".join(['name ~ "."'] * 200),
 ]
 
 
@@ -217,12 +218,20 @@ def test_a_pin_keeps_the_final_values_it_saw(open_test_store: StoreOpener, sweep
     )
 
 
+# A store as 0007 left it.
 UNDO_0008 = (
     "DROP TABLE run_hparams",
+    "DROP INDEX scalar_chunks_by_series",
     "ALTER TABLE scalar_chunks DROP COLUMN last_value",
     "ALTER TABLE pin_series DROP COLUMN last_value",
     "DELETE FROM migrations WHERE name = '0008_run_values'",
 )
+INDEX_0007 = {
+    "sqlite": "CREATE INDEX scalar_chunks_by_series"
+    " ON scalar_chunks (series_id, id, point_count, min_step, max_step, checksum)",
+    "postgres": "CREATE INDEX scalar_chunks_by_series ON scalar_chunks (experiment_id, series_id, chunk_id)"
+    " INCLUDE (point_count, min_step, max_step, checksum)",
+}
 
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -237,11 +246,11 @@ def test_a_store_from_before_the_filter_is_filled_when_migrated(
     store.close()
     if backend == "sqlite":
         with sqlite3.connect(url) as db:
-            for statement in UNDO_0008:
+            for statement in (*UNDO_0008, INDEX_0007[backend]):
                 db.execute(statement)
     else:
         with psycopg.connect(url) as connection:
-            for statement in UNDO_0008:
+            for statement in (*UNDO_0008, INDEX_0007[backend]):
                 connection.execute(statement.encode())
     store = open_store(url)
     try:

@@ -26,9 +26,19 @@ def _pattern(pattern: str) -> Any:
         raise InvalidArgumentError(f"invalid regular expression: {error_text(failure)}") from None
 
 
-def runs(provider: DataProvider, experiment_id: str, text: str | None) -> dict[str, object]:
-    found = provider.list_run_values(experiment_id=experiment_id, run_filter=parsed(text))
-    return {"filter": text or "", "runs": [as_json(values) for values in found]}
+def runs(
+    provider: DataProvider, experiment_id: str, text: str | None, *, regex_fallback: bool = False
+) -> dict[str, object]:
+    """The runs the filter keeps. With `regex_fallback`, text that is not a filter is no error: the answer says so
+    (mode "regex", and why in "reason"), for a caller that then matches it as a regular expression on run names."""
+    try:
+        tree = parsed(text)
+    except InvalidArgumentError as error:
+        if not regex_fallback:
+            raise
+        return {"filter": text or "", "mode": "regex", "reason": error.message, "runs": None}
+    found = provider.list_run_values(experiment_id=experiment_id, run_filter=tree)
+    return {"filter": text or "", "mode": "filter", "runs": [as_json(values) for values in found]}
 
 
 def as_json(values: RunValues) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """A run filter (`trainboard.store.run_filter`) as a SQL condition on a run `r` (run_id, name), over a relation `vals`
-(run_id, kind 'h' or 'm', key, number, text) and its hyperparameters `h` (run_id, key): each backend builds these
-three for its own tables and runs the condition.
+(run_id, kind 'h' or 'm', key, number, text) of each run's hyperparameters and, where no hyperparameter has the
+name, its final metric values: each backend builds both for its own tables and runs the condition.
 
 Regular expressions are not SQL's (neither backend has RE2): the store matches them first against the texts they
 could meet (`Matches`), and the condition asks for those texts.
@@ -8,6 +8,7 @@ could meet (`Matches`), and the condition asks for those texts.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,10 +25,23 @@ class Dialect:
     placeholder: Callable[[str], str]
     # Appended to text comparisons so that text orders by code point in both backends (as Python's str).
     collation: str
+    # Whether a column's text is one of a list given as one parameter, and that parameter's value.
+    member: Callable[[str, str], str]
+    texts: Callable[[list[str]], object]
 
 
-SQLITE = Dialect(placeholder=lambda name: f":{name}", collation="")
-POSTGRES = Dialect(placeholder=lambda name: f"%({name})s", collation=' COLLATE "C"')
+SQLITE = Dialect(
+    placeholder=lambda name: f":{name}",
+    collation="",
+    member=lambda column, texts: f"{column} IN (SELECT value FROM json_each({texts}))",
+    texts=lambda texts: json.dumps(texts),
+)
+POSTGRES = Dialect(
+    placeholder=lambda name: f"%({name})s",
+    collation=' COLLATE "C"',
+    member=lambda column, texts: f"{column} = ANY({texts}::text[])",
+    texts=list,
+)
 
 
 def compile_filter(tree: Filter | None, matches: Matches, dialect: Dialect) -> tuple[str, dict[str, object]]:
@@ -62,7 +76,8 @@ class _Compiler:
         if compare.operator == "~":
             texts = self._matches.get(compare, [])
             column = "r.name" if compare.is_name else "v.text"
-            test = f"{column} IN ({', '.join(self._param(text) for text in texts)})" if texts else "1 = 0"
+            # One parameter however many texts match: a list of thousands of run names stays one bound value.
+            test = self._dialect.member(column, self._param(self._dialect.texts(texts))) if texts else "1 = 0"
         elif isinstance(compare.value, str):
             column = "r.name" if compare.is_name else "v.text"
             test = f"{column}{collation} {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}{collation}"

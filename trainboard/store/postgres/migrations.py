@@ -242,6 +242,9 @@ MIGRATIONS: list[tuple[str, str]] = [
         "0008_run_values",
         """
         ALTER TABLE scalar_chunks ADD COLUMN last_value DOUBLE PRECISION;
+        DROP INDEX scalar_chunks_by_series;
+        CREATE INDEX scalar_chunks_by_series ON scalar_chunks (experiment_id, series_id, chunk_id)
+            INCLUDE (point_count, min_step, max_step, checksum, last_value);
         ALTER TABLE pin_series ADD COLUMN last_value DOUBLE PRECISION;
         CREATE TABLE run_hparams (
             experiment_id TEXT NOT NULL,

@@ -225,11 +225,15 @@ MIGRATIONS: list[tuple[str, str]] = [
     (
         # What the run filter (trainboard.store.run_filter) compares in SQL: each run's hyperparameters, read from its
         # hparams session start (bools as 1 and 0, numbers, strings), and the last value of each chunk, so that a
-        # series' final value is its last chunk's; a pin keeps each series' final value as the pin saw it.
+        # series' final value is its last chunk's, read from the series' chunk index (as 0007's columns); a pin keeps
+        # each series' final value as the pin saw it.
         # `trainboard.store.run_values.backfill` fills both for what was stored before.
         "0008_run_values",
         """
         ALTER TABLE scalar_chunks ADD COLUMN last_value REAL;
+        DROP INDEX scalar_chunks_by_series;
+        CREATE INDEX scalar_chunks_by_series
+            ON scalar_chunks (series_id, id, point_count, min_step, max_step, checksum, last_value);
         ALTER TABLE pin_series ADD COLUMN last_value REAL;
         CREATE TABLE run_hparams (
             experiment_id TEXT NOT NULL,
