@@ -141,7 +141,8 @@ export async function drawCard(card: HTMLElement, chart: HTMLElement, tag: strin
   card.dataset.asked = asked;
   let answer: Answer;
   try {
-    answer = await groupsOf(tag, runs);
+    // No run shown, no group (a request without runs would group them all).
+    answer = runs.length ? await groupsOf(tag, runs) : { groups: [] };
     problem.textContent = "";
   } catch (error) {
     problem.textContent = String(error instanceof Error ? error.message : error).replace(/^[\s\S]*?: /, "");
