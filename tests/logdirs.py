@@ -295,3 +295,33 @@ def legacy_audio(samples: np.ndarray, sample_rate: int = 8000) -> summary_pb2.Su
         encoded_audio_string=wav(samples, sample_rate),
         content_type="audio/wav",
     )
+
+
+def write_sweep_logdir(root: Path, *, seeds: int = 3, steps: int = 40) -> Path:
+    """A hyperparameter sweep as torch's SummaryWriter writes it: one run per (optimizer, lr, seed), each with its
+    hparams session (torch's `hparams` summaries, in the run itself) and `loss`, `acc` and `val/acc` scalars; one run
+    without hparams, and NaN as a final value."""
+    rng = np.random.default_rng(7)
+    for optimizer in ("adam", "sgd"):
+        for lr in (0.001, 0.01, 0.1):
+            for seed in range(seeds):
+                path = root / optimizer / f"lr{lr}_seed{seed}"
+                with torch_tensorboard.SummaryWriter(str(path)) as writer:
+                    scale = (1.0 / (1 + 100 * lr) + seed * 0.01) * (1.0 if optimizer == "adam" else 1.6)
+                    for step in range(steps):
+                        writer.add_scalar("loss", scale * math.exp(-step / 10) + rng.normal(0, 0.01), step)
+                        writer.add_scalar("acc", 1 - scale * math.exp(-step / 10), step)
+                        writer.add_scalar("val/acc", 0.9 - scale * math.exp(-step / 8), step)
+                    hparams = {"lr": lr, "optimizer": optimizer, "seed": seed, "warmup": seed % 2 == 0}
+                    for summary in torch_hparams_summaries(hparams, {"acc": 0.0}):
+                        writer.file_writer.add_summary(summary)
+    with torch_tensorboard.SummaryWriter(str(root / "baseline")) as writer:
+        for step in range(steps):
+            writer.add_scalar("loss", math.nan if step == steps - 1 else 1.0, step)
+    return root
+
+
+def torch_hparams_summaries(hparams: dict[str, object], metrics: dict[str, float]) -> tuple[object, object, object]:
+    from torch.utils.tensorboard.summary import hparams as hparams_summaries
+
+    return hparams_summaries(hparams, metrics)

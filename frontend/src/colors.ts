@@ -1,7 +1,7 @@
 // A run keeps its colour while runs are selected, filtered or added: colours are handed out in the order runs are
 // first seen (sorted by name at start), and a colour the user picks is kept in the browser.
 
-const PALETTE = [
+export const PALETTE = [
   "#1f77b4",
   "#ff7f0e",
   "#2ca02c",

@@ -3,7 +3,7 @@
 
 import { colorOf, pick } from "./colors";
 import { formatCount, h } from "./dom";
-import { regex, regexProblem } from "./regex";
+import * as runQuery from "./run_query";
 import { state, update } from "./state";
 
 /** With no selection in the URL, this many runs (the first, by name) are selected. */
@@ -16,13 +16,14 @@ let active = 0;
 
 export function setRuns(runs: string[]): void {
   allRuns = runs;
+  runQuery.ask(true); // the runs' values may have changed
   render();
 }
 
 export function selectedRuns(): string[] {
   const chosen = state.runs === null ? new Set(allRuns.slice(0, DEFAULT_RUNS)) : new Set(state.runs);
-  const pattern = regex(state.runFilter);
-  return allRuns.filter((run) => chosen.has(run) && (!pattern || pattern.test(run)));
+  const passes = runQuery.matcher();
+  return allRuns.filter((run) => chosen.has(run) && passes(run));
 }
 
 function isSelected(run: string): boolean {
@@ -30,8 +31,7 @@ function isSelected(run: string): boolean {
 }
 
 function matching(): string[] {
-  const pattern = regex(state.runFilter);
-  return pattern ? allRuns.filter((run) => pattern.test(run)) : allRuns;
+  return allRuns.filter(runQuery.matcher());
 }
 
 function setSelection(runs: Set<string>): void {
@@ -48,11 +48,15 @@ function toggle(run: string): void {
 const filterInput = h("input", {
   type: "search",
   id: "run-filter",
-  placeholder: "Filter runs (regex)",
-  "aria-label": "Filter runs by regular expression",
+  placeholder: "Filter runs: regex, or lr < 0.01 and acc > 0.9",
+  "aria-label": "Filter runs by regular expression, or by hyperparameters and metrics",
+  title:
+    "A regular expression on run names, or a filter on hyperparameters and final metrics: " +
+    'lr < 0.01 and acc > 0.9, optimizer = "adam" or name ~ "seed_[12]", not (`val/loss` >= 1)',
   spellcheck: "false",
 });
 const filterError = h("span", { class: "error", role: "alert" });
+const filterMode = h("span", { class: "filter-mode", id: "run-filter-mode", "aria-live": "polite" });
 const count = h("span", { class: "count", id: "run-count" });
 const spacer = h("div", { class: "spacer" });
 const list = h(
@@ -72,6 +76,7 @@ export const element = h(
   "aside",
   { class: "runs", "aria-label": "Runs" },
   h("div", { class: "run-tools" }, filterInput, filterError),
+  filterMode,
   h(
     "div",
     { class: "run-tools" },
@@ -101,9 +106,8 @@ function deselectMatching(): void {
 
 filterInput.value = state.runFilter;
 filterInput.addEventListener("input", () => {
-  const problem = regexProblem(filterInput.value);
-  filterError.textContent = problem ?? "";
-  if (problem === null) update({ runFilter: filterInput.value });
+  update({ runFilter: filterInput.value });
+  runQuery.ask();
 });
 list.addEventListener("scroll", () => render());
 list.addEventListener("keydown", (event) => {
@@ -123,10 +127,11 @@ list.addEventListener("keydown", (event) => {
 });
 
 export function render(): void {
-  if (document.activeElement !== filterInput) {
-    filterInput.value = state.runFilter;
-    filterError.textContent = regexProblem(state.runFilter) ?? "";
-  }
+  if (document.activeElement !== filterInput) filterInput.value = state.runFilter;
+  const described = runQuery.describe();
+  filterError.textContent = described.problem;
+  filterMode.textContent = described.label;
+  filterMode.dataset.mode = described.mode;
   const rows = matching();
   active = Math.min(active, Math.max(0, rows.length - 1));
   const selected = selectedRuns().length;

@@ -13,6 +13,7 @@ import {
 import { Chart, type ChartOptions, type Line } from "./chart";
 import { colorOf } from "./colors";
 import { download, formatCount, h } from "./dom";
+import * as grouping from "./groups";
 import { regex, regexProblem } from "./regex";
 import { selectedRuns } from "./runs";
 import { smooth } from "./smoothing";
@@ -108,6 +109,7 @@ export const element = h(
     logY.label,
     logX.label,
     band.label,
+    grouping.controls,
     summary,
   ),
   groups,
@@ -141,6 +143,7 @@ function syncControls(): void {
   logX.input.checked = state.logX;
   band.input.checked = state.band;
   element.dataset.smoother = state.smoother;
+  grouping.syncControls();
 }
 
 /** The tags of the shown runs that the tag filter matches, by group. */
@@ -224,6 +227,8 @@ function layout(): void {
 }
 
 async function show(card: Card): Promise<void> {
+  if (grouping.active()) return grouping.drawCard(card.element, card.chart.element, card.tag, selectedRuns());
+  grouping.clearCard(card.element, card.chart.element);
   const runs = selectedRuns().filter((run) => tagInfo[run]?.[card.tag]);
   const missing = card.stale ? runs : runs.filter((run) => !card.series.has(run));
   if (missing.length) {
@@ -371,6 +376,7 @@ export async function refresh(): Promise<void> {
   prefetched = null;
   tagInfo = await (pending ?? getJson<TagInfo>("data/plugin/scalars/tags"));
   for (const card of cards.values()) card.stale = true;
+  grouping.forget();
   layout();
   redrawVisible();
 }

@@ -24,6 +24,9 @@ export interface State {
   /** The exceptions dashboard's run and tensor ("": the first). */
   exceptionRun: string;
   exceptionTag: string;
+  /** Scalars drawn by group ("": by run): `hparam:NAME`, `regex:PATTERN` or `dir:LEVEL`, with a std or min-max band. */
+  groupBy: string;
+  groupBand: "std" | "minmax";
 }
 
 export const DEFAULTS: State = {
@@ -43,11 +46,18 @@ export const DEFAULTS: State = {
   graphKind: "c_graph",
   exceptionRun: "",
   exceptionTag: "",
+  groupBy: "",
+  groupBand: "std",
 };
 
 type Listener = (state: State, changed: Set<keyof State>) => void;
 
 const listeners: Listener[] = [];
+
+/** Tells the listeners that what `keys` mean changed though their values did not (a filter's answer came). */
+export function announce(keys: (keyof State)[]): void {
+  for (const listener of listeners) listener(state, new Set(keys));
+}
 export const state: State = { ...DEFAULTS, ...parse(location.hash) };
 
 export function subscribe(listener: Listener): void {
@@ -121,6 +131,7 @@ function parse(hash: string): Partial<State> {
   if (text("graphRun") !== null) found.graphRun = text("graphRun")!;
   if (text("exceptionRun") !== null) found.exceptionRun = text("exceptionRun")!;
   if (text("exceptionTag") !== null) found.exceptionTag = text("exceptionTag")!;
+  if (text("groupBy") !== null) found.groupBy = text("groupBy")!;
   const entries: Partial<State> = {
     smoother: choice("smoother", ["ema", "ma", "none"] as const),
     smoothing: number("smoothing", 0, 0.999),
@@ -131,6 +142,7 @@ function parse(hash: string): Partial<State> {
     band: flag("band"),
     histogramMode: choice("histogramMode", ["offset", "overlay"] as const),
     graphKind: choice("graphKind", ["c_graph", "s_graph"] as const),
+    groupBand: choice("groupBand", ["std", "minmax"] as const),
   };
   for (const [key, value] of Object.entries(entries)) {
     if (value !== undefined) (found as Record<string, unknown>)[key] = value;

@@ -49,6 +49,8 @@ REQUESTS: list[tuple[str, str, dict[str, object]]] = [
     ("GET", "/data/plugin/timeseries/tags", {}),
     ("POST", "/data/plugin/hparams/experiment", {"experimentName": ""}),
     ("POST", "/data/plugin/hparams/session_groups", {"experimentName": "", "startIndex": 0, "sliceSize": 100}),
+    ("GET", "/data/trainboard/runs", {"filter": "accuracy > 0.5 or lr > 0"}),
+    ("GET", "/data/trainboard/groups/scalars", {"tag": "accuracy", "by": "dir:0", "band": "minmax"}),
     ("GET", "/api/getCategory", {}),
     ("GET", "/api/scalar", {"run": RUN, "tag": "accuracy"}),
     ("GET", "/api/image", {"run": RUN, "tag": "inputs"}),

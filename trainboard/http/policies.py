@@ -88,11 +88,14 @@ _READ_ROUTES = (
     "/data/plugin/timeseries/tags",
     "/data/plugin/timeseries/timeSeries",
     "/data/plugin/timeseries/imageData",
-    # trainboard's own: every point as CSV, JSON or Parquet, frames for trainboard.open, live events.
+    # trainboard's own: every point as CSV, JSON or Parquet, frames for trainboard.open, live events, run filters and
+    # groups.
     "/data/trainboard/scalars",
     "/data/trainboard/frames/{kind}",
     "/data/trainboard/events",
     "/data/trainboard/capabilities",
+    "/data/trainboard/runs",
+    "/data/trainboard/groups/scalars",
     # TS-VIS's API.
     "/api/init",
     "/api/getCategory",

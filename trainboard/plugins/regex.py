@@ -22,20 +22,26 @@ _OPTIONS.log_errors = False
 _OPTIONS.never_capture = True
 _OPTIONS.max_mem = MAX_PROGRAM_MEMORY
 
+# The same bounds, with capturing groups: for patterns matched against a few short texts (run names).
+_CAPTURING = re2.Options()
+_CAPTURING.log_errors = False
+_CAPTURING.max_mem = MAX_PROGRAM_MEMORY
+
 # What RE2 says when a program passes max_mem.
 _TOO_LARGE = "pattern too large"
 
 error = re2.error
 
 
-def compile_regex(pattern: str, *, name: str) -> Any:
-    """`pattern` compiled; InvalidArgumentError naming `name` when it passes a bound, re2.error when it is invalid."""
+def compile_regex(pattern: str, *, name: str, capture: bool = False) -> Any:
+    """`pattern` compiled (with its groups if `capture`); InvalidArgumentError naming `name` when it passes a bound,
+    re2.error when it is invalid."""
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise InvalidArgumentError(
             f"{name} is a regular expression of {len(pattern)} characters, over the bound of {MAX_PATTERN_LENGTH}"
         )
     try:
-        return re2.compile(pattern, _OPTIONS)
+        return re2.compile(pattern, _CAPTURING if capture else _OPTIONS)
     except re2.error as failure:
         if _TOO_LARGE in error_text(failure):
             raise InvalidArgumentError(

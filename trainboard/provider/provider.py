@@ -41,10 +41,12 @@ from trainboard.provider.values import (
     BlobSequenceTimeSeries,
     Experiment,
     ExperimentMetadata,
+    Filter,
     IndexRange,
     Listed,
     Run,
     RunTagFilter,
+    RunValues,
     ScalarColumns,
     ScalarDatum,
     StepRange,
@@ -121,6 +123,11 @@ class DataProvider:
         """The runs in the logdir's walk order."""
         rows = sorted(self._store.runs(experiment_id), key=lambda row: walk_order(row.name))
         return [Run(run_id=row.name, run_name=row.name, start_time=row.start_time) for row in rows]
+
+    def list_run_values(self, *, experiment_id: str, run_filter: Filter | None = None) -> list[RunValues]:
+        """The runs the filter keeps (every run without one), in walk order, each with its hyperparameters and the last
+        value of each of its scalar series; the store evaluates the filter (`trainboard.store.run_filter`)."""
+        return sorted(self._store.run_values(experiment_id, run_filter), key=lambda values: walk_order(values.run))
 
     def list_series(
         self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None

@@ -7,11 +7,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from trainboard.normaliser.points import DataClass
+from trainboard.store import run_filter as _run_filter
+from trainboard.store.run_filter import Filter as Filter
+from trainboard.store.run_values import RunValues as RunValues
 from trainboard.store.values import ScalarColumns as ScalarColumns
 from trainboard.store.values import StepRange as StepRange
 
 if TYPE_CHECKING:
     import numpy as np
+
+# The run filter language, for plugins.
+parse_filter = _run_filter.parse
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,9 @@ from typing import Protocol
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.accounts import AccountsBackend
+from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter_sql import Matches
+from trainboard.store.run_values import HParamRow, ValueRow
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -88,6 +91,9 @@ class Transaction(Protocol):
 
     def save_series(self, run_id: int, metadata: dict[str, SeriesMetadata]) -> dict[str, int]:
         """Create the series not yet known; the ids of all of the run's series by tag."""
+
+    def save_hparams(self, run_id: int, hparams: list[HParamRow]) -> None:
+        """Record the run's hyperparameters (from its hparams session start) not yet known."""
 
     def insert_scalar_chunks(self, chunks: list[ScalarChunk]) -> None: ...
 
@@ -187,6 +193,12 @@ class Backend(Protocol):
         self, experiment_id: str, series_ids: Collection[int]
     ) -> dict[int, tuple[int, int, ScalarColumns]]:
         """The last point of each series that has one, with its chunk's id and checksum (-1: none)."""
+
+    def run_values(
+        self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches
+    ) -> list[ValueRow]:
+        """The runs (as of the pin, if one is named) that the filter keeps, with their hyperparameters and final metric
+        values, in run order; `matches` as `trainboard.store.run_filter_sql` takes it."""
 
     def tensor_index(self, experiment_id: str, series_id: int, steps: StepRange) -> PointIndex:
         """The series' tensor points within `steps` (bounds only), in order, without their values."""

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
+from typing import Protocol
 
 from trainboard.normaliser.points import DataClass
 from trainboard.store.reader import StoreReader
+from trainboard.store.run_filter import Filter
+from trainboard.store.run_values import RunValues
 from trainboard.store.values import (
     BlobSequenceRow,
     ExperimentRow,
@@ -31,10 +34,16 @@ from trainboard.store.values import (
 LAST_POINT = StepRange(latest=1)
 
 
+class PinnableReader(StoreReader, Protocol):
+    def run_values(
+        self, experiment_id: str, where: Filter | None = None, *, pin_id: str | None = None
+    ) -> list[RunValues]: ...
+
+
 class PinnedReader:
     """Implements `StoreReader` for the experiment of `pin`."""
 
-    def __init__(self, store: StoreReader, pin: Pin) -> None:
+    def __init__(self, store: PinnableReader, pin: Pin) -> None:
         self._store = store
         self.pin = pin
 
@@ -127,6 +136,9 @@ class PinnedReader:
         return self._store.blob_sequences(
             experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id, head)
         )
+
+    def run_values(self, experiment_id: str, where: Filter | None = None) -> list[RunValues]:
+        return self._store.run_values(experiment_id, where, pin_id=self.pin.id)
 
     def blob(self, key: str) -> bytes | None:
         return self._store.blob(key)

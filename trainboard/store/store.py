@@ -31,6 +31,9 @@ from trainboard.store.checksums import VerifiedChunks, blob_matches, scalar_chec
 from trainboard.store.downsample import sample_indices
 from trainboard.store.errors import StoreDamaged
 from trainboard.store.pinned import PinnedReader
+from trainboard.store.run_filter import Filter, comparisons
+from trainboard.store.run_filter_sql import Matches
+from trainboard.store.run_values import RunValues, run_values, session_hparams
 from trainboard.store.values import (
     ALL_STEPS,
     BlobSequenceRow,
@@ -233,6 +236,23 @@ class Store:
             self._checked_chunks(experiment_id, unchecked)
         return {series_id: columns for series_id, (_, _, columns) in lasts.items()}
 
+    def run_values(
+        self, experiment_id: str, where: Filter | None = None, *, pin_id: str | None = None
+    ) -> list[RunValues]:
+        patterns = [compare for compare in comparisons(where) if compare.operator == "~"]
+        matches: Matches = {}
+        if patterns:
+            # The database has no RE2: the patterns are matched here against the texts they could meet.
+            every = run_values(self.backend.run_values(experiment_id, pin_id=pin_id, where=None, matches={}))
+            for compare in patterns:
+                texts = (
+                    [values.run for values in every]
+                    if compare.is_name
+                    else {str(v) for values in every if isinstance(v := values.hparams.get(compare.field), str)}
+                )
+                matches[compare] = sorted(text for text in texts if compare.pattern.search(text))
+        return run_values(self.backend.run_values(experiment_id, pin_id=pin_id, where=where, matches=matches))
+
     def tensors(
         self,
         experiment_id: str,
@@ -327,6 +347,9 @@ class Store:
             )
             deleted = transaction.delete_file_points(file_id) if restarted else []
             series_ids = transaction.save_series(run_id, batch.metadata)
+            hparams = session_hparams(batch.metadata)
+            if hparams:
+                transaction.save_hparams(run_id, hparams)
             deleted += write_operations(transaction, experiment_id, run_id, file_id, series_ids, batch, new_blobs)
             if restarted:
                 transaction.refresh_summaries(series_ids.values())

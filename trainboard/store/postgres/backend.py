@@ -19,6 +19,7 @@ import psycopg_pool
 
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
+from trainboard.reader.tsvis import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
 from trainboard.store.backend import (
     BlobSequenceRecord,
     ScalarChunk,
@@ -29,6 +30,9 @@ from trainboard.store.backend import (
 from trainboard.store.errors import StoreUnavailable
 from trainboard.store.postgres.accounts import PostgresAccounts
 from trainboard.store.postgres.migrations import MIGRATIONS
+from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter_sql import POSTGRES, Matches, compile_filter
+from trainboard.store.run_values import HParamRow, ValueRow, final_value, hparam_rows
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -71,6 +75,7 @@ DELETE_EXPERIMENT = (
             "blob_points",
             "series",
             "files",
+            "run_hparams",
             "runs",
             "experiment_roles",
         )
@@ -87,8 +92,31 @@ CREATE_PIN_SQL = (
     " pinned_runs AS (INSERT INTO pin_runs (experiment_id, pin_id, run_id, name, start_time)"
     " SELECT r.experiment_id, pin.pin_id, r.run_id, r.name, r.start_time FROM pin JOIN runs r USING (experiment_id))"
     " INSERT INTO pin_series (experiment_id, pin_id, series_id, run_id, tag, point_count, max_step, max_wall_time,"
-    " max_length) SELECT s.experiment_id, pin.pin_id, s.series_id, s.run_id, s.tag, s.point_count, s.max_step,"
-    " s.max_wall_time, s.max_length FROM pin JOIN series s USING (experiment_id)"
+    " max_length, last_value) SELECT s.experiment_id, pin.pin_id, s.series_id, s.run_id, s.tag, s.point_count,"
+    " s.max_step, s.max_wall_time, s.max_length, (SELECT c.last_value FROM scalar_chunks c"
+    " WHERE c.experiment_id = s.experiment_id AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
+    " FROM pin JOIN series s USING (experiment_id)"
+)
+# Each run with its hyperparameters (h) and final metric values (m), as `trainboard.store.run_filter_sql` reads them.
+_LIVE_VALUES = (
+    "WITH r AS (SELECT run_id, name FROM runs WHERE experiment_id = %(experiment)s),"
+    " m AS (SELECT s.run_id, s.tag AS key, (SELECT c.last_value FROM scalar_chunks c"
+    " WHERE c.experiment_id = s.experiment_id AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
+    " AS number FROM series s WHERE s.experiment_id = %(experiment)s AND s.data_class = %(scalar)s),"
+)
+_PINNED_VALUES = (
+    "WITH r AS (SELECT p.run_id, p.name FROM pin_runs p JOIN runs x ON x.experiment_id = p.experiment_id"
+    " AND x.run_id = p.run_id AND x.name = p.name WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s),"
+    " m AS (SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
+    " ON s.experiment_id = p.experiment_id AND s.series_id = p.series_id AND s.tag = p.tag"
+    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s AND s.data_class = %(scalar)s),"
+)
+_VALUES = (
+    " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = %(experiment)s),"
+    " vals AS (SELECT run_id, 'h' AS kind, key, number, text FROM h UNION ALL SELECT run_id, 'm', key, number,"
+    " NULL FROM m WHERE NOT EXISTS (SELECT 1 FROM h WHERE h.run_id = m.run_id AND h.key = m.key))"
+    " SELECT r.name, v.kind, v.key, v.number, v.text FROM r LEFT JOIN vals v ON v.run_id = r.run_id"
+    " WHERE {condition} ORDER BY r.run_id, v.kind, v.key"
 )
 
 
@@ -290,6 +318,15 @@ class PostgresBackend:
         rows = self._rows(PICKS_SQL, (chunk_ids, offsets, experiment_id))
         return _unpacked(b"".join(point for (point,) in rows))
 
+    def run_values(
+        self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches
+    ) -> list[ValueRow]:
+        condition, params = compile_filter(where, matches, POSTGRES)
+        params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
+        sql = (_PINNED_VALUES if pin_id is not None else _LIVE_VALUES) + _VALUES.format(condition=condition)
+        with self.pool.connection() as connection:
+            return connection.execute(sql.encode(), params).fetchall()
+
     def last_scalars(
         self, experiment_id: str, series_ids: Collection[int]
     ) -> dict[int, tuple[int, int, ScalarColumns]]:
@@ -462,11 +499,35 @@ class PostgresTransaction:
         )
         return {tag: series_id for tag, series_id in rows}
 
+    def save_hparams(self, run_id: int, hparams: list[HParamRow]) -> None:
+        if hparams:
+            self._db.execute(
+                "INSERT INTO run_hparams (experiment_id, run_id, name, number, text) SELECT %s, %s, * FROM"
+                " unnest(%s::text[], %s::float8[], %s::text[]) ON CONFLICT DO NOTHING",
+                (
+                    self._experiment_id,
+                    run_id,
+                    [name for name, _, _ in hparams],
+                    [number for _, number, _ in hparams],
+                    [text for _, _, text in hparams],
+                ),
+            )
+
     def insert_scalar_chunks(self, chunks: list[ScalarChunk]) -> None:
         self._copy(
             "scalar_chunks",
-            ("series_id", "file_id", "point_count", "min_step", "max_step", "max_wall_time", "points", "checksum"),
-            ("int8", "int8", "int4", "int8", "int8", "float8", "bytea", "int8"),
+            (
+                "series_id",
+                "file_id",
+                "point_count",
+                "min_step",
+                "max_step",
+                "max_wall_time",
+                "points",
+                "checksum",
+                "last_value",
+            ),
+            ("int8", "int8", "int4", "int8", "int8", "float8", "bytea", "int8", "float8"),
             (
                 (
                     c.series_id,
@@ -477,6 +538,7 @@ class PostgresTransaction:
                     c.max_wall_time,
                     _packed(c.columns),
                     c.checksum,
+                    final_value(c.columns),
                 )
                 for c in chunks
             ),
@@ -554,7 +616,7 @@ class PostgresTransaction:
     def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None:
         self._db.execute(
             "UPDATE scalar_chunks SET point_count = %s, min_step = %s, max_step = %s, max_wall_time = %s, points = %s,"
-            " checksum = %s WHERE experiment_id = %s AND chunk_id = %s",
+            " checksum = %s, last_value = %s WHERE experiment_id = %s AND chunk_id = %s",
             (
                 len(chunk.columns),
                 chunk.min_step,
@@ -562,6 +624,7 @@ class PostgresTransaction:
                 chunk.max_wall_time,
                 _packed(chunk.columns),
                 chunk.checksum,
+                final_value(chunk.columns),
                 self._experiment_id,
                 chunk_id,
             ),
@@ -654,7 +717,32 @@ def _migrate(connection: psycopg.Connection[Any], location: str) -> None:
         for name, sql in MIGRATIONS:
             if name not in applied:
                 connection.execute(sql.encode())
+                if name == "0008_run_values":
+                    _backfill_run_values(connection)
                 connection.execute("INSERT INTO migrations (name, applied_at) VALUES (%s, %s)", (name, time.time()))
+
+
+def _backfill_run_values(connection: psycopg.Connection[Any]) -> None:
+    """The hyperparameters of the runs and the last values of the series' last chunks stored before 0008."""
+    for experiment_id, run_id, content in connection.execute(
+        "SELECT experiment_id, run_id, plugin_content FROM series WHERE plugin_name = %s AND tag = %s",
+        (HPARAMS_PLUGIN, SESSION_START_INFO_TAG),
+    ).fetchall():
+        for row in hparam_rows(content):
+            connection.execute(
+                "INSERT INTO run_hparams (experiment_id, run_id, name, number, text) VALUES (%s, %s, %s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (experiment_id, run_id, *row),
+            )
+    for experiment_id, chunk_id, packed in connection.execute(
+        f"SELECT DISTINCT ON (experiment_id, series_id) experiment_id, chunk_id,"
+        f" substring(points FROM (point_count - 1) * {POINT.itemsize} + 1 FOR {POINT.itemsize})"
+        " FROM scalar_chunks ORDER BY experiment_id, series_id, chunk_id DESC"
+    ).fetchall():
+        connection.execute(
+            "UPDATE scalar_chunks SET last_value = %s WHERE experiment_id = %s AND chunk_id = %s",
+            (final_value(_unpacked(packed)), experiment_id, chunk_id),
+        )
 
 
 def _reason(error: Exception) -> str:

@@ -237,4 +237,24 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE tensor_points ADD COLUMN checksum BIGINT;
         """,
     ),
+    (
+        # What the run filter (trainboard.store.run_filter) compares in SQL: as SQLite's 0008_run_values.
+        "0008_run_values",
+        """
+        ALTER TABLE scalar_chunks ADD COLUMN last_value DOUBLE PRECISION;
+        DROP INDEX scalar_chunks_by_series;
+        CREATE INDEX scalar_chunks_by_series ON scalar_chunks (experiment_id, series_id, chunk_id)
+            INCLUDE (point_count, min_step, max_step, checksum, last_value);
+        ALTER TABLE pin_series ADD COLUMN last_value DOUBLE PRECISION;
+        CREATE TABLE run_hparams (
+            experiment_id TEXT NOT NULL,
+            run_id BIGINT NOT NULL,
+            name TEXT NOT NULL,
+            number DOUBLE PRECISION,
+            text TEXT,
+            PRIMARY KEY (experiment_id, run_id, name),
+            FOREIGN KEY (experiment_id, run_id) REFERENCES runs ON DELETE CASCADE
+        );
+        """,
+    ),
 ]

@@ -28,9 +28,12 @@ from trainboard.store.backend import (
     TensorRecord,
 )
 from trainboard.store.errors import StoreDamaged, StoreUnavailable
+from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter_sql import SQLITE, Matches, compile_filter
+from trainboard.store.run_values import HParamRow, ValueRow, final_value
 from trainboard.store.sqlite.accounts import SqliteAccounts
 from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
-from trainboard.store.sqlite.migrations import MIGRATIONS, OLD_MIGRATIONS
+from trainboard.store.sqlite.migrations import BACKFILLS, MIGRATIONS, OLD_MIGRATIONS
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -69,10 +72,35 @@ DELETE_EXPERIMENT = (
     f"DELETE FROM scalar_chunks WHERE {_IN_SERIES}",
     "DELETE FROM series WHERE experiment_id = :experiment",
     "DELETE FROM files WHERE experiment_id = :experiment",
+    "DELETE FROM run_hparams WHERE experiment_id = :experiment",
     "DELETE FROM runs WHERE experiment_id = :experiment",
     "DELETE FROM experiment_roles WHERE experiment_id = :experiment",
     "UPDATE tokens SET revoked = :now WHERE experiment_id = :experiment AND revoked IS NULL",
     "DELETE FROM experiments WHERE id = :experiment",
+)
+
+
+# Each run with its hyperparameters (h) and final metric values (m), as `trainboard.store.run_filter_sql` reads them.
+_LIVE_VALUES = (
+    "WITH r AS (SELECT id AS run_id, name FROM runs WHERE experiment_id = :experiment),"
+    " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = :experiment),"
+    " m AS (SELECT s.run_id, s.tag AS key, (SELECT c.last_value FROM scalar_chunks c WHERE c.series_id = s.id"
+    " ORDER BY c.id DESC LIMIT 1) AS number FROM series s WHERE s.experiment_id = :experiment"
+    " AND s.data_class = :scalar),"
+)
+_PINNED_VALUES = (
+    "WITH r AS (SELECT p.run_id, p.name FROM pin_runs p JOIN runs x ON x.id = p.run_id AND x.name = p.name"
+    " WHERE p.experiment_id = :experiment AND p.pin_id = :pin),"
+    " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = :experiment),"
+    " m AS (SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
+    " ON s.id = p.series_id AND s.tag = p.tag WHERE p.experiment_id = :experiment AND p.pin_id = :pin"
+    " AND s.data_class = :scalar),"
+)
+_VALUES = (
+    " vals AS (SELECT run_id, 'h' AS kind, key, number, text FROM h UNION ALL SELECT run_id, 'm', key, number, NULL"
+    " FROM m WHERE NOT EXISTS (SELECT 1 FROM h WHERE h.run_id = m.run_id AND h.key = m.key))"
+    " SELECT r.name, v.kind, v.key, v.number, v.text FROM r LEFT JOIN vals v ON v.run_id = r.run_id"
+    " WHERE {condition} ORDER BY r.run_id, v.kind, v.key"
 )
 
 
@@ -195,6 +223,8 @@ class SqliteBackend(Guarded):
                         for statement in sql.split(";"):
                             if statement.strip():
                                 db.execute(statement)
+                        if name in BACKFILLS:
+                            BACKFILLS[name](db)
                         db.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
 
     @contextlib.contextmanager
@@ -373,6 +403,14 @@ class SqliteBackend(Guarded):
         by_id = {chunk_id: columns for chunk_id, *columns in rows}
         return [by_id[chunk_id] for chunk_id in chunk_ids]
 
+    def run_values(
+        self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches
+    ) -> list[ValueRow]:
+        condition, params = compile_filter(where, matches, SQLITE)
+        params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
+        sql = (_PINNED_VALUES if pin_id is not None else _LIVE_VALUES) + _VALUES.format(condition=condition)
+        return self.reader().execute(sql, params).fetchall()
+
     def last_scalars(
         self, experiment_id: str, series_ids: Collection[int]
     ) -> dict[int, tuple[int, int, ScalarColumns]]:
@@ -530,8 +568,10 @@ class SqliteBackend(Guarded):
             )
             db.execute(
                 "INSERT INTO pin_series (experiment_id, pin_id, series_id, run_id, tag, point_count, max_step,"
-                " max_wall_time, max_length) SELECT experiment_id, :pin, id, run_id, tag, point_count, max_step,"
-                " max_wall_time, max_length FROM series WHERE experiment_id = :experiment",
+                " max_wall_time, max_length, last_value) SELECT experiment_id, :pin, id, run_id, tag, point_count,"
+                " max_step, max_wall_time, max_length, (SELECT c.last_value FROM scalar_chunks c"
+                " WHERE c.series_id = series.id ORDER BY c.id DESC LIMIT 1)"
+                " FROM series WHERE experiment_id = :experiment",
                 params,
             )
 
@@ -619,10 +659,17 @@ class SqliteTransaction(Guarded):
         )
         return dict(db.execute("SELECT tag, id FROM series WHERE run_id = ?", (run_id,)).fetchall())
 
+    def save_hparams(self, run_id: int, hparams: list[HParamRow]) -> None:
+        self._db.executemany(
+            "INSERT INTO run_hparams (experiment_id, run_id, name, number, text) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (run_id, name) DO NOTHING",
+            [(self._experiment_id, run_id, name, number, text) for name, number, text in hparams],
+        )
+
     def insert_scalar_chunks(self, chunks: list[ScalarChunk]) -> None:
         self._db.executemany(
             "INSERT INTO scalar_chunks (series_id, file_id, point_count, min_step, max_step, max_wall_time, steps,"
-            " wall_times, scalar_values, checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " wall_times, scalar_values, checksum, last_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     c.series_id,
@@ -633,6 +680,7 @@ class SqliteTransaction(Guarded):
                     c.max_wall_time,
                     *_packed(c),
                     c.checksum,
+                    final_value(c.columns),
                 )
                 for c in chunks
             ],
@@ -717,7 +765,7 @@ class SqliteTransaction(Guarded):
     def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None:
         self._db.execute(
             "UPDATE scalar_chunks SET point_count = ?, min_step = ?, max_step = ?, max_wall_time = ?, steps = ?,"
-            " wall_times = ?, scalar_values = ?, checksum = ? WHERE id = ?",
+            " wall_times = ?, scalar_values = ?, checksum = ?, last_value = ? WHERE id = ?",
             (
                 len(chunk.columns),
                 chunk.min_step,
@@ -725,6 +773,7 @@ class SqliteTransaction(Guarded):
                 chunk.max_wall_time,
                 *_packed(chunk),
                 chunk.checksum,
+                final_value(chunk.columns),
                 chunk_id,
             ),
         )
@@ -755,6 +804,11 @@ class SqliteTransaction(Guarded):
         db.execute(
             "DELETE FROM runs WHERE id IN (SELECT value FROM json_each(?))"
             " AND NOT EXISTS (SELECT 1 FROM files f WHERE f.run_id = runs.id)",
+            (run_ids,),
+        )
+        db.execute(
+            "DELETE FROM run_hparams WHERE run_id IN (SELECT value FROM json_each(?))"
+            " AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = run_hparams.run_id)",
             (run_ids,),
         )
         return deleted

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
+
+import numpy as np
+
+from trainboard.reader.tsvis import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
+from trainboard.store.run_values import hparam_rows
+
 # Migrations of stores from before experiments, which 0003_experiments replaces.
 OLD_MIGRATIONS = frozenset({"0001_initial", "0002_generation"})
 MIGRATIONS: list[tuple[str, str]] = [
@@ -214,4 +222,50 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE tensor_points ADD COLUMN checksum INTEGER;
         """,
     ),
+    (
+        # What the run filter (trainboard.store.run_filter) compares in SQL: each run's hyperparameters, read from its
+        # hparams session start (bools as 1 and 0, numbers, strings), and the last value of each chunk, so that a
+        # series' final value is its last chunk's, read from the series' chunk index (as 0007's columns); a pin keeps
+        # each series' final value as the pin saw it.
+        # `trainboard.store.run_values.backfill` fills both for what was stored before.
+        "0008_run_values",
+        """
+        ALTER TABLE scalar_chunks ADD COLUMN last_value REAL;
+        DROP INDEX scalar_chunks_by_series;
+        CREATE INDEX scalar_chunks_by_series
+            ON scalar_chunks (series_id, id, point_count, min_step, max_step, checksum, last_value);
+        ALTER TABLE pin_series ADD COLUMN last_value REAL;
+        CREATE TABLE run_hparams (
+            experiment_id TEXT NOT NULL,
+            run_id INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            number REAL,
+            text TEXT,
+            PRIMARY KEY (run_id, name)
+        );
+        CREATE INDEX run_hparams_by_experiment ON run_hparams (experiment_id, name);
+        """,
+    ),
 ]
+
+
+def _backfill_run_values(db: sqlite3.Connection) -> None:
+    """The hyperparameters of the runs and the last values of the series' last chunks stored before 0008."""
+    for experiment_id, run_id, content in db.execute(
+        "SELECT experiment_id, run_id, plugin_content FROM series WHERE plugin_name = ? AND tag = ?",
+        (HPARAMS_PLUGIN, SESSION_START_INFO_TAG),
+    ).fetchall():
+        db.executemany(
+            "INSERT OR IGNORE INTO run_hparams (experiment_id, run_id, name, number, text) VALUES (?, ?, ?, ?, ?)",
+            [(experiment_id, run_id, *row) for row in hparam_rows(content)],
+        )
+    for chunk_id, values in db.execute(
+        "SELECT id, scalar_values FROM scalar_chunks WHERE id IN (SELECT MAX(id) FROM scalar_chunks GROUP BY series_id)"
+    ).fetchall():
+        last = np.frombuffer(values, dtype="<f8")[-1:]
+        if len(last) and last[0] == last[0]:
+            db.execute("UPDATE scalar_chunks SET last_value = ? WHERE id = ?", (float(last[0]), chunk_id))
+
+
+# Run after a migration, in its transaction: what SQL alone cannot fill.
+BACKFILLS: dict[str, Callable[[sqlite3.Connection], None]] = {"0008_run_values": _backfill_run_values}

@@ -1,0 +1,107 @@
+"""Groups with bands and the run filter language in trainboard's own web UI, on a torch sweep in Debian's Chromium:
+the filter box says which mode it is in and keeps the runs the server keeps; grouping by a regex capture draws each
+group's mean and band (its pixels in the group's colour) with a legend listing the group's runs; light and dark
+screenshots (test-artifacts/ui/groups-*.png)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Literal
+
+import httpx
+import numpy as np
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.browser.ui import ARTIFACTS, ui_page
+from tests.browser.visuals import coloured, pixels
+from tests.logdirs import write_sweep_logdir
+from tests.servers import Server, trainboard_server
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("groups")
+    logdir = write_sweep_logdir(root / "logs", seeds=4, steps=80)
+    with trainboard_server(logdir, root) as server:
+        yield server
+
+
+def shown_runs(page: Page) -> str:
+    return page.locator("#run-count").inner_text()
+
+
+def test_the_filter_box_takes_the_language_and_regexes(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "groups-filter") as page:
+        page.goto(f"{server.url}/")
+        page.wait_for_function("() => document.querySelector('#run-count')?.textContent.includes('of 25')")
+        page.fill("#run-filter", 'lr < 0.01 and optimizer = "sgd"')
+        page.wait_for_function("() => document.querySelector('#run-filter-mode').dataset.mode === 'filter'")
+        assert page.locator("#run-filter-mode").inner_text() == "Filter on hparams & metrics"
+        assert shown_runs(page) == "4 of 25 runs shown (4 matching)"
+        names = page.locator("#run-list .run").evaluate_all("rows => rows.map(row => row.dataset.run)")
+        assert names == [f"sgd/lr0.001_seed{seed}" for seed in range(4)]
+        expected = httpx.get(f"{server.url}/data/trainboard/runs", params={"filter": "acc > 0.98"}).json()["runs"]
+        page.fill("#run-filter", "acc > 0.98")
+        page.wait_for_function(f"() => document.querySelector('#run-count').textContent.startsWith('{len(expected)} ')")
+        assert 0 < len(expected) < 25
+        # Not a filter: a regular expression on names, as before.
+        page.fill("#run-filter", "seed[12]$")
+        page.wait_for_function("() => document.querySelector('#run-filter-mode').dataset.mode === 'regex'")
+        assert page.locator("#run-filter-mode").inner_text() == "Regex on run names"
+        assert shown_runs(page) == "12 of 25 runs shown (12 matching)"
+        # Neither: both reasons are given.
+        page.fill("#run-filter", "lr < (")
+        page.wait_for_function("() => document.querySelector('#run-filter-mode').dataset.mode === 'regex'")
+        assert "not a filter either: at position 5" in page.locator(".runs .error").inner_text()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_groups_draw_mean_and_band_with_a_legend(
+    server: Server, browser: Browser, theme: Literal["light", "dark"]
+) -> None:
+    with ui_page(browser, f"groups-{theme}", color_scheme=theme) as page:
+        page.goto(f"{server.url}/#tagFilter=%5Eacc%24")
+        card = page.locator("article.card[data-tag='acc']")
+        page.wait_for_function("() => document.querySelector(\"article.card[data-tag='acc']\")?.dataset.runs === '24'")
+        page.select_option("#group-by", "regex")
+        page.fill("#group-argument", r"^(\w+)/lr[\d.]+_seed")
+        page.press("#group-argument", "Enter")
+        page.wait_for_function("() => document.querySelector(\"article.card[data-tag='acc']\")?.dataset.groups === '2'")
+        legend = card.locator(".group-legend li")
+        assert legend.evaluate_all("items => items.map(item => item.dataset.group)") == ["adam", "sgd"]
+        adam = legend.nth(0).inner_text()
+        assert "mean ± std" in adam and "12 runs: adam/lr0.001_seed0, adam/lr0.001_seed1" in adam
+        assert legend.nth(0).get_attribute("data-points") == "80"
+        assert "baseline" not in legend.nth(1).inner_text()
+        plot = card.locator(".group-chart .plot")
+        image = pixels(plot)
+        swatches = legend.locator(".swatch").evaluate_all(
+            "items => items.map(item => getComputedStyle(item).backgroundColor)"
+        )
+        for swatch in swatches:
+            red, green, blue = (int(part) for part in swatch[4:-1].split(","))
+            # Where the groups meet, the later line covers the earlier: each still shows along tens of pixels.
+            near = np.abs(image - np.array([red, green, blue])).sum(axis=2) < 40
+            assert near.sum() > 30, f"the group's mean line in {swatch} is hardly drawn"
+        # The band: faint pixels of the group's hue, well more than the lines alone paint.
+        tinted = image.max(axis=2) - image.min(axis=2) > 20
+        assert tinted.sum() > 3 * coloured(image).sum() > 1000
+        page.screenshot(path=str(ARTIFACTS / f"groups-card-{theme}.png"))
+
+        # Min-max bands and a filter together: the groups follow the shown runs.
+        page.select_option("#group-band", "minmax")
+        page.fill("#run-filter", "lr = 0.1")
+        page.wait_for_function("() => document.querySelector('#run-filter-mode').dataset.mode === 'filter'")
+        page.wait_for_function(
+            "() => document.querySelector(\"article.card[data-tag='acc'] .group-legend li\")"
+            "?.textContent.includes('4 runs')"
+        )
+        assert "mean, min–max" in legend.nth(0).inner_text()
+        # Back to runs: the runs' chart returns.
+        page.select_option("#group-by", "")
+        page.wait_for_function("() => !document.querySelector(\"article.card[data-tag='acc'] .group-chart\")")
+        card.locator(".chart canvas").first.wait_for(state="visible")
+        assert card.get_attribute("data-groups") is None

@@ -1,0 +1,214 @@
+"""The run filter language: which runs to show, by their name, hyperparameters and final metric values.
+
+    lr < 0.01 and acc > 0.9
+    optimizer = "adam" or name ~ "seed_[12]"
+    not (`loss/train` >= 1)
+
+A comparison is a field, an operator (= != < <= > >= ~) and a number, a quoted string or true/false. The bare field
+`name` is the run's name; any other field is the run's hyperparameter of that name or, when it has none, the last
+value of its scalar series of that tag. Names with other characters than letters, digits and `_` are quoted in
+backticks. `~` is a regular expression search (RE2) on text. A comparison with a value the run lacks, or of another
+type (a number against text), is false; `and` binds tighter than `or`, `not` tighter than both.
+
+`parse` gives the filter as a tree (`Compare`, `Not`, `And`, `Or`); `trainboard.store.run_filter_sql` compiles it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Any, Union
+
+from trainboard.errors import InvalidArgumentError
+
+MAX_FILTER_LENGTH = 4096
+MAX_DEPTH = 32
+MAX_COMPARISONS = 256
+RUN_NAME = "name"
+OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "~")
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+      (?P<number>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.]))
+    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+    | `(?P<quoted>[^`]*)`
+    | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
+    | (?P<operator>!=|<=|>=|=|<|>|~)
+    | (?P<paren>[()])
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+_KEYWORDS = frozenset({"and", "or", "not", "true", "false"})
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    # `name` with is_name: the run's name; else a hyperparameter or metric.
+    field: str
+    is_name: bool
+    operator: str
+    value: float | str
+    # For `~`: the compiled pattern (its `search` is called on texts).
+    pattern: Any = dataclass_field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    operand: Filter
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    operands: tuple[Filter, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    operands: tuple[Filter, ...]
+
+
+Filter = Union[Compare, Not, And, Or]  # noqa: UP007 (a runtime alias)
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: str  # number, word, field, string, operator, paren, end
+    text: str
+    position: int
+
+
+class FilterSyntaxError(InvalidArgumentError):
+    """A filter that is not of the language: where (0-based character position) and what was expected there."""
+
+    def __init__(self, position: int, expected: str, found: str) -> None:
+        super().__init__(f"filter: at position {position}: expected {expected}, found {found}")
+        self.position = position
+        self.expected = expected
+
+
+def parse(text: str, compile_pattern: Callable[[str], Any]) -> Filter:
+    """The filter's tree; `compile_pattern` compiles the patterns of `~` (raising InvalidArgumentError for a bad
+    one)."""
+    if len(text) > MAX_FILTER_LENGTH:
+        raise InvalidArgumentError(f"filter: longer than {MAX_FILTER_LENGTH} characters")
+    parser = _Parser(_tokens(text), compile_pattern)
+    tree = parser.disjunction(0)
+    end = parser.peek()
+    if end.kind != "end":
+        raise FilterSyntaxError(end.position, "and, or or the end", _shown(end))
+    return tree
+
+
+def comparisons(tree: Filter | None) -> Iterator[Compare]:
+    if tree is None:
+        return
+    if isinstance(tree, Compare):
+        yield tree
+        return
+    for operand in (tree.operand,) if isinstance(tree, Not) else tree.operands:
+        yield from comparisons(operand)
+
+
+def _tokens(text: str) -> list[_Token]:
+    tokens, position = [], 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position == len(text):
+            tokens.append(_Token("end", "", position))
+            return tokens
+        match = _TOKEN.match(text, position)
+        if match is None or match.lastgroup is None:
+            raise FilterSyntaxError(position, "a field, a value, an operator or a parenthesis", repr(text[position]))
+        kind = match.lastgroup
+        value = match.group(kind)
+        start = match.start(kind) - (1 if kind == "quoted" else 0)
+        if kind == "quoted":
+            kind = "field"
+        elif kind == "string":
+            value = re.sub(r"\\(.)", r"\1", value[1:-1], flags=re.DOTALL)
+        elif kind == "word" and value.lower() in _KEYWORDS:
+            kind, value = value.lower(), value.lower()
+        tokens.append(_Token(kind, value, start))
+        position = match.end()
+
+
+def _shown(token: _Token) -> str:
+    return "the end" if token.kind == "end" else repr(token.text) if token.kind != "string" else "a string"
+
+
+class _Parser:
+    def __init__(self, tokens: list[_Token], compile_pattern: Callable[[str], Any]) -> None:
+        self._tokens = tokens
+        self._compile_pattern = compile_pattern
+        self._next = 0
+        self._comparisons = 0
+
+    def peek(self) -> _Token:
+        return self._tokens[self._next]
+
+    def _take(self) -> _Token:
+        token = self._tokens[self._next]
+        self._next += 1
+        return token
+
+    def disjunction(self, depth: int) -> Filter:
+        operands = [self._conjunction(depth)]
+        while self.peek().kind == "or":
+            self._take()
+            operands.append(self._conjunction(depth))
+        return operands[0] if len(operands) == 1 else Or(tuple(operands))
+
+    def _conjunction(self, depth: int) -> Filter:
+        operands = [self._negation(depth)]
+        while self.peek().kind == "and":
+            self._take()
+            operands.append(self._negation(depth))
+        return operands[0] if len(operands) == 1 else And(tuple(operands))
+
+    def _negation(self, depth: int) -> Filter:
+        token = self.peek()
+        if depth > MAX_DEPTH:
+            raise FilterSyntaxError(token.position, f"at most {MAX_DEPTH} nested not or parentheses", "more")
+        if token.kind == "not":
+            self._take()
+            return Not(self._negation(depth + 1))
+        if token.kind == "paren" and token.text == "(":
+            self._take()
+            inner = self.disjunction(depth + 1)
+            closing = self._take()
+            if closing.kind != "paren" or closing.text != ")":
+                raise FilterSyntaxError(closing.position, "')'", _shown(closing))
+            return inner
+        return self._comparison()
+
+    def _comparison(self) -> Compare:
+        name = self._take()
+        if name.kind not in ("word", "field"):
+            raise FilterSyntaxError(name.position, "a field name, 'not' or '('", _shown(name))
+        self._comparisons += 1
+        if self._comparisons > MAX_COMPARISONS:
+            raise FilterSyntaxError(name.position, f"at most {MAX_COMPARISONS} comparisons", "more")
+        operator = self._take()
+        if operator.kind != "operator":
+            raise FilterSyntaxError(operator.position, "an operator (= != < <= > >= ~)", _shown(operator))
+        value = self._take()
+        if operator.text == "~":
+            if value.kind != "string":
+                raise FilterSyntaxError(value.position, "a quoted regular expression after ~", _shown(value))
+            try:
+                pattern = self._compile_pattern(value.text)
+            except InvalidArgumentError as error:
+                raise FilterSyntaxError(value.position, "a valid regular expression", error.message) from None
+            return Compare(name.text, name.kind == "word" and name.text == RUN_NAME, "~", value.text, pattern)
+        if value.kind == "number":
+            literal: float | str = float(value.text)
+        elif value.kind in ("true", "false"):
+            literal = 1.0 if value.kind == "true" else 0.0
+        elif value.kind == "string":
+            literal = value.text
+        else:
+            raise FilterSyntaxError(value.position, "a number, a quoted string, true or false", _shown(value))
+        return Compare(name.text, name.kind == "word" and name.text == RUN_NAME, operator.text, literal)
