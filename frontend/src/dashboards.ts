@@ -166,7 +166,27 @@ async function showProgress(progress: api.IngestProgress): Promise<void> {
   const seen = `${progress.points} ${progress.generation ?? ""}`;
   const changed = lastSeen !== null && seen !== lastSeen;
   lastSeen = seen;
-  if (changed) await refreshAll();
+  if (changed) await refreshAfterChange();
+}
+
+// The refresh that a change of the data started, and whether another change came while it ran.
+let refreshing: Promise<void> | null = null;
+let changedAgain = false;
+
+/** Fetches again what changed, one refresh at a time: pushed events can come while a refresh runs, and two at once
+ * could draw the older answer last. A change during a refresh makes one more refresh after it. */
+async function refreshAfterChange(): Promise<void> {
+  if (refreshing) {
+    changedAgain = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    do {
+      changedAgain = false;
+      await refreshAll();
+    } while (changedAgain);
+  })().finally(() => (refreshing = null));
+  return refreshing;
 }
 
 /** The dashboards follow the view's state, run colours and the theme (once shown: other pages have no charts). */
