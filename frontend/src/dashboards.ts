@@ -17,6 +17,7 @@ import { hparams } from "./hparams";
 import * as media from "./media";
 import * as scalars from "./scalars";
 import { state, subscribe, update } from "./state";
+import { timeSeries } from "./timeseries";
 
 const POLL_MS = 2000;
 
@@ -43,6 +44,7 @@ const dashboards: Dashboard[] = [
     refresh: scalars.refresh,
     onState: (changed) => scalars.onState(changed as Set<keyof typeof state>),
   },
+  timeSeries,
   customScalars,
   ...media.all,
   hparams,

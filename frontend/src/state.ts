@@ -24,6 +24,11 @@ export interface State {
   /** The exceptions dashboard's run and tensor ("": the first). */
   exceptionRun: string;
   exceptionTag: string;
+  /** The Time Series page's pinned cards (their keys: kind, run and tag), the kinds of card it
+   * shows (a comma-separated list) and whether its charts' y range leaves outliers out. */
+  pinned: string[];
+  kinds: string;
+  ignoreOutliers: boolean;
 }
 
 export const DEFAULTS: State = {
@@ -43,6 +48,9 @@ export const DEFAULTS: State = {
   graphKind: "c_graph",
   exceptionRun: "",
   exceptionTag: "",
+  pinned: [],
+  kinds: "scalars,histograms,images",
+  ignoreOutliers: true,
 };
 
 type Listener = (state: State, changed: Set<keyof State>) => void;
@@ -98,6 +106,7 @@ function serialise(current: State): string {
     const value = current[key];
     if (JSON.stringify(value) === JSON.stringify(DEFAULTS[key])) continue;
     if (key === "runs") for (const run of value as string[]) params.append("run", run);
+    else if (key === "pinned") for (const card of value as string[]) params.append("pin", card);
     else params.set(key, typeof value === "boolean" ? (value ? "1" : "0") : String(value));
   }
   return params.toString();
@@ -116,6 +125,8 @@ function parse(hash: string): Partial<State> {
     allowed.find((option) => option === text(key));
   if (text("dashboard")) found.dashboard = text("dashboard")!;
   if (params.has("run")) found.runs = params.getAll("run");
+  if (params.has("pin")) found.pinned = params.getAll("pin");
+  if (text("kinds") !== null) found.kinds = text("kinds")!;
   if (text("runFilter") !== null) found.runFilter = text("runFilter")!;
   if (text("tagFilter") !== null) found.tagFilter = text("tagFilter")!;
   if (text("graphRun") !== null) found.graphRun = text("graphRun")!;
@@ -129,6 +140,7 @@ function parse(hash: string): Partial<State> {
     logY: flag("logY"),
     logX: flag("logX"),
     band: flag("band"),
+    ignoreOutliers: flag("ignoreOutliers"),
     histogramMode: choice("histogramMode", ["offset", "overlay"] as const),
     graphKind: choice("graphKind", ["c_graph", "s_graph"] as const),
   };
