@@ -65,6 +65,7 @@ export class Chart {
   private foldedCache = new WeakMap<Float64Array, { key: string; xs: Float64Array; folded: RawColumns }>();
   private underlay: { canvas: HTMLCanvasElement | null; key: string; parts: unknown[] } | null = null;
   private width = 0;
+  private height = HEIGHT;
   private readonly resize: ResizeObserver;
 
   constructor(label: string) {
@@ -132,6 +133,12 @@ export class Chart {
 
   get range(): [number, number] | null {
     return this.zoom ?? this.extent;
+  }
+
+  /** Draws the plot `pixels` high (a full-screen card's), or as high as charts are by default (null). */
+  setHeight(pixels: number | null): void {
+    this.height = pixels ?? HEIGHT;
+    if (this.plot) this.render(true);
   }
 
   /** The x value under a horizontal position on screen (a mouse event's clientX); null before the first draw. */
@@ -206,6 +213,7 @@ export class Chart {
       });
     }
     this.element.dataset.columns = String(grid.size);
+    this.element.dataset.yRange = this.yRange.join(",");
   }
 
   /** How many columns of line `index` have a value. */
@@ -239,7 +247,7 @@ export class Chart {
       this.options.x === "relative" ? (_u, splits) => splits.map(formatDuration) : undefined;
     return {
       width,
-      height: HEIGHT,
+      height: this.height,
       legend: { show: false },
       scales: {
         x: {

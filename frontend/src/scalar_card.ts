@@ -85,6 +85,11 @@ export class ScalarCard {
     this.renderTable();
   }
 
+  /** The chart's height in pixels; null: the default. */
+  setHeight(pixels: number | null): void {
+    this.chart.setHeight(pixels);
+  }
+
   destroy(): void {
     this.chart.destroy();
   }

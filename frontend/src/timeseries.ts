@@ -220,6 +220,8 @@ function setFullscreen(card: Card, full: boolean): void {
   card.element.classList.toggle("fullscreen", full);
   document.body.classList.toggle("card-fullscreen", full);
   card.full.textContent = full ? "Exit full screen" : "Full screen";
+  // A full-screen chart takes most of the screen's height, leaving room for its table.
+  card.scalar?.setHeight(full ? Math.max(240, Math.round(window.innerHeight * 0.6)) : null);
   if (full) card.full.focus();
 }
 
