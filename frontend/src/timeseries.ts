@@ -46,11 +46,24 @@ const observer = new IntersectionObserver(
       const card = byElement.get(entry.target);
       if (!card) continue;
       card.visible = entry.isIntersecting;
-      if (card.visible) void show(card);
+      if (card.visible) arriving.add(card);
     }
+    if (arriving.size) setTimeout(showArriving, 0);
   },
   { rootMargin: "300px" },
 );
+
+// Cards that came into view, shown one per task: a scroll that brings ten in at once keeps the page responsive (no
+// task of ten charts' set-up), and a card scrolled past before its turn costs nothing.
+const arriving = new Set<Card>();
+
+function showArriving(): void {
+  const [card] = arriving;
+  if (!card) return;
+  arriving.delete(card);
+  if (card.visible && cards.get(card.key) === card) void show(card);
+  if (arriving.size) setTimeout(showArriving, 0);
+}
 
 const tagFilter = h("input", {
   type: "search",
@@ -83,7 +96,7 @@ const smoothing = h("input", {
 const smoothingValue = h("output", { for: "ts-smoothing" });
 const outliers = h("input", { type: "checkbox", id: "ignore-outliers" });
 const summary = h("span", { class: "count", id: "ts-count" });
-const pinnedSection = h("section", { class: "pinned-cards", "aria-label": "Pinned cards", hidden: true });
+const pinnedSection = h("section", { class: "pinned-cards", "aria-label": "Pinned cards" });
 const groups = h("div", { class: "groups" });
 
 export const element = h(
@@ -257,10 +270,11 @@ function layout(): void {
     byGroup.set(group, [...(byGroup.get(group) ?? []), card]);
   }
   const pinnedCards = state.pinned.flatMap((key) => cards.get(key) ?? []);
-  pinnedSection.hidden = pinnedCards.length === 0;
   pinnedSection.replaceChildren(
     h("h2", {}, "Pinned ", h("span", { class: "count" }, String(pinnedCards.length))),
-    cardsSection(pinnedCards),
+    pinnedCards.length
+      ? cardsSection(pinnedCards)
+      : h("p", { class: "empty" }, "Pin cards (their Pin button) to keep them here, at the top, for comparison."),
   );
   const open = new Map([...groups.querySelectorAll("details")].map((details) => [details.dataset.group, details.open]));
   groups.replaceChildren(

@@ -76,9 +76,19 @@ def scalar_card(page: Page, tag: str) -> Locator:
     return card
 
 
+def settled_box(page: Page, element: Locator) -> dict[str, float]:
+    """The element's box once it stays put (cards above it may still be drawing, and growing)."""
+    box = element.bounding_box()
+    while True:
+        page.wait_for_timeout(150)
+        again = element.bounding_box()
+        if again == box and box is not None:
+            return box
+        box = again
+
+
 def click_at(page: Page, card: Locator, fraction: float, shift: bool = False) -> None:
-    box = card.locator(".u-over").bounding_box()
-    assert box is not None
+    box = settled_box(page, card.locator(".u-over"))
     x, y = box["x"] + box["width"] * fraction, box["y"] + box["height"] / 2
     if shift:
         page.keyboard.down("Shift")
