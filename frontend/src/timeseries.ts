@@ -294,7 +294,7 @@ function layout(): void {
   );
   if (found.length === 0)
     groups.replaceChildren(h("p", { class: "empty" }, "No cards for the shown runs and filters."));
-  summary.textContent = `${formatCount(found.length)} cards`;
+  summary.textContent = `${formatCount(found.length)} card${found.length === 1 ? "" : "s"}`;
 }
 
 async function show(card: Card): Promise<void> {

@@ -66,7 +66,7 @@ def cards(page: Page, kind: str = "") -> Locator:
 
 def open_page(page: Page, server: Server, fragment: str = "") -> None:
     page.goto(f"{server.url}/{PAGE}{fragment}")
-    page.locator("#ts-count").filter(has_text="cards").wait_for()
+    page.locator("#ts-count").filter(has_text="card").wait_for()
 
 
 def scalar_card(page: Page, tag: str) -> Locator:
@@ -137,6 +137,8 @@ def test_every_kind_of_card_is_shown_and_filtered(full_trainboard: Server, brows
         histogram = page.locator('article.ts-card.histograms[data-tag="activations"]')
         histogram.locator("canvas.histogram").wait_for()
         assert coloured(pixels(histogram.locator("canvas.histogram"))).sum() > 500
+        page.fill("#ts-tag-filter", "^loss$")
+        assert page.locator("#ts-count").inner_text() == "1 card"
 
 
 def test_step_table_shows_the_api_values_at_the_chosen_step(full_trainboard: Server, browser: Browser) -> None:
@@ -271,8 +273,7 @@ def test_screenshots_are_laid_out(full_trainboard: Server, browser: Browser, the
         click_at(page, card, 0.8, shift=True)
         card.locator('.scalar-card[data-selected="range"] td.mean').first.wait_for()
         page.mouse.move(0, 0)  # no tooltip over the picture
-        page.evaluate("window.scrollTo(0, 0)")
-        page.locator("article.ts-card[data-filled]").first.wait_for()
+        card.evaluate("card => card.scrollIntoView({block: 'center'})")  # the screenshot shows the range's table
         # Every chart on screen is painted in its runs' colours.
         for index in range(page.locator("article.ts-card.scalars .chart[data-draw-ms]").count()):
             chart = page.locator("article.ts-card.scalars .chart[data-draw-ms]").nth(index)
