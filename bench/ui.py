@@ -204,14 +204,13 @@ def series_page(page: Page, url: str) -> tuple[float, list[float]]:
         "(() => { const m = document.querySelector('main#dashboard');"
         " return m.scrollTop + m.clientHeight >= m.scrollHeight - 2; })()"
     )
-    while not page.evaluate(bottom):
+    # Down to the bottom, and on while cards drawn there grow the page, until the last cards are drawn.
+    last_drawn = "[...document.querySelectorAll('article.ts-card')].slice(-4).every(c => c.dataset.filled)"
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not (page.evaluate(bottom) and page.evaluate(last_drawn)):
+        assert time.monotonic() < deadline, "the last cards were not drawn"
         page.mouse.wheel(0, 800)
         page.wait_for_timeout(100)
-    # The last cards draw once they come into view.
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('article.ts-card')].slice(-4).every(c => c.dataset.filled)",
-        timeout=TIMEOUT_MS,
-    )
     page.wait_for_timeout(500)
     tasks: list[float] = page.evaluate("window.longTasks")
     return drawn, tasks

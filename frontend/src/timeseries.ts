@@ -48,7 +48,10 @@ const observer = new IntersectionObserver(
       card.visible = entry.isIntersecting;
       if (card.visible) arriving.add(card);
     }
-    if (arriving.size) setTimeout(showArriving, 0);
+    if (arriving.size && !draining) {
+      draining = true;
+      setTimeout(showArriving, 0);
+    }
   },
   { rootMargin: "300px" },
 );
@@ -56,13 +59,16 @@ const observer = new IntersectionObserver(
 // Cards that came into view, shown one per task: a scroll that brings ten in at once keeps the page responsive (no
 // task of ten charts' set-up), and a card scrolled past before its turn costs nothing.
 const arriving = new Set<Card>();
+let draining = false;
 
 function showArriving(): void {
   const [card] = arriving;
-  if (!card) return;
-  arriving.delete(card);
-  if (card.visible && cards.get(card.key) === card) void show(card);
-  if (arriving.size) setTimeout(showArriving, 0);
+  if (card) {
+    arriving.delete(card);
+    if (card.visible && cards.get(card.key) === card) void show(card);
+  }
+  draining = arriving.size > 0;
+  if (draining) setTimeout(showArriving, 0);
 }
 
 const tagFilter = h("input", {
