@@ -8,6 +8,9 @@
 2. One chart of 100 runs x 10,000 points (all points served: --samples_per_plugin=scalars=all): from its data in
    hand to drawn (smoothing, reduction to pixel columns, uPlot), and the fetch of its data before that.
 3. Moving the smoothing slider on that chart: from the input event until the chart is redrawn.
+4. The Time Series page with 200 cards (2 runs x 180 scalar tags of 500 steps in 10 groups, 5 histogram and 5 image
+   tags, tensorboardX): first paint (navigation start until a card is drawn), then scrolling to the bottom with the
+   mouse wheel (800 px every 100 ms) while a PerformanceObserver counts the long tasks (over 50 ms) of the main thread.
 
 Logdirs are written once under bench/out/ and kept. Figures go to stdout as a table.
 """
@@ -57,6 +60,39 @@ def wide_logdir() -> Path:
         print(f"writing {root} with tensorboardX ...", file=sys.stderr)
         with ProcessPoolExecutor() as pool:
             list(pool.map(write_wide_run, [root] * WIDE.runs, range(WIDE.runs)))
+        done.touch()
+    return root
+
+
+SERIES = {"runs": 2, "scalar_tags": 180, "groups": 10, "steps": 500, "histogram_tags": 5, "image_tags": 5}
+
+
+def write_series_run(root: Path, run: int) -> None:
+    from tensorboardX import SummaryWriter
+
+    rng = np.random.default_rng(run)
+    with SummaryWriter(str(root / f"run{run}")) as writer:
+        for step in range(SERIES["steps"]):
+            wall = 1_700_000_000 + step
+            for tag in range(SERIES["scalar_tags"]):
+                value = float(np.exp(-step / (100 + tag)) + rng.normal(0, 0.02))
+                writer.add_scalar(f"group{tag % SERIES['groups']}/metric{tag:03d}", value, step, walltime=wall)
+            if step % 50 == 0:
+                for tag in range(SERIES["histogram_tags"]):
+                    writer.add_histogram(f"weights/layer{tag}", rng.normal(step / 100, 1, 1000), step, walltime=wall)
+                for tag in range(SERIES["image_tags"]):
+                    image = rng.integers(0, 255, (3, 16, 16), dtype=np.uint8)
+                    writer.add_image(f"samples/image{tag}", image, step, walltime=wall)
+
+
+def series_logdir() -> Path:
+    """The Time Series benchmark's logdir: 180 scalar cards and 2 runs x 10 histogram and image cards, 200 cards."""
+    root = OUT / "ui-timeseries-200"
+    done = root / ".complete"
+    if not done.exists():
+        print(f"writing {root} with tensorboardX ...", file=sys.stderr)
+        with ProcessPoolExecutor() as pool:
+            list(pool.map(write_series_run, [root] * SERIES["runs"], range(SERIES["runs"])))
         done.touch()
     return root
 
@@ -138,6 +174,48 @@ def slider(page: Page) -> list[float]:
     return timings
 
 
+LONG_TASKS = """() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration)))
+        .observe({ type: "longtask", buffered: true });
+}"""
+
+
+def series_page(page: Page, url: str) -> tuple[float, list[float]]:
+    """Milliseconds from navigation start until the Time Series page draws a card with every run, and the durations
+    of the long tasks while it is scrolled to the bottom."""
+    page.add_init_script(f"({LONG_TASKS})()")
+    page.goto(f"{url}/#dashboard=timeseries")
+    page.wait_for_function(
+        f"() => [...document.querySelectorAll('article.ts-card .scalar-card')].some(c => c.dataset.runs === "
+        f"'{SERIES['runs']}' && c.querySelector('.chart').dataset.drawnAt)",
+        timeout=TIMEOUT_MS,
+    )
+    drawn: float = page.evaluate(
+        "Math.min(...[...document.querySelectorAll('article.ts-card .chart')].map(c => Number(c.dataset.drawnAt"
+        " || Infinity)))"
+    )
+    count = int(page.evaluate("document.querySelectorAll('article.ts-card').length"))
+    assert count == 200, count
+    page.wait_for_timeout(1000)  # the cards in view finish drawing: the scroll starts from a settled page
+    page.evaluate("window.longTasks = []")
+    page.mouse.move(900, 500)
+    bottom = (
+        "(() => { const m = document.querySelector('main#dashboard');"
+        " return m.scrollTop + m.clientHeight >= m.scrollHeight - 2; })()"
+    )
+    # Down to the bottom, and on while cards drawn there grow the page, until the last cards are drawn.
+    last_drawn = "[...document.querySelectorAll('article.ts-card')].slice(-4).every(c => c.dataset.filled)"
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not (page.evaluate(bottom) and page.evaluate(last_drawn)):
+        assert time.monotonic() < deadline, "the last cards were not drawn"
+        page.mouse.wheel(0, 800)
+        page.wait_for_timeout(100)
+    page.wait_for_timeout(500)
+    tasks: list[float] = page.evaluate("window.longTasks")
+    return drawn, tasks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
@@ -149,6 +227,9 @@ def main() -> None:
     fetches: list[float] = []
     draws: list[float] = []
     slides: list[float] = []
+    series_paints: list[float] = []
+    series_tasks: list[list[float]] = []
+    series = series_logdir()
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
@@ -167,6 +248,13 @@ def main() -> None:
                     draws.append(draw)
                     slides += slider(page)
                     context.close()
+            with server(series, scratch / "series.sqlite") as url:
+                for _ in range(args.repeat):
+                    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+                    paint, tasks = series_page(context.new_page(), url)
+                    series_paints.append(paint)
+                    series_tasks.append(tasks)
+                    context.close()
             browser.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -175,6 +263,9 @@ def main() -> None:
         (f"draw of one chart, {WIDE.runs} runs x {WIDE.steps:,} points (data in hand)", draws, 300),
         ("  (fetch and decode of that chart's data, before the draw)", fetches, None),
         ("smoothing slider move to redrawn chart (100 x 10,000 points)", slides, 50),
+        ("first paint, Time Series page of 200 cards", series_paints, 1500),
+        ("  long tasks (> 50 ms) while scrolling it to the bottom, per run", [len(t) for t in series_tasks], 0),
+        ("  longest task while scrolling (0: none over 50 ms)", [max(t, default=0) for t in series_tasks], 50),
     ]
     print(f"| measure (median of {args.repeat} runs, ms) | median | min | max | target |")
     print("| --- | ---: | ---: | ---: | ---: |")

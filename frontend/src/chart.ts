@@ -25,6 +25,8 @@ export interface ChartOptions {
   logY: boolean;
   band: boolean;
   smoothing: boolean;
+  /** The y range from the 5th to the 95th percentile of the shown points' values, as TensorBoard's setting. */
+  ignoreOutliers?: boolean;
 }
 
 export interface TooltipRow {
@@ -63,6 +65,7 @@ export class Chart {
   private foldedCache = new WeakMap<Float64Array, { key: string; xs: Float64Array; folded: RawColumns }>();
   private underlay: { canvas: HTMLCanvasElement | null; key: string; parts: unknown[] } | null = null;
   private width = 0;
+  private height = HEIGHT;
   private readonly resize: ResizeObserver;
 
   constructor(label: string) {
@@ -132,6 +135,26 @@ export class Chart {
     return this.zoom ?? this.extent;
   }
 
+  /** Draws the plot `pixels` high (a full-screen card's), or as high as charts are by default (null). */
+  setHeight(pixels: number | null): void {
+    this.height = pixels ?? HEIGHT;
+    if (this.plot) this.render(true);
+  }
+
+  /** The x value under a horizontal position on screen (a mouse event's clientX); null before the first draw. */
+  valueAt(clientX: number): number | null {
+    if (!this.plot) return null;
+    return this.plot.posToVal(clientX - this.plot.over.getBoundingClientRect().left, "x");
+  }
+
+  /** Where x is drawn, in pixels from the chart element's left, and the plot area's top and height; null before the
+   * first draw. */
+  placeOf(x: number): { left: number; top: number; height: number } | null {
+    if (!this.plot) return null;
+    const over = this.plot.over;
+    return { left: over.offsetLeft + this.plot.valToPos(x, "x"), top: over.offsetTop, height: over.clientHeight };
+  }
+
   resetZoom(): void {
     this.zoom = null;
     this.render(false);
@@ -167,7 +190,9 @@ export class Chart {
           grid.size,
         )
       : null;
-    this.yRange = yRangeOf(this.columns, this.bandColumns, this.options.logY);
+    this.yRange =
+      (this.options.ignoreOutliers && percentileRange(this.lines, range, this.options.logY)) ||
+      yRangeOf(this.columns, this.bandColumns, this.options.logY);
     const data: uPlot.AlignedData = [
       centres(grid),
       ...this.columns.map((columns) => Array.from(columns.line, (value) => (Number.isNaN(value) ? null : value))),
@@ -188,6 +213,7 @@ export class Chart {
       });
     }
     this.element.dataset.columns = String(grid.size);
+    this.element.dataset.yRange = this.yRange.join(",");
   }
 
   /** How many columns of line `index` have a value. */
@@ -221,7 +247,7 @@ export class Chart {
       this.options.x === "relative" ? (_u, splits) => splits.map(formatDuration) : undefined;
     return {
       width,
-      height: HEIGHT,
+      height: this.height,
       legend: { show: false },
       scales: {
         x: {
@@ -272,6 +298,7 @@ export class Chart {
             const now = performance.now();
             this.element.dataset.drawMs = (now - this.drawStarted).toFixed(1);
             this.element.dataset.drawnAt ??= now.toFixed(1);
+            this.element.dispatchEvent(new Event("chart:drawn"));
           },
         ],
         setSelect: [(u) => this.onSelect(u)],
@@ -520,6 +547,28 @@ function yRangeOf(
     include(mean + band.std[index]!);
   });
   if (!(high >= low)) return log ? [0.1, 10] : [0, 1];
+  if (log) return [low / 1.2, high * 1.2];
+  const pad = high > low ? (high - low) * 0.05 : Math.abs(high) * 0.1 || 1;
+  return [low - pad, high + pad];
+}
+
+/** The 5th to 95th percentile of the values of the lines' points within the x range (raw and smoothed), padded as
+ * the full range is; null when there are none. */
+function percentileRange(lines: Line[], range: [number, number], log: boolean): [number, number] | null {
+  const values: number[] = [];
+  for (const line of lines) {
+    for (let index = 0; index < line.xs.length; index++) {
+      const x = line.xs[index]!;
+      if (x < range[0] || x > range[1]) continue;
+      for (const value of [line.raw[index]!, line.smoothed[index]!]) {
+        if (Number.isFinite(value) && !(log && value <= 0)) values.push(value);
+      }
+    }
+  }
+  if (values.length === 0) return null;
+  const sorted = Float64Array.from(values).sort();
+  const at = (fraction: number) => sorted[Math.round(fraction * (sorted.length - 1))]!;
+  const [low, high] = [at(0.05), at(0.95)];
   if (log) return [low / 1.2, high * 1.2];
   const pad = high > low ? (high - low) * 0.05 : Math.abs(high) * 0.1 || 1;
   return [low - pad, high + pad];

@@ -19,6 +19,7 @@ import * as media from "./media";
 import { prCurves } from "./pr_curves";
 import * as scalars from "./scalars";
 import { state, subscribe, update } from "./state";
+import { timeSeries } from "./timeseries";
 
 const POLL_MS = 2000;
 
@@ -45,6 +46,7 @@ const dashboards: Dashboard[] = [
     refresh: scalars.refresh,
     onState: (changed) => scalars.onState(changed as Set<keyof typeof state>),
   },
+  timeSeries,
   customScalars,
   ...media.all,
   prCurves,

@@ -12,7 +12,7 @@ import { enlarge, imageTools } from "./image_view";
 import { regexProblem } from "./regex";
 import { state, update, type State } from "./state";
 
-type Listing = Record<string, Record<string, { samples?: number }>> | Record<string, string[]>;
+export type Listing = Record<string, Record<string, { samples?: number }>> | Record<string, string[]>;
 
 export interface Dashboard {
   id: string;
@@ -79,6 +79,11 @@ function dashboard(id: string, title: string, plugin: string, fill: Fill, tools:
 
 const samples = new Map<string, Listing>();
 
+/** Keeps a plugin's tag listing: its samples per image or audio tag, which a card's fill asks for. */
+export function rememberListing(plugin: string, listing: Listing): void {
+  samples.set(plugin, listing);
+}
+
 function sampleCount(plugin: string, run: string, tag: string): number {
   const listing = samples.get(plugin) as Record<string, Record<string, { samples?: number }>> | undefined;
   return Math.max(1, listing?.[run]?.[tag]?.samples ?? 1);
@@ -143,25 +148,29 @@ async function mediaFill(
   body.dataset.steps = String(steps.length);
 }
 
+/** An image card's body: a step slider over every sample of the step (the Time Series page's image cards too); a
+ * click enlarges an image. */
+export const fillImages: Fill = (body, run, tag) =>
+  mediaFill("images", body, run, tag, (point, sample) =>
+    h(
+      "figure",
+      {},
+      h("img", {
+        src: `data/plugin/images/individualImage?${point.query}`,
+        alt: `${tag} at step ${point.step}, sample ${sample + 1}`,
+        title: "Click to enlarge",
+        "data-step": point.step,
+        "data-sample": sample,
+        onclick: (event: Event) => enlarge(event.currentTarget as HTMLImageElement),
+      }),
+    ),
+  );
+
 const images = dashboard(
   "images",
   "Images",
   "images",
-  (body, run, tag) =>
-    mediaFill("images", body, run, tag, (point, sample) =>
-      h(
-        "figure",
-        {},
-        h("img", {
-          src: `data/plugin/images/individualImage?${point.query}`,
-          alt: `${tag} at step ${point.step}, sample ${sample + 1}`,
-          title: "Click to enlarge",
-          "data-step": point.step,
-          "data-sample": sample,
-          onclick: (event: Event) => enlarge(event.currentTarget as HTMLImageElement),
-        }),
-      ),
-    ),
+  fillImages,
   imageTools(() => images.element),
 );
 
@@ -253,25 +262,24 @@ histogramMode.addEventListener("change", () =>
   update({ histogramMode: histogramMode.value as State["histogramMode"] }),
 );
 
-const histograms = dashboard(
-  "histograms",
-  "Histograms",
-  "histograms",
-  async (body, run, tag) => {
-    histogramMode.value = state.histogramMode;
-    const points = await getJson<[number, number, Bucket[]][]>("data/plugin/histograms/histograms", { run, tag });
-    const canvas = h("canvas", { class: "histogram", width: 420, height: 260, role: "img" });
-    canvas.setAttribute("aria-label", `${tag} of ${run}: ${points.length} steps`);
-    const readout = h("p", { class: "readout" });
-    body.replaceChildren(canvas, readout);
-    body.dataset.steps = String(points.length);
-    drawHistograms(canvas, points, colorOf(run), state.histogramMode);
-    readout.textContent = points.length
-      ? `${points.length} steps, ${points[0]![1]} to ${points[points.length - 1]![1]}`
-      : "no data";
-  },
-  [h("label", {}, "Mode ", histogramMode)],
-);
+/** A histogram card's body: every step's histogram, offset or overlaid (the Time Series page's too). */
+export const fillHistograms: Fill = async (body, run, tag) => {
+  histogramMode.value = state.histogramMode;
+  const points = await getJson<[number, number, Bucket[]][]>("data/plugin/histograms/histograms", { run, tag });
+  const canvas = h("canvas", { class: "histogram", width: 420, height: 260, role: "img" });
+  canvas.setAttribute("aria-label", `${tag} of ${run}: ${points.length} steps`);
+  const readout = h("p", { class: "readout" });
+  body.replaceChildren(canvas, readout);
+  body.dataset.steps = String(points.length);
+  drawHistograms(canvas, points, colorOf(run), state.histogramMode);
+  readout.textContent = points.length
+    ? `${points.length} steps, ${points[0]![1]} to ${points[points.length - 1]![1]}`
+    : "no data";
+};
+
+const histograms = dashboard("histograms", "Histograms", "histograms", fillHistograms, [
+  h("label", {}, "Mode ", histogramMode),
+]);
 
 function drawHistograms(
   canvas: HTMLCanvasElement,

@@ -244,7 +244,7 @@ const CONCURRENT_FETCHES = 2;
 let fetching = 0;
 const waiting: (() => void)[] = [];
 
-async function queued<T>(task: () => Promise<T>): Promise<T> {
+export async function queued<T>(task: () => Promise<T>): Promise<T> {
   if (fetching >= CONCURRENT_FETCHES) await new Promise<void>((resolve) => waiting.push(resolve));
   fetching++;
   try {
@@ -280,9 +280,15 @@ function smoothedOf(series: ScalarSeries): Float64Array {
 }
 
 function linesOf(card: Card): Line[] {
+  return linesFor(card.series);
+}
+
+/** The lines of the shown runs' series, on the chosen x axis and smoothed as set (the Time Series page draws its
+ * scalar cards with them too). */
+export function linesFor(found: Map<string, ScalarSeries>): Line[] {
   const lines: Line[] = [];
   for (const run of selectedRuns()) {
-    const series = card.series.get(run);
+    const series = found.get(run);
     if (!series || series.steps.length === 0) continue;
     let xs = series.steps;
     if (state.x === "wall") xs = series.wallTimes;
@@ -303,7 +309,7 @@ function linesOf(card: Card): Line[] {
   return lines;
 }
 
-function chartOptions(): ChartOptions {
+export function chartOptions(): ChartOptions {
   const smoothing = (state.smoother === "ema" && state.smoothing > 0) || (state.smoother === "ma" && state.window > 1);
   return { x: state.x, logX: state.logX, logY: state.logY, band: state.band, smoothing };
 }

@@ -27,6 +27,11 @@ export interface State {
   /** Scalars drawn by group ("": by run): `hparam:NAME`, `regex:PATTERN` or `dir:LEVEL`, with a std or min-max band. */
   groupBy: string;
   groupBand: "std" | "minmax";
+  /** The Time Series page's pinned cards (their keys: kind, run and tag), the kinds of card it
+   * shows (a comma-separated list) and whether its charts' y range leaves outliers out. */
+  pinned: string[];
+  kinds: string;
+  ignoreOutliers: boolean;
 }
 
 export const DEFAULTS: State = {
@@ -48,6 +53,9 @@ export const DEFAULTS: State = {
   exceptionTag: "",
   groupBy: "",
   groupBand: "std",
+  pinned: [],
+  kinds: "scalars,histograms,images",
+  ignoreOutliers: true,
 };
 
 type Listener = (state: State, changed: Set<keyof State>) => void;
@@ -108,6 +116,7 @@ function serialise(current: State): string {
     const value = current[key];
     if (JSON.stringify(value) === JSON.stringify(DEFAULTS[key])) continue;
     if (key === "runs") for (const run of value as string[]) params.append("run", run);
+    else if (key === "pinned") for (const card of value as string[]) params.append("pin", card);
     else params.set(key, typeof value === "boolean" ? (value ? "1" : "0") : String(value));
   }
   return params.toString();
@@ -126,6 +135,8 @@ function parse(hash: string): Partial<State> {
     allowed.find((option) => option === text(key));
   if (text("dashboard")) found.dashboard = text("dashboard")!;
   if (params.has("run")) found.runs = params.getAll("run");
+  if (params.has("pin")) found.pinned = params.getAll("pin");
+  if (text("kinds") !== null) found.kinds = text("kinds")!;
   if (text("runFilter") !== null) found.runFilter = text("runFilter")!;
   if (text("tagFilter") !== null) found.tagFilter = text("tagFilter")!;
   if (text("graphRun") !== null) found.graphRun = text("graphRun")!;
@@ -140,6 +151,7 @@ function parse(hash: string): Partial<State> {
     logY: flag("logY"),
     logX: flag("logX"),
     band: flag("band"),
+    ignoreOutliers: flag("ignoreOutliers"),
     histogramMode: choice("histogramMode", ["offset", "overlay"] as const),
     graphKind: choice("graphKind", ["c_graph", "s_graph"] as const),
     groupBand: choice("groupBand", ["std", "minmax"] as const),

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.browser
 # The dashboards that draw the runs picked in the run list; the others pick their run themselves.
 RUN_LIST_DASHBOARDS = {
     "scalars",
+    "timeseries",
     "custom_scalars",
     "histograms",
     "distributions",
@@ -32,6 +33,7 @@ RUN_LIST_DASHBOARDS = {
 # Waits for a dashboard's first picture: an element that is there once it has drawn.
 DRAWN = {
     "scalars": ".chart[data-draw-ms]",
+    "timeseries": "article.ts-card .chart[data-draw-ms]",
     "custom_scalars": ".chart[data-draw-ms]",
     "histograms": "article.card[data-filled] canvas.histogram",
     "distributions": "article.card[data-filled] .plot canvas",
