@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from trainboard.normaliser import scalar_kernel
 from trainboard.normaliser.normalise import normalise_event
 from trainboard.normaliser.points import (
     Batch,
@@ -48,9 +49,6 @@ def normalise_frames(frames: Frames, state: RunState, *, path: str) -> Batch:
     batch = Batch()
     if not len(frames):
         return batch
-    # Imported here so that numba loads with the first read, not with the server (a restart reads nothing).
-    from trainboard.normaliser import scalar_kernel
-
     decoded = Decoded(*scalar_kernel.decode(frames.data, frames.starts, frames.lengths))
     others = [int(index) for index in np.flatnonzero(~decoded.simple)]
     pieces = Pieces()
@@ -192,8 +190,6 @@ def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state
     """Keep the simple records among start..stop as one column series per tag; False (nothing done) when the
     general path must take them: a step going back in an old-format file, a tag that is not a scalar series, a tag
     that is not UTF-8, or a hash collision."""
-    from trainboard.normaliser import scalar_kernel
-
     simple_records = np.flatnonzero(decoded.simple[start:stop]) + start
     steps = decoded.steps[simple_records]
     if state.file_version is None or state.file_version < 2:
