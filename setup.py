@@ -5,6 +5,15 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension("trainboard.reader._framing", ["trainboard/reader/_framing.c"]),
-        Extension("trainboard.normaliser._scalars", ["trainboard/normaliser/_scalars.c"]),
+        Extension(
+            "trainboard.normaliser._scalars",
+            ["trainboard/normaliser/_scalars.c"],
+            depends=["trainboard/normaliser/wire.h"],
+        ),
+        Extension(
+            "trainboard.normaliser._histograms",
+            ["trainboard/normaliser/_histograms.c"],
+            depends=["trainboard/normaliser/wire.h"],
+        ),
     ]
 )

@@ -9,27 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LENGTH = 2, WIRE_FIXED32 = 5 };
+#include "wire.h"
+
 #define FNV_OFFSET 0xCBF29CE484222325ULL
 #define FNV_PRIME 0x100000001B3ULL
-
-/* The varint at *position, moving *position past it; *position = -1 when it is malformed or runs past `end`. */
-static int64_t varint(const uint8_t *data, int64_t *position, int64_t end) {
-    uint64_t value = 0;
-    for (unsigned shift = 0; *position < end && shift < 64; shift += 7) {
-        const uint8_t byte = data[(*position)++];
-        value |= (uint64_t)(byte & 0x7F) << shift;
-        if (byte < 0x80) return (int64_t)value;
-    }
-    *position = -1;
-    return 0;
-}
-
-static uint64_t little_endian(const uint8_t *data, int size) {
-    uint64_t value = 0;
-    for (int index = size - 1; index >= 0; index--) value = (value << 8) | data[index];
-    return value;
-}
 
 /* A Summary.Value of exactly a tag and a simple_value, in data[position:end]: 1 when it is one. */
 static int summary_value(const uint8_t *data, int64_t position, int64_t end, int64_t *tag_start, int64_t *tag_length,
@@ -90,8 +73,7 @@ static int decode_record(const uint8_t *data, int64_t position, int64_t end, int
         const int64_t key = varint(data, &position, end);
         if (position < 0) goto not_simple;
         if (key == (1 << 3 | WIRE_FIXED64) && position + 8 <= end) {
-            const uint64_t bits = little_endian(data + position, 8);
-            memcpy(wall_time, &bits, 8);
+            *wall_time = fixed_double(data + position);
             position += 8;
         } else if (key == (2 << 3 | WIRE_VARINT)) {
             *step = varint(data, &position, end);
@@ -134,14 +116,6 @@ static uint64_t fnv1a(const uint8_t *data, int64_t length) {
     uint64_t digest = FNV_OFFSET;
     for (int64_t index = 0; index < length; index++) digest = (digest ^ data[index]) * FNV_PRIME;
     return digest;
-}
-
-/* Whether every record lies inside the data: the caller's starts and lengths come from framing, but are checked. */
-static int inside(const int64_t *starts, const int64_t *lengths, Py_ssize_t count, Py_ssize_t size) {
-    for (Py_ssize_t index = 0; index < count; index++)
-        if (starts[index] < 0 || lengths[index] < 0 || starts[index] > size || lengths[index] > size - starts[index])
-            return 0;
-    return 1;
 }
 
 PyDoc_STRVAR(decode_doc,
