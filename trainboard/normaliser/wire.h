@@ -4,6 +4,7 @@
 #define TRAINBOARD_WIRE_H
 
 #include <stdint.h>
+#include <string.h>
 
 enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LENGTH = 2, WIRE_FIXED32 = 5 };
 
@@ -28,9 +29,13 @@ static inline uint64_t little_endian(const uint8_t *data, int size) {
 }
 
 static inline double fixed_double(const uint8_t *data) {
-    const uint64_t bits = little_endian(data, 8);
     double value;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&value, data, 8);
+#else
+    const uint64_t bits = little_endian(data, 8);
     memcpy(&value, &bits, 8);
+#endif
     return value;
 }
 
