@@ -1,15 +1,16 @@
-"""Engine benchmark (issue 6): trainboard against TensorBoard 2.21's Python loader (--load_fast=false) and Rust
+"""Engine benchmark (issues 6 and 16): trainboard against TensorBoard 2.21's Python loader (--load_fast=false) and Rust
 loader (--load_fast=true) on the same logdir, side by side in one run, medians of several runs.
 
     .venv/bin/python -m bench.engine [--runs 50 --tags 20 --steps 2000] [--repeat 3] [--python-repeat 1]
-        [--clients 200 --seconds 60] [--long 1000000] [--growth 10]
+        [--clients 200 --seconds 60] [--long 1000000] [--growth 10] [--many 10000] [--postgres]
 
 The logdirs (scalars, histograms every 20 steps, an image every 100 steps, written by tensorboardX) are written once
 under bench/out/ and kept. For each server: seconds from process start until every run's last step is served,
 scalar points loaded per second, peak RSS of its process tree, p50 latency of /data/plugin/scalars/tags and /scalars
 once loaded; for trainboard also a restart on the same store, under a wrk load test. Then the downsampled read of one
 long series (trainboard and the Rust loader), optionally both on a logdir `--growth` times larger (4x the runs), and
-each of the issue's targets with its verdict.
+each of issue 16's targets with its verdict; optionally a logdir of --many runs (10 tags x 100 steps, scalars only)
+and the PostgreSQL store (--postgres: `trainboard ingest` into SQLite and PostgreSQL, p50 over HTTP from `serve`).
 """
 
 from __future__ import annotations
@@ -45,10 +46,12 @@ class Shape:
     runs: int
     tags: int
     steps: int
+    # Histograms every 20 steps and an image every 100 beside the scalars.
+    extras: bool = True
 
     @property
     def name(self) -> str:
-        return f"engine-{self.runs}x{self.tags}x{self.steps}"
+        return f"{'engine' if self.extras else 'scalars'}-{self.runs}x{self.tags}x{self.steps}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,7 @@ class Measure:
     peak_rss_mb: float
     tags_ms: float
     scalars_ms: float
+    runs_ms: float
 
 
 def write_run(root: Path, run: int, shape: Shape) -> None:
@@ -67,6 +71,8 @@ def write_run(root: Path, run: int, shape: Shape) -> None:
         for step in range(shape.steps):
             for tag in range(shape.tags):
                 writer.add_scalar(f"tag{tag:02d}", float(rng.normal()), step)
+            if not shape.extras:
+                continue
             if step % 20 == 0:
                 for histogram in range(2):
                     writer.add_histogram(f"hist{histogram}", rng.normal(size=1000), step)
@@ -119,6 +125,7 @@ def measure(
             settled(client)
             tags_ms = p50_ms(lambda: client.get("/data/plugin/scalars/tags").raise_for_status())
             scalars_ms = p50_ms(lambda: client.get("/data/plugin/scalars/scalars", params=query).raise_for_status())
+            runs_ms = p50_ms(lambda: client.get("/data/runs").raise_for_status())
             if then is not None:
                 then(url)
     finally:
@@ -130,7 +137,7 @@ def measure(
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    return Measure(loaded, peak[0] / 2**20, tags_ms, scalars_ms)
+    return Measure(loaded, peak[0] / 2**20, tags_ms, scalars_ms, runs_ms)
 
 
 def until_served(
@@ -153,10 +160,15 @@ def until_served(
 
 
 def last_steps(client: httpx.Client, runs: list[str]) -> list[int]:
-    """The last step served of tag00 in each run (scalars_multirun, which both servers answer)."""
-    answer = client.post("/data/plugin/scalars/scalars_multirun", data={"tag": "tag00", "runs": runs})
-    found = answer.raise_for_status().json()
-    return [found[run][-1][1] for run in runs]
+    """The last step served of tag00 in each run (scalars_multirun, which both servers answer), asked for 500 runs at
+    a time: a form of more fields is refused (Starlette's limit is 1,000)."""
+    steps = []
+    for start in range(0, len(runs), 500):
+        some = runs[start : start + 500]
+        answer = client.post("/data/plugin/scalars/scalars_multirun", data={"tag": "tag00", "runs": some})
+        found = answer.raise_for_status().json()
+        steps += [found[run][-1][1] for run in some]
+    return steps
 
 
 def settled(client: httpx.Client) -> None:
@@ -234,7 +246,7 @@ def median(measures: list[Measure]) -> Measure:
 
 def on_free_port(command: list[str], shape: Shape, then: Callable[[str], None] | None = None) -> Measure:
     port = free_port()
-    runs = [f"run{run:03d}" for run in range(shape.runs)]
+    runs = run_names(shape)
     return measure([*command, f"--port={port}"], port, runs, shape.steps - 1, then)
 
 
@@ -263,12 +275,52 @@ def tensorboard(shape: Shape, load_fast: bool, repeat: int) -> Measure:
     return median([on_free_port(command, shape) for _ in range(repeat)])
 
 
+def run_names(shape: Shape) -> list[str]:
+    return [f"run{run:03d}" for run in range(shape.runs)]
+
+
 def scalar_points(shape: Shape) -> int:
     return shape.runs * shape.tags * shape.steps
 
 
 def verdict(met: bool) -> str:
     return "met" if met else "NOT MET"
+
+
+@dataclass(frozen=True, slots=True)
+class Postgres:
+    sqlite_ingest: float
+    postgres_ingest: float
+    tags_ms: float
+    scalars_ms: float
+
+
+def postgres(shape: Shape, repeat: int, scratch: Path) -> Postgres:
+    """Medians of `trainboard ingest` into SQLite and into PostgreSQL (a fresh database each), then the p50 of tags and
+    scalars over HTTP from a `trainboard serve` on the PostgreSQL store (bench/store.py's helpers)."""
+    from bench.store import Backend, ingest_seconds, quiet_p50, replica
+    from tests.pgserver import postgres_server
+    from trainboard.store.opening import open_store
+
+    with postgres_server() as server:
+        sqlite_seconds, postgres_seconds = [], []
+        backend = None
+        for index in range(repeat):
+            sqlite = Backend("SQLite", f"sqlite:{scratch / f'ingest-{index}.sqlite'}", None, dict(os.environ))
+            backend = Backend("PostgreSQL", server.create_database(f"engine_{index}"), None, dict(os.environ))
+            sqlite_seconds.append(ingest_seconds(sqlite, logdir_for(shape), "engine"))
+            postgres_seconds.append(ingest_seconds(backend, logdir_for(shape), "engine"))
+        assert backend is not None
+        store = open_store(backend.db)
+        experiment_id = store.create_experiment("engine").id
+        store.close()
+        with replica(backend, scratch / "postgres-replica") as url:
+            tags_ms, scalars_ms = quiet_p50(url, experiment_id, shape.runs)
+    return Postgres(statistics.median(sqlite_seconds), statistics.median(postgres_seconds), tags_ms, scalars_ms)
+
+
+def figure(value: float | None, unit: str, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f} {unit}".strip()
 
 
 def main() -> None:
@@ -284,6 +336,14 @@ def main() -> None:
     parser.add_argument(
         "--growth", type=int, default=0, metavar="K", help="also load a logdir K times larger, 4x runs (0: not)"
     )
+    parser.add_argument(
+        "--many",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also load N runs of 10 tags x 100 steps, scalars only (0: not)",
+    )
+    parser.add_argument("--postgres", action="store_true", help="also ingest into PostgreSQL and serve from it")
     args = parser.parse_args()
     shape = Shape(args.runs, args.tags, args.steps)
     logdir = logdir_for(shape)
@@ -296,73 +356,176 @@ def main() -> None:
         load_tests.append(under_load(url, args.clients, args.seconds, shape.runs, shape.tags))
 
     results: dict[str, Measure] = {}
+    python: Measure | None = None
     with tempfile.TemporaryDirectory() as scratch:
         cold, restart = trainboard(shape, args.repeat, Path(scratch), load_test if args.clients else None)
         results["trainboard (cold)"], results["trainboard (restart)"] = cold, restart
         results["tensorboard --load_fast=true"] = rust = tensorboard(shape, True, args.repeat)
         if args.python_repeat:
-            results["tensorboard --load_fast=false"] = tensorboard(shape, False, args.python_repeat)
+            results["tensorboard --load_fast=false"] = python = tensorboard(shape, False, args.python_repeat)
+        table(f"{scalar_points(shape):,} scalar points + histograms + images", shape, results, rust)
 
-        print(f"\nmedians; {scalar_points(shape):,} scalar points + histograms + images")
-        columns = ("load s", "vs Rust", "points/s", "peak RSS MB", "tags ms", "scalars ms")
-        print(f"{'server':32} " + " ".join(f"{column:>11}" for column in columns))
-        for label, result in results.items():
-            print(
-                f"{label:32} {result.load_seconds:11.2f} {result.load_seconds / rust.load_seconds:10.2f}x"
-                f" {scalar_points(shape) / result.load_seconds:11,.0f} {result.peak_rss_mb:11.0f}"
-                f" {result.tags_ms:11.2f} {result.scalars_ms:11.2f}"
-            )
-
-        long_shape = Shape(1, 1, args.long)
         long_reads: dict[str, float] = {}
         if args.long:
             # A fresh store each, so each is a cold load; only the downsampled read is reported.
+            long_shape = Shape(1, 1, args.long)
             long_reads["trainboard"] = trainboard(long_shape, 1, Path(scratch))[0].scalars_ms
             long_reads["Rust"] = tensorboard(long_shape, True, 1).scalars_ms
-            print(
-                f"\n{args.long:,}-point series, /scalars downsampled to 1,000 points, p50:"
-                f" trainboard {long_reads['trainboard']:.2f} ms, Rust loader {long_reads['Rust']:.2f} ms"
-                " (which kept 1,000 of them at load)"
-            )
 
-        growth: dict[str, tuple[Measure, Measure]] = {}
         big = Shape(shape.runs * 4, shape.tags, shape.steps * args.growth // 4)
+        growth: dict[str, Measure] = {}
         if args.growth:
-            growth["trainboard"] = (cold, trainboard(big, 1, Path(scratch))[0])
-            growth["Rust"] = (rust, tensorboard(big, True, 1))
-            print(
-                f"\ngrowth: {big.name} ({scalar_points(big) // scalar_points(shape)}x the scalar points), one run each"
-            )
-            for label, (small_measure, big_measure) in growth.items():
-                print(
-                    f"  {label:10} points/s {scalar_points(shape) / small_measure.load_seconds:11,.0f} ->"
-                    f" {scalar_points(big) / big_measure.load_seconds:11,.0f}; load {big_measure.load_seconds:.2f} s,"
-                    f" peak RSS {big_measure.peak_rss_mb:.0f} MB, tags {small_measure.tags_ms:.2f} ->"
-                    f" {big_measure.tags_ms:.2f} ms, scalars {small_measure.scalars_ms:.2f} ->"
-                    f" {big_measure.scalars_ms:.2f} ms"
-                )
+            growth["trainboard (cold)"] = trainboard(big, args.repeat, Path(scratch))[0]
+            growth["tensorboard --load_fast=true"] = tensorboard(big, True, args.repeat)
+            table(f"{args.growth}x: {scalar_points(big):,} scalar points", big, growth, growth[RUST])
 
-    print("\ntargets (issue 6)")
-    met = verdict(cold.load_seconds <= rust.load_seconds)
-    print(f"  1. cold load {cold.load_seconds:.2f} s <= Rust's {rust.load_seconds:.2f} s: {met}")
-    print(f"  2. restart {restart.load_seconds:.2f} s <= 0.5 s: {verdict(restart.load_seconds <= 0.5)}")
-    met = verdict(cold.peak_rss_mb <= rust.peak_rss_mb)
-    print(f"  3. peak RSS {cold.peak_rss_mb:.0f} MB <= Rust's {rust.peak_rss_mb:.0f} MB: {met}")
+        many_shape = Shape(args.many, 10, 100, extras=False)
+        many: dict[str, Measure] = {}
+        if args.many:
+            many["trainboard (cold)"] = trainboard(many_shape, 1, Path(scratch))[0]
+            many["tensorboard --load_fast=true"] = tensorboard(many_shape, True, 1)
+            table(f"{args.many:,} runs of 10 tags x 100 steps (one run each)", many_shape, many, many[RUST])
+
+        store = postgres(shape, args.repeat, Path(scratch)) if args.postgres else None
+
+    rows: list[tuple[str, str, str, str, str]] = []
+    ratio = cold.load_seconds / rust.load_seconds
+    py = python.load_seconds if python else None
+    rows.append(
+        (
+            "cold load <= 0.75x Rust (1x)",
+            f"{cold.load_seconds:.2f} s ({ratio:.2f}x)",
+            figure(rust.load_seconds, "s"),
+            figure(py, "s"),
+            verdict(ratio <= 0.75),
+        )
+    )
+    if growth:
+        tb_big, rust_big = growth["trainboard (cold)"], growth[RUST]
+        big_ratio = tb_big.load_seconds / rust_big.load_seconds
+        rows.append(
+            (
+                f"cold load <= 0.75x Rust ({args.growth}x)",
+                f"{tb_big.load_seconds:.2f} s ({big_ratio:.2f}x)",
+                figure(rust_big.load_seconds, "s"),
+                "not run",
+                verdict(big_ratio <= 0.75),
+            )
+        )
+    rows.append(
+        ("restart <= 0.25 s", figure(restart.load_seconds, "s"), "-", "-", verdict(restart.load_seconds <= 0.25))
+    )
+    rss_ratio = cold.peak_rss_mb / rust.peak_rss_mb
+    rows.append(
+        (
+            "peak RSS <= 0.8x Rust",
+            f"{cold.peak_rss_mb:.0f} MB ({rss_ratio:.2f}x)",
+            figure(rust.peak_rss_mb, "MB", 0),
+            figure(python.peak_rss_mb if python else None, "MB", 0),
+            verdict(rss_ratio <= 0.8),
+        )
+    )
     slowest = max(cold.tags_ms, cold.scalars_ms, restart.tags_ms, restart.scalars_ms)
-    print(f"  4. tags and scalars p50 at most {slowest:.2f} ms <= 5 ms: {verdict(slowest <= 5)}")
+    rows.append(
+        (
+            "tags, scalars p50 <= 5 ms",
+            f"{max(cold.tags_ms, restart.tags_ms):.2f}, {max(cold.scalars_ms, restart.scalars_ms):.2f} ms",
+            f"{rust.tags_ms:.2f}, {rust.scalars_ms:.2f} ms",
+            f"{python.tags_ms:.2f}, {python.scalars_ms:.2f} ms" if python else "-",
+            verdict(slowest <= 5),
+        )
+    )
     if long_reads:
         read = long_reads["trainboard"]
-        print(f"     {args.long:,}-point series read {read:.2f} ms <= 20 ms: {verdict(read <= 20)}")
+        rows.append(
+            (
+                f"{args.long:,}-point downsampled read <= 10 ms",
+                figure(read, "ms"),
+                figure(long_reads["Rust"], "ms") + " (kept 1,000 at load)",
+                "not run",
+                verdict(read <= 10),
+            )
+        )
     if growth:
-        small_measure, big_measure = growth["trainboard"]
-        small_rate = scalar_points(shape) / small_measure.load_seconds
-        big_rate = scalar_points(big) / big_measure.load_seconds
-        print(f"  5. points/s at {args.growth}x the size: {big_rate / small_rate:.0%} of the first's (linear: 100%)")
+        rates = {
+            label: (scalar_points(big) / growth[label].load_seconds) / (scalar_points(shape) / small.load_seconds)
+            for label, small in (("trainboard (cold)", cold), (RUST, rust))
+        }
+        rows.append(
+            (
+                f"points/s at {args.growth}x >= 1x's",
+                f"{rates['trainboard (cold)']:.0%}",
+                f"{rates[RUST]:.0%}",
+                "not run",
+                verdict(rates["trainboard (cold)"] >= 1),
+            )
+        )
+    if many:
+        tb_many, rust_many = many["trainboard (cold)"], many[RUST]
+        many_ratio = tb_many.load_seconds / rust_many.load_seconds
+        rows.append(
+            (
+                f"{args.many:,} runs served <= 2x Rust",
+                f"{tb_many.load_seconds:.2f} s ({many_ratio:.2f}x)",
+                figure(rust_many.load_seconds, "s"),
+                "not run",
+                verdict(many_ratio <= 2),
+            )
+        )
+        rows.append(
+            (
+                f"{args.many:,} runs: /data/runs, tags p50 <= 20 ms",
+                f"{tb_many.runs_ms:.2f}, {tb_many.tags_ms:.2f} ms",
+                f"{rust_many.runs_ms:.2f}, {rust_many.tags_ms:.2f} ms",
+                "not run",
+                verdict(max(tb_many.runs_ms, tb_many.tags_ms) <= 20),
+            )
+        )
+    if store is not None:
+        share = store.sqlite_ingest / store.postgres_ingest
+        rows.append(
+            (
+                "PostgreSQL ingest >= 50% of SQLite's rate",
+                f"{share:.0%} ({store.postgres_ingest:.2f} s vs {store.sqlite_ingest:.2f} s)",
+                "-",
+                "-",
+                verdict(share >= 0.5),
+            )
+        )
+        rows.append(
+            (
+                "PostgreSQL tags, scalars p50 <= 10 ms (HTTP)",
+                f"{store.tags_ms:.2f}, {store.scalars_ms:.2f} ms",
+                "-",
+                "-",
+                verdict(max(store.tags_ms, store.scalars_ms) <= 10),
+            )
+        )
+    print(f"\ntargets (issue 16); every figure from this run, medians of {args.repeat} unless said")
+    print("| target | trainboard | Rust loader | Python loader | verdict |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
     if load_tests and (load := load_tests[-1]) is not None:
         print(
-            f"  6. {args.clients} connections for {args.seconds:.0f} s: {load.errors} errors"
-            f" ({verdict(load.errors == 0)}); {load.answers_per_second} answers/s,"
-            f" p50 {load.p50}, p99 {load.p99}"
+            f"\nunder load: {args.clients} connections for {args.seconds:.0f} s: {load.errors} errors"
+            f" ({verdict(load.errors == 0)}); {load.answers_per_second} answers/s, p50 {load.p50}, p99 {load.p99}"
+        )
+
+
+RUST = "tensorboard --load_fast=true"
+
+
+def table(title: str, shape: Shape, results: dict[str, Measure], rust: Measure) -> None:
+    print(f"\n{title}")
+    columns = ("load s", "vs Rust", "points/s", "peak RSS MB", "tags ms", "scalars ms", "runs ms")
+    print(f"{'server':32} " + " ".join(f"{column:>11}" for column in columns))
+    for label, result in results.items():
+        print(
+            f"{label:32} {result.load_seconds:11.2f} {result.load_seconds / rust.load_seconds:10.2f}x"
+            f" {scalar_points(shape) / result.load_seconds:11,.0f} {result.peak_rss_mb:11.0f}"
+            f" {result.tags_ms:11.2f} {result.scalars_ms:11.2f} {result.runs_ms:11.2f}",
+            flush=True,
         )
 
 

@@ -328,15 +328,6 @@ def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
         )
     location = settings.logdir or settings.logdir_spec
     progress = IngestProgress()
-    if command == "trainboard":
-        from trainboard.store.opening import sqlite_path
-
-        store_url = settings.store_url(location)
-        if "://" not in store_url and not sqlite_path(store_url).exists():
-            # A cold start reads everything: the read kernels load while the server's modules do.
-            from trainboard.ingest.warmup import load_kernels
-
-            threading.Thread(target=load_kernels, name="trainboard-warm-up", daemon=True).start()
     import uvicorn
 
     from trainboard.http import limits

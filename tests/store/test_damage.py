@@ -27,7 +27,6 @@ from trainboard.store.opening import open_store, redacted
 from trainboard.store.store import Store
 
 GARBAGE = bytes(range(7, 256, 3)) * 3
-PAGE = 4096
 # Pages of the store to damage, spread evenly over the file: each costs a start of trainboard (about 1.5 s).
 MAX_PAGES = 20
 SETTLE_SECONDS = 30
@@ -112,8 +111,16 @@ class Refused(Exception):
     """An answer other than a 200."""
 
 
+def page_size(store: Path) -> int:
+    """The store's page size, from its header (big-endian at offset 16; 1 means 65536)."""
+    with store.open("rb") as file:
+        file.seek(16)
+        size = int.from_bytes(file.read(2), "big")
+    return 65536 if size == 1 else size
+
+
 def damaged_pages(store: Path) -> list[int]:
-    pages = store.stat().st_size // PAGE
+    pages = store.stat().st_size // page_size(store)
     step = max(1, pages // MAX_PAGES)
     return list(range(0, pages, step))
 
@@ -121,19 +128,19 @@ def damaged_pages(store: Path) -> list[int]:
 def test_a_damaged_store_serves_the_logdir_or_a_clear_error_and_rebuilds_itself(
     logdir: Path, clean_store: Path, cold: dict[str, Any], tmp_path: Path
 ) -> None:
-    pages = damaged_pages(clean_store)
+    pages, page = damaged_pages(clean_store), page_size(clean_store)
     assert len(pages) > 20
     outcomes: dict[int, str] = {}
-    for page in pages:
-        db = tmp_path / f"page{page}" / "store.sqlite"
+    for page_number in pages:
+        db = tmp_path / f"page{page_number}" / "store.sqlite"
         db.parent.mkdir()
         shutil.copy(clean_store, db)
         with db.open("r+b") as file:
             # Near the end of the page, where SQLite keeps the cells (page 0's header: tests/cli/test_store_errors.py).
-            file.seek(page * PAGE + PAGE - 2 * len(GARBAGE))
+            file.seek(page_number * page + page - 2 * len(GARBAGE))
             file.write(GARBAGE)
-        outcomes[page], log = settle(logdir, db.parent, cold)
-        if outcomes[page] == "rebuilt":
+        outcomes[page_number], log = settle(logdir, db.parent, cold)
+        if outcomes[page_number] == "rebuilt":
             assert "damaged" in log and "again" in log, log
     # Garbage in a page that nothing reads is harmless; some of it must have been noticed and rebuilt.
     assert list(outcomes.values()).count("rebuilt") >= 2, outcomes

@@ -15,7 +15,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from trainboard.normaliser.normalise import normalise_event
+from trainboard.normaliser import histogram_kernel, scalar_kernel
+from trainboard.normaliser.histogram_kernel import HistogramEvent
+from trainboard.normaliser.normalise import normalise_event, normalise_histograms
 from trainboard.normaliser.points import (
     Batch,
     BlobSequencePoint,
@@ -25,6 +27,7 @@ from trainboard.normaliser.points import (
     SeriesMetadata,
     TensorPoint,
 )
+from trainboard.reader.dialect import Dialect, file_dialect
 from trainboard.reader.events import parse_event
 from trainboard.reader.hollow import LARGE_RECORD, Pieces
 from trainboard.reader.protos.event_pb2 import Event
@@ -48,18 +51,23 @@ def normalise_frames(frames: Frames, state: RunState, *, path: str) -> Batch:
     batch = Batch()
     if not len(frames):
         return batch
-    # Imported here so that numba loads with the first read, not with the server (a restart reads nothing).
-    from trainboard.normaliser import scalar_kernel
-
     decoded = Decoded(*scalar_kernel.decode(frames.data, frames.starts, frames.lengths))
     others = [int(index) for index in np.flatnonzero(~decoded.simple)]
+    # TS-VIS's records are translated from another schema by the parser.
+    histograms = (
+        {}
+        if file_dialect(path) is Dialect.TSVIS
+        else histogram_kernel.decode(frames.data, frames.starts[others], frames.lengths[others])
+    )
     pieces = Pieces()
-    events = {index: _parse(frames, index, path, pieces) for index in others}
+    events: dict[int, Event | HistogramEvent | None] = {
+        index: histograms.get(position) or _parse(frames, index, path, pieces) for position, index in enumerate(others)
+    }
     barriers = [(index, event) for index in others if (event := events[index]) is not None and not _is_summary(event)]
     start = 0
     for index, barrier in barriers:
         _stretch(frames, decoded, events, others, start, index, state, batch, path)
-        normalise_event(barrier, state, batch)
+        _normalise(frames, index, barrier, state, batch, path)
         start = index + 1
     _stretch(frames, decoded, events, others, start, len(frames), state, batch, path)
     if pieces:
@@ -84,14 +92,33 @@ def _fill(batch: Batch, pieces: Pieces) -> None:
             batch.operations[position] = replace(operation, blobs=tuple(map(pieces.blob, operation.blobs)))
 
 
-def _is_summary(event: Event) -> bool:
-    return bool(event.WhichOneof("what") == "summary")
+def _is_summary(event: Event | HistogramEvent) -> bool:
+    return isinstance(event, HistogramEvent) or event.WhichOneof("what") == "summary"
+
+
+def _normalise(
+    frames: Frames, index: int, event: Event | HistogramEvent, state: RunState, batch: Batch, path: str
+) -> None:
+    """normalise_event for a parsed event, or for a decoded histogram event (parsed after all when its tags' series
+    are not tensor series)."""
+    if not isinstance(event, HistogramEvent):
+        normalise_event(event, state, batch)
+    elif not normalise_histograms(event, state, batch):
+        parsed = parse_event(frames.payload(index), path=path, offset=frames.record_offset(index))
+        if parsed is not None:
+            normalise_event(parsed, state, batch)
+
+
+def _tags(event: Event | HistogramEvent) -> list[str]:
+    if isinstance(event, HistogramEvent):
+        return [tag for tag, _ in event.values]
+    return [value.tag for value in event.summary.value]
 
 
 def _stretch(
     frames: Frames,
     decoded: Decoded,
-    events: dict[int, Event | None],
+    events: dict[int, Event | HistogramEvent | None],
     others: list[int],
     start: int,
     stop: int,
@@ -122,8 +149,8 @@ def _stretch(
     if first_simple is not None and not _bulk_scalars(frames, decoded, start, stop, state, batch):
         _in_file_order(frames, decoded, events, start, stop, state, batch, path)
         return
-    for _, event in summaries:
-        normalise_event(event, state, batch)
+    for index, event in summaries:
+        _normalise(frames, index, event, state, batch, path)
     last_summary = summaries[-1][0] if summaries else None
     if last_simple is not None and (last_summary is None or last_simple > last_summary):
         state.most_recent_step = int(decoded.steps[last_simple])
@@ -132,7 +159,7 @@ def _stretch(
 def _in_file_order(
     frames: Frames,
     decoded: Decoded,
-    events: dict[int, Event | None],
+    events: dict[int, Event | HistogramEvent | None],
     start: int,
     stop: int,
     state: RunState,
@@ -154,7 +181,7 @@ def _in_file_order(
                 else parse_event(frames.payload(index), path=path, offset=frames.record_offset(index))
             )
             if event is not None:
-                normalise_event(event, state, batch)
+                _normalise(frames, index, event, state, batch, path)
 
 
 def _first_simple(decoded: Decoded, start: int, stop: int) -> int | None:
@@ -173,9 +200,11 @@ def _value_range(decoded: Decoded, start: int, stop: int) -> tuple[int, int]:
     return int(first), int(last)
 
 
-def _shared_tags(frames: Frames, decoded: Decoded, start: int, stop: int, summaries: list[tuple[int, Event]]) -> bool:
+def _shared_tags(
+    frames: Frames, decoded: Decoded, start: int, stop: int, summaries: list[tuple[int, Event | HistogramEvent]]
+) -> bool:
     """Whether a tag of the stretch's other summary events is also a tag of its simple events."""
-    other_tags = {value.tag.encode() for _, event in summaries for value in event.summary.value}
+    other_tags = {tag.encode() for _, event in summaries for tag in _tags(event)}
     if not other_tags:
         return False
     first, last = _value_range(decoded, start, stop)
@@ -192,8 +221,6 @@ def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state
     """Keep the simple records among start..stop as one column series per tag; False (nothing done) when the
     general path must take them: a step going back in an old-format file, a tag that is not a scalar series, a tag
     that is not UTF-8, or a hash collision."""
-    from trainboard.normaliser import scalar_kernel
-
     simple_records = np.flatnonzero(decoded.simple[start:stop]) + start
     steps = decoded.steps[simple_records]
     if state.file_version is None or state.file_version < 2:

@@ -131,7 +131,7 @@ def _histogram(value: Summary.Value) -> Summary.Value:
         table[1:, 0] = table[:-1, 1] = limits[start:end]
         table[:, 2] = counts[start : end + 1]
         # Out-of-range values become infinities in float32, as TensorBoard's cast makes them.
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             table = table.astype("<f4")
     migrated = _new_value(value, "histograms", b"")
     tensor = migrated.tensor

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Iterable
 
 from trainboard.normaliser import legacy
+from trainboard.normaliser.histogram_kernel import HistogramEvent
 from trainboard.normaliser.points import (
     Batch,
     BlobSequencePoint,
@@ -92,6 +93,29 @@ def normalise_event(event: Event, state: RunState, batch: Batch) -> None:
         purge = _restart_purge(event.step, state)
         if purge is not None:
             operations.append(purge)
+
+
+def normalise_histograms(event: HistogramEvent, state: RunState, batch: Batch) -> bool:
+    """What `normalise_event` adds for an event of legacy histograms only, without protobuf objects; False (nothing
+    done) when a tag's series is not a tensor series, for `normalise_event` to take the parsed event."""
+    tags = [tag for tag, _ in event.values]
+    known = [state.first_metadata.get(tag) for tag in tags]
+    if any(metadata is not None and metadata.data_class != DataClass.TENSOR for metadata in known):
+        return False
+    if state.start_time is None:
+        state.start_time = event.wall_time
+    if state.file_version is None or state.file_version < 2:
+        purge = _out_of_order_purge(event.step, state, tags)
+        if purge is not None:
+            batch.operations.append(purge)
+    state.most_recent_step = event.step
+    for tag, tensor in event.values:
+        if tag not in state.first_metadata:
+            state.first_metadata[tag] = batch.metadata[tag] = SeriesMetadata(
+                plugin_name="histograms", data_class=DataClass.TENSOR, display_name=tag
+            )
+        batch.operations.append(TensorPoint(tag=tag, step=event.step, wall_time=event.wall_time, tensor=tensor))
+    return True
 
 
 def _kept_as_scalar(value: Summary.Value, event: Event, state: RunState, batch: Batch) -> bool:

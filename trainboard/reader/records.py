@@ -16,6 +16,8 @@ from typing import BinaryIO
 import google_crc32c
 import numpy as np
 
+from trainboard.reader import frames
+
 logger = logging.getLogger("trainboard.reader")
 
 HEADER_SIZE = 12
@@ -97,13 +99,10 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
         if wanted > limit and offset + wanted <= stream.seek(0, io.SEEK_END):
             raw = b""
             raw = _read_whole(stream, offset, wanted)
-    # Imported here so that numba loads with the first read, not with the server (a restart reads nothing).
-    from trainboard.reader import frames
-
     data = np.frombuffer(raw, dtype=np.uint8)
     starts, lengths, position = [], [], 0
     while True:
-        found_starts, found_lengths, intact, stop, reason = frames.frame(data, position, frames.CRC32C_TABLE)
+        found_starts, found_lengths, intact, stop, reason = frames.frame(data, position)
         for index in np.flatnonzero(~intact):
             logger.warning(
                 "%s: corrupt record payload at offset %d (checksum mismatch); skipped",
@@ -115,7 +114,7 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
         position = stop
         if reason == frames.STOPPED_AT_END:
             break
-        header = frames.find_header(data, position + 1, frames.CRC32C_TABLE)
+        header = frames.find_header(data, position + 1)
         resumed = header if header >= 0 else len(raw) - HEADER_SIZE + 1
         _log_skip(path, offset + position, offset + resumed, done=header >= 0)
         position = resumed

@@ -53,6 +53,8 @@ logger = logging.getLogger("trainboard.store")
 EMPTY_SCALARS = ScalarColumns(
     steps=np.zeros(0, dtype=np.int64), wall_times=np.zeros(0, dtype=np.float64), values=np.zeros(0, dtype=np.float64)
 )
+# A downsampled read takes whole chunks when they hold at most this many points per point picked.
+WHOLE_CHUNKS = 4
 REBUILD_HINT = "it is being rebuilt from the logdir: try again in a moment"
 RESTORE_HINT = "ingest the experiment again, or restore the store from a backup"
 
@@ -221,9 +223,15 @@ class Store:
         indices = sample_indices(total, downsample)
         chunk_of = np.searchsorted(starts, indices, side="right") - 1
         picked = np.unique(chunk_of)
+        counts = index.counts[picked]
         unchecked = self._verified.unchecked(index.ids[picked], index.checksums[picked])
-        if unchecked:
-            self._checked_chunks(experiment_id, unchecked)
+        if unchecked or int(counts.sum()) <= WHOLE_CHUNKS * len(indices):
+            # Chunks read whole anyway (to check them), or of which most points are picked: the points are taken from
+            # them rather than asked for one slice each (1,000 of a 2,000-point series: 15 -> 2 ms on PostgreSQL).
+            columns = self._chunks(experiment_id, index, picked)
+            within = np.concatenate(([0], np.cumsum(counts)))[np.searchsorted(picked, chunk_of)]
+            positions = within + indices - starts[chunk_of]
+            return ScalarColumns(columns.steps[positions], columns.wall_times[positions], columns.values[positions])
         picks = [(int(index.ids[chunk]), (indices[chunk_of == chunk] - starts[chunk]).tolist()) for chunk in picked]
         return self.backend.scalar_picks(experiment_id, picks)
 

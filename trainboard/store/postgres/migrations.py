@@ -257,4 +257,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # Tensors (histograms: float32 rows of noise) gain little from pglz and cost most of an ingest's server time
+        # compressing: stored as they come, like chunks and blobs; one of up to a page's size stays in its row.
+        "0009_tensors_uncompressed",
+        """
+        ALTER TABLE tensor_points ALTER COLUMN tensor SET STORAGE EXTERNAL;
+        ALTER TABLE tensor_points SET (toast_tuple_target = 8160);
+        """,
+    ),
 ]
