@@ -16,6 +16,7 @@ and the PostgreSQL store (--postgres: `trainboard ingest` into SQLite and Postgr
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import re
 import shutil
@@ -323,6 +324,15 @@ def figure(value: float | None, unit: str, digits: int = 2) -> str:
     return "-" if value is None else f"{value:,.{digits}f} {unit}".strip()
 
 
+def compiled() -> None:
+    """trainboard's modules compiled to bytecode, as pip leaves an installed package (TensorBoard's are, in the venv): a
+    source checkout run with PYTHONDONTWRITEBYTECODE=1 would compile every module at each start, ~0.12 s of CPU of a
+    restart."""
+    import trainboard
+
+    compileall.compile_dir(Path(trainboard.__file__).parent, quiet=1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=50)
@@ -345,6 +355,7 @@ def main() -> None:
     )
     parser.add_argument("--postgres", action="store_true", help="also ingest into PostgreSQL and serve from it")
     args = parser.parse_args()
+    compiled()
     shape = Shape(args.runs, args.tags, args.steps)
     logdir = logdir_for(shape)
     size_mb = sum(path.stat().st_size for path in logdir.rglob("*tfevents*")) / 1e6

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trainboard.api.experiment import Experiment
-from trainboard.api.remote import RemoteExperiment
 from trainboard.settings import Settings
 from trainboard.store.errors import StoreUnavailable
 from trainboard.store.opening import POSTGRES_SCHEMES, open_store, sqlite_path
 from trainboard.store.store import Store
 from trainboard.store.values import ExperimentRow
+
+if TYPE_CHECKING:
+    from trainboard.api.remote import RemoteExperiment
 
 
 def open_experiment(
@@ -32,6 +35,9 @@ def open_experiment(
     name or id; may be left out when the store holds only one)."""
     text = os.fspath(source)
     if text.startswith(("http://", "https://")):
+        # httpx (with its command line's rich and click) only for a server's experiment: not on a server's way up.
+        from trainboard.api.remote import RemoteExperiment
+
         return RemoteExperiment(text, token=token, backend=backend)
     if _is_store(text):
         store = open_store(text, blobs)
