@@ -36,9 +36,14 @@ def series(request: Request) -> JSONResponse | TextResponse:
     return JSONResponse(rows)
 
 
+# Runs one scalars_multirun form may name: TensorBoard's Rust server takes any number (a 10,000-run logdir's
+# dashboard asks for all of them at once), Starlette's default is 1,000 fields. Still bounded, as the body is.
+MAX_MULTIRUN_RUNS = 100_000
+
+
 @declare("A tag's scalar series in several runs", body=form_body(tag={"type": "string"}, runs=FORM_ARRAY))
 async def series_multirun(request: Request) -> JSONResponse:
-    form = await request.form()
+    form = await request.form(max_files=0, max_fields=MAX_MULTIRUN_RUNS + 1)
     tag_values = form.getlist("tag")
     if len(tag_values) != 1:
         raise InvalidArgumentError("tag must be specified exactly once")
