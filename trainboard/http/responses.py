@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 from starlette.responses import Response
+
+from trainboard.provider.provider import DataProvider
 
 # TensorBoard sends these on every response; HTML additionally gets its Content-Security-Policy.
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Expires": "0", "Cache-Control": "no-cache, must-revalidate"}
@@ -40,6 +43,12 @@ class JSONResponse(Response):
         except TypeError:
             return orjson.dumps(cleanse(content))
         return orjson.dumps(cleanse(content)) if b"null" in body else body
+
+
+def kept_json(provider: DataProvider, experiment_id: str, key: str, build: Callable[[], Any]) -> Response:
+    """`build()` as JSON, rendered once per generation of the experiment's data (`DataProvider.derived`)."""
+    body = provider.derived(experiment_id, key, lambda: JSONResponse(build()).body)
+    return Response(body, headers=SECURITY_HEADERS, media_type=JSONResponse.media_type)
 
 
 class TextResponse(Response):

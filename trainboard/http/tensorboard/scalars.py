@@ -4,22 +4,23 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
 from trainboard.http.context import experiment
 from trainboard.http.openapi import FORM_ARRAY, JSON_OR_CSV, RUN, TAG, declare, form_body, text
-from trainboard.http.responses import JSONResponse, TextResponse
+from trainboard.http.responses import JSONResponse, TextResponse, kept_json
 from trainboard.plugins import scalars
 
 PREFIX = "/data/plugin/scalars"
 
 
 @declare("The runs and tags of scalars")
-def tags(request: Request) -> JSONResponse:
+def tags(request: Request) -> Response:
     found = experiment(request)
-    return JSONResponse(scalars.tags(found.provider, found.id))
+    return kept_json(found.provider, found.id, "scalars/tags", lambda: scalars.tags(found.provider, found.id))
 
 
 @declare("A scalar series as JSON or CSV", RUN, TAG, text("format", enum=("csv", "json")), returns=JSON_OR_CSV)
