@@ -29,7 +29,7 @@ def environment(request: Request) -> JSONResponse:
 @declare("The runs, in order of their start")
 def runs(request: Request) -> Response:
     found = experiment(request)
-    return kept_json(found.provider, found.id, "runs", lambda: core.runs(found.provider, found.id))
+    return kept_json(request, found.provider, found.id, "runs", lambda: core.runs(found.provider, found.id))
 
 
 @declare("The tags of each run by kind, as TensorBoard 1 listed them")

@@ -20,7 +20,7 @@ PREFIX = "/data/plugin/scalars"
 @declare("The runs and tags of scalars")
 def tags(request: Request) -> Response:
     found = experiment(request)
-    return kept_json(found.provider, found.id, "scalars/tags", lambda: scalars.tags(found.provider, found.id))
+    return kept_json(request, found.provider, found.id, "scalars/tags", lambda: scalars.tags(found.provider, found.id))
 
 
 @declare("A scalar series as JSON or CSV", RUN, TAG, text("format", enum=("csv", "json")), returns=JSON_OR_CSV)
