@@ -18,6 +18,7 @@ from tests.servers import Server, trainboard_server
 from trainboard.http import tensorboard
 from trainboard.http.limits import MAX_BODY_BYTES
 from trainboard.http.params import MAX_PARAM_LENGTH
+from trainboard.http.tensorboard.scalars import MAX_MULTIRUN_RUNS
 from trainboard.plugins.json_depth import MAX_JSON_DEPTH
 from trainboard.plugins.regex import MAX_PATTERN_LENGTH, MAX_PROGRAM_MEMORY
 
@@ -266,3 +267,15 @@ def test_allowed_hosts_extends_the_list(tmp_path: Path) -> None:
                 assert client.get("/data/runs", headers={"host": host}).status_code == 200, host
             for host in refused:
                 assert client.get("/data/runs", headers={"host": host}).status_code == 400, host
+
+
+def test_scalars_multirun_takes_as_many_runs_as_the_bound(client: httpx.Client) -> None:
+    """TensorBoard's Rust server answers a form naming every run of a large logdir; Starlette alone refuses more than
+    1,000 fields. Past the bound, a clear 400."""
+    runs = client.get("/data/runs").raise_for_status().json()
+    url = "/data/plugin/scalars/scalars_multirun"
+    named = [*runs, *(f"absent{index}" for index in range(MAX_MULTIRUN_RUNS - len(runs)))]
+    answer = client.post(url, data={"tag": "loss", "runs": named}).raise_for_status().json()
+    assert answer and set(answer) <= set(runs)
+    over = client.post(url, data={"tag": "loss", "runs": [*named, "one-more"]})
+    assert over.status_code == 400, over.text

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.servers import free_port, running, trainboard_server
+from tests.servers import Server, free_port, running, trainboard_server
+from trainboard.http.responses import GZIP_MINIMUM
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
 
@@ -82,3 +83,13 @@ def test_a_fifo_named_like_an_event_file_is_skipped(tmp_path: Path) -> None:
     with trainboard_server(logdir, tmp_path) as server:
         series = httpx.get(f"{server.url}/data/plugin/scalars/scalars", params={"run": "run", "tag": "loss"}).json()
         assert series == [[1.0, 3, 0.5]]
+
+
+def test_answers_kept_per_generation_are_the_same_gzipped_or_not(full_trainboard: Server) -> None:
+    for path in ("/data/runs", "/data/plugin/scalars/tags"):
+        plain = httpx.get(full_trainboard.url + path, headers={"Accept-Encoding": "identity"}).raise_for_status()
+        zipped = httpx.get(full_trainboard.url + path, headers={"Accept-Encoding": "gzip"}).raise_for_status()
+        assert "content-encoding" not in plain.headers
+        assert zipped.headers.get("content-encoding") == ("gzip" if len(plain.content) >= GZIP_MINIMUM else None)
+        assert zipped.json() == plain.json() and plain.json()
+        assert plain.headers["x-content-type-options"] == zipped.headers["x-content-type-options"] == "nosniff"

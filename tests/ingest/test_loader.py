@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from tensorboardX import SummaryWriter
 
 from tests.stores import TestStore
+from trainboard.ingest.loader import GROUP_RUNS
 from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
@@ -192,4 +195,42 @@ def test_a_file_replaced_by_one_of_the_same_size_is_read_again(tmp_path: Path) -
     os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 5))  # a clock that ticks slowly still moves
     loader.poll()
     assert steps_of(store, "run", "x") == list(range(20, 30))
+    store.close()
+
+
+class UnreadableLogDir(LogDir):
+    """A logdir whose files named *.bad fail to open, as on a failing disk."""
+
+    def open(self, path: str) -> BinaryIO:
+        if path.endswith(".bad"):
+            raise OSError(errno.EIO, "input/output error", path)
+        return super().open(path)
+
+
+def test_small_runs_commit_together_and_a_bad_file_falls_back_to_one_run_at_a_time(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    logdir = tmp_path / "logs"
+    runs = [f"run{index:03d}" for index in range(100)]
+    for run in runs:
+        write_scalars(logdir, run, range(20))
+    store = TestStore(tmp_path / "store.sqlite")
+    before = store.store.generation(store.experiment_id)
+    store.loader(LogDir(str(logdir))).poll()
+    # One transaction (one generation) per group of at most GROUP_RUNS runs, not one per file.
+    assert store.store.generation(store.experiment_id) - before == -(-len(runs) // GROUP_RUNS)
+    assert all(steps_of(store, run, "loss") == list(range(20)) for run in runs)
+    store.close()
+
+    more = [f"more{index:03d}" for index in range(10)]
+    for run in more:
+        write_scalars(logdir, run, range(5))
+    write_scalars(logdir, more[3], range(5), suffix=".bad")
+    store = TestStore(tmp_path / "store.sqlite")
+    loader = store.loader(UnreadableLogDir(str(logdir)))
+    with caplog.at_level("INFO", logger="trainboard.ingest"):
+        loader.poll()
+    assert "on their own" in caplog.text
+    assert all(steps_of(store, run, "loss") == list(range(5)) for run in more)
+    assert loader.progress.as_json()["points"] == 50
     store.close()

@@ -177,3 +177,25 @@ def test_blob_keys_belong_to_their_experiment(stored: TestStore, provider: DataP
     other = stored.store.create_experiment("other").id
     with pytest.raises(NotFoundError):
         provider.read_blob(experiment_id=other, blob_key=point.values[2].blob_key)
+
+
+def test_a_derived_answer_is_kept_until_the_data_changes(stored: TestStore, provider: DataProvider) -> None:
+    experiment_id = stored.experiment_id
+    builds: list[list[str]] = []
+
+    def run_names() -> list[str]:
+        builds.append([run.run_name for run in provider.list_runs(experiment_id=experiment_id)])
+        return builds[-1]
+
+    first = provider.derived(experiment_id, "runs", run_names)
+    assert provider.derived(experiment_id, "runs", run_names) is first and len(builds) == 1
+    stored.store.write_batch(
+        experiment_id,
+        "test",
+        FileCursor(path="/test", offset=1, size=1, mtime=0.0, head=b""),
+        RunState(start_time=1.0),
+        Batch(operations=[ScalarPoint(tag="a", step=0, wall_time=1.0, value=0.5)], metadata={"a": SCALARS}),
+        restarted=False,
+        previous=None,
+    )
+    assert provider.derived(experiment_id, "runs", run_names) == sorted([*first, "test"]) and len(builds) == 2

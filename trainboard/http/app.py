@@ -22,7 +22,7 @@ from trainboard.http.hosts import AllowedHosts, CheckHost
 from trainboard.http.limits import LimitBodySize
 from trainboard.http.openapi import openapi_json
 from trainboard.http.rate_limit import RateLimit
-from trainboard.http.responses import TextResponse
+from trainboard.http.responses import GZIP_LEVEL, GZIP_MINIMUM, TextResponse
 from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
 from trainboard.ingest.upload import Uploads
 from trainboard.settings import Settings
@@ -87,7 +87,7 @@ def create_app(
         middleware=[
             Middleware(CheckHost, allowed=AllowedHosts(settings)),
             Middleware(LimitBodySize),
-            Middleware(GZipMiddleware, minimum_size=1024, compresslevel=1),
+            Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=GZIP_LEVEL),
         ],
         exception_handlers={PublicError: _public_error, 404: _not_found},
         lifespan=lifespan,

@@ -8,9 +8,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from trainboard.normaliser.frames import normalise_frames
-from trainboard.normaliser.points import RunState
+from trainboard.normaliser.points import Batch, RunState
 from trainboard.normaliser.projector import AT_ROOT, IN_ASSETS, IN_RUN, projector_batch
 from trainboard.normaliser.structure_graph import structure_graph_batch
 from trainboard.reader.dialect import is_projector_config, is_structure_graph_file
@@ -18,17 +19,32 @@ from trainboard.reader.logdir import RunSource
 from trainboard.reader.projector import read_projector_files
 from trainboard.reader.structure_graph import read_structure_graph
 from trainboard.reader.tail import FileCursor, read_new
-from trainboard.store.writer import StoreWriter
 
 # Told after each commit: the bytes of the file it covered and the points it added.
 Report = Callable[[int, int], None]
+
+
+class BatchSink(Protocol):
+    """What takes a file's records: a store (`StoreWriter.write_batch`), or `GroupedWrites` on their way to one."""
+
+    def write_batch(
+        self,
+        experiment_id: str,
+        run: str,
+        cursor: FileCursor,
+        state: RunState,
+        batch: Batch,
+        *,
+        restarted: bool,
+        previous: FileCursor | None,
+    ) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
 class FileTarget:
     """Where one file's records go."""
 
-    store: StoreWriter
+    store: BatchSink
     experiment_id: str
     run: str
     path: str

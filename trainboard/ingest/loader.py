@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from trainboard.ingest.files import FileTarget, Report, config_place, load_file
+from trainboard.ingest.grouped import GroupedWrites
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.points import RunState
 from trainboard.reader.dialect import is_projector_config
@@ -25,6 +26,10 @@ from trainboard.store.errors import StoreDamaged
 from trainboard.store.writer import StoreWriter
 
 logger = logging.getLogger("trainboard.ingest")
+
+# Runs read together and committed in one transaction: at most this many, with at most this many new bytes.
+GROUP_RUNS = 64
+GROUP_BYTES = 4 * 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +111,15 @@ class Loader:
         ]
         files_done = len(sizes) - sum(len(job.paths) for job in jobs)
         self.progress.begin_pass(len(sizes), files_done, sum(sizes.values()), bytes_done)
-        if self.workers > 1 and len(jobs) > 1:
+        groups = _groups(jobs, sizes, cursors)
+        if self.workers > 1 and len(groups) > 1:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="trainboard-ingest")
-            for future in [self._pool.submit(self._load_run, job) for job in jobs]:
+            for future in [self._pool.submit(self._load_group, group) for group in groups]:
                 future.result()
         else:
-            for job in jobs:
-                self._load_run(job)
+            for group in groups:
+                self._load_group(group)
         if jobs:
             self.store.settle()
         self.progress.end_pass()
@@ -127,8 +133,11 @@ class Loader:
             return set(runs) if appeared else set()
         return {run for run, position in positions.items() if self._positions.get(run, position) != position}
 
-    def _load_run(self, job: RunJob) -> None:
-        _load_run(self.logdir, self.store, self.experiment_id, job, self.progress)
+    def _load_group(self, jobs: list[RunJob]) -> None:
+        if len(jobs) == 1:
+            _load_run(self.logdir, self.store, self.experiment_id, jobs[0], self.progress)
+        else:
+            _load_together(self.logdir, self.store, self.experiment_id, jobs, self.progress)
 
     def run_forever(self, reload_interval: float, stop: threading.Event, *, repairs: bool = False) -> None:
         """Poll until `stop` is set (then `wake`), and at once when woken; a reload interval of 0 polls once, or
@@ -184,6 +193,47 @@ def _load_run(logdir: RunSource, store: StoreWriter, experiment_id: str, job: Ru
             logger.exception("skipping %s for now: ingest failed", path)
             state = store.run_state(experiment_id, job.run) or RunState()
         progress.file_done()
+
+
+def _load_together(
+    logdir: RunSource, store: StoreWriter, experiment_id: str, jobs: list[RunJob], progress: IngestProgress
+) -> None:
+    """Small runs: every file of each read, then all committed in one transaction. If anything fails, nothing was
+    committed: each run is loaded again on its own, where a bad file is skipped alone."""
+    grouped = GroupedWrites()
+    try:
+        for job in jobs:
+            state = store.run_state(experiment_id, job.run) or RunState()
+            for path, cursor in zip(job.paths, job.cursors, strict=True):
+                target = FileTarget(grouped, experiment_id, job.run, path)
+                place = config_place(path, job.paths)
+                load_file(logdir, target, cursor, state, grouped.report, place=place, position=job.position)
+        store.write_batches(experiment_id, grouped.writes)
+    except Exception as error:
+        logger.info("loading %d runs on their own after their common commit failed: %s", len(jobs), error)
+        for job in jobs:
+            _load_run(logdir, store, experiment_id, job, progress)
+        return
+    for bytes_read, points in grouped.reports:
+        progress.add(bytes_read=bytes_read, points=points)
+    for job in jobs:
+        for _ in job.paths:
+            progress.file_done()
+
+
+def _groups(jobs: list[RunJob], sizes: dict[str, int], cursors: dict[str, FileCursor]) -> list[list[RunJob]]:
+    """Consecutive runs with little new to read, together up to `GROUP_BYTES` or `GROUP_RUNS`; any other alone."""
+    groups: list[list[RunJob]] = []
+    group_bytes = GROUP_BYTES + 1
+    for job in jobs:
+        new = sum(max(0, sizes[path] - (cursors[path].offset if path in cursors else 0)) for path in job.paths)
+        if new > GROUP_BYTES or group_bytes + new > GROUP_BYTES or len(groups[-1]) >= GROUP_RUNS:
+            groups.append([job])
+            group_bytes = new
+        else:
+            groups[-1].append(job)
+            group_bytes += new
+    return groups
 
 
 def _reporter(progress: IngestProgress) -> Report:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.normaliser.points import DataClass
@@ -73,6 +73,8 @@ class DataProvider:
         self._max_points = max_points or MAX_POINTS
         # Unfiltered listings by experiment, plugin and kind, with the generation they were made at.
         self._listings: dict[tuple[object, ...], tuple[int, Any]] = {}
+        # What callers derived from whole listings (`derived`), by experiment and key, with their generation.
+        self._derived: dict[tuple[str, str], tuple[int, Any]] = {}
 
     @property
     def reader(self) -> StoreReader:
@@ -114,6 +116,16 @@ class DataProvider:
     def generation(self, *, experiment_id: str) -> int:
         """A number that changes whenever the data changes: a caller may keep what it derived until then."""
         return self._store.generation(experiment_id)
+
+    def derived(self, experiment_id: str, key: str, build: Callable[[], T]) -> T:
+        """What `build` makes of the experiment's data, kept until that data changes: for whole answers dashboards ask
+        for again and again (a logdir of 10,000 runs lists 100,000 series). The answer is shared: not to be changed."""
+        generation = self._store.generation(experiment_id)
+        cached = self._derived.get((experiment_id, key))
+        if cached is None or cached[0] != generation:
+            cached = (generation, build())
+            self._derived[(experiment_id, key)] = cached
+        return cast(T, cached[1])
 
     def list_plugins(self, *, experiment_id: str) -> list[str]:
         """Plugins that own at least one time series."""

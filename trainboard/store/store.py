@@ -18,13 +18,13 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
 from trainboard.normaliser.points import Batch, DataClass, RunState
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import Backend
+from trainboard.store.backend import Backend, Transaction
 from trainboard.store.batches import ChunkDamaged, write_operations
 from trainboard.store.blobs import BlobStore, PendingBlobs
 from trainboard.store.checksums import VerifiedChunks, blob_matches, scalar_checksum, tensor_checksum
@@ -47,6 +47,7 @@ from trainboard.store.values import (
     StepRange,
     TensorRow,
 )
+from trainboard.store.writer import FileWrite
 
 logger = logging.getLogger("trainboard.store")
 
@@ -338,36 +339,6 @@ class Store:
             }
         return state
 
-    def _write_batch(
-        self,
-        experiment_id: str,
-        run: str,
-        cursor: FileCursor,
-        state: RunState,
-        batch: Batch,
-        *,
-        restarted: bool,
-        previous: FileCursor | None,
-    ) -> None:
-        new_blobs = PendingBlobs(self.blobs)
-        with self.backend.transaction(experiment_id) as transaction:
-            run_id = transaction.save_run(run, state)
-            file_id = transaction.save_file(
-                run_id, cursor, expected_offset=None if previous is None else previous.offset
-            )
-            deleted = transaction.delete_file_points(file_id) if restarted else []
-            series_ids = transaction.save_series(run_id, batch.metadata)
-            hparams = session_hparams(batch.metadata)
-            if hparams:
-                transaction.save_hparams(run_id, hparams)
-            deleted += write_operations(transaction, experiment_id, run_id, file_id, series_ids, batch, new_blobs)
-            if restarted:
-                transaction.refresh_summaries(series_ids.values())
-            # Blobs land before the points that name them commit; a crash in between leaves only unnamed blobs.
-            new_blobs.flush()
-            gone = transaction.unreferenced(set(deleted) - new_blobs.keys)
-        self._delete_blobs(experiment_id, gone)
-
     def write_batch(
         self,
         experiment_id: str,
@@ -379,10 +350,44 @@ class Store:
         restarted: bool,
         previous: FileCursor | None,
     ) -> None:
+        self.write_batches(experiment_id, [FileWrite(run, cursor, state, batch, restarted, previous)])
+
+    def write_batches(self, experiment_id: str, writes: Sequence[FileWrite]) -> None:
         try:
-            self._write_batch(experiment_id, run, cursor, state, batch, restarted=restarted, previous=previous)
+            self._write_batches(experiment_id, writes)
         except ChunkDamaged as error:
             raise self._damaged(experiment_id, "scalar points", chunk_ids=[error.chunk_id]) from None
+
+    def _write_batches(self, experiment_id: str, writes: Sequence[FileWrite]) -> None:
+        new_blobs = PendingBlobs(self.blobs)
+        deleted: list[str] = []
+        with self.backend.transaction(experiment_id) as transaction:
+            for write in writes:
+                deleted += self._write_one(transaction, experiment_id, write, new_blobs)
+            # Blobs land before the points that name them commit; a crash in between leaves only unnamed blobs.
+            new_blobs.flush()
+            gone = transaction.unreferenced(set(deleted) - new_blobs.keys)
+        self._delete_blobs(experiment_id, gone)
+
+    @staticmethod
+    def _write_one(
+        transaction: Transaction, experiment_id: str, write: FileWrite, new_blobs: PendingBlobs
+    ) -> list[str]:
+        """One file's records inside the transaction; the blob keys its purges deleted."""
+        run_id = transaction.save_run(write.run, write.state)
+        previous = write.previous
+        file_id = transaction.save_file(
+            run_id, write.cursor, expected_offset=None if previous is None else previous.offset
+        )
+        deleted = transaction.delete_file_points(file_id) if write.restarted else []
+        series_ids = transaction.save_series(run_id, write.batch.metadata)
+        hparams = session_hparams(write.batch.metadata)
+        if hparams:
+            transaction.save_hparams(run_id, hparams)
+        deleted += write_operations(transaction, experiment_id, run_id, file_id, series_ids, write.batch, new_blobs)
+        if write.restarted:
+            transaction.refresh_summaries(series_ids.values())
+        return deleted
 
     def forget_files(self, experiment_id: str, paths: Collection[str]) -> None:
         if not paths:

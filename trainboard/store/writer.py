@@ -5,12 +5,25 @@ read from, so that even two writers never double a point."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from trainboard.normaliser.points import Batch, RunState
 from trainboard.reader.tail import FileCursor
 from trainboard.store.values import ExperimentRow, Pin
+
+
+@dataclass(frozen=True, slots=True)
+class FileWrite:
+    """One file's new records for `write_batches` (the arguments of `write_batch`)."""
+
+    run: str
+    cursor: FileCursor
+    state: RunState
+    batch: Batch
+    restarted: bool
+    previous: FileCursor | None
 
 
 class StoreWriter(Protocol):
@@ -38,6 +51,10 @@ class StoreWriter(Protocol):
     ) -> None:
         """Commit one file's new records atomically: the points, the run's state and the file's new offset. Raise
         `StaleOffsetError` if the stored cursor is no longer `previous` (another writer moved it)."""
+
+    def write_batches(self, experiment_id: str, writes: Sequence[FileWrite]) -> None:
+        """`write_batch` for each write, all in one transaction: for many small files, whose commits would cost more
+        than their records. Nothing is written if any fails."""
 
     def forget_files(self, experiment_id: str, paths: Collection[str]) -> None:
         """Files gone from the logdir: their points, and runs and series left empty, disappear."""

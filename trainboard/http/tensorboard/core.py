@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from trainboard.http.context import experiment
 from trainboard.http.openapi import declare
-from trainboard.http.responses import JSONResponse
+from trainboard.http.responses import JSONResponse, kept_json
 from trainboard.http.tensorboard import projector
 from trainboard.plugins import core
 
@@ -26,9 +27,9 @@ def environment(request: Request) -> JSONResponse:
 
 
 @declare("The runs, in order of their start")
-def runs(request: Request) -> JSONResponse:
+def runs(request: Request) -> Response:
     found = experiment(request)
-    return JSONResponse(core.runs(found.provider, found.id))
+    return kept_json(request, found.provider, found.id, "runs", lambda: core.runs(found.provider, found.id))
 
 
 @declare("The tags of each run by kind, as TensorBoard 1 listed them")

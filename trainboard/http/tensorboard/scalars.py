@@ -4,22 +4,23 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
 from trainboard.http.context import experiment
 from trainboard.http.openapi import FORM_ARRAY, JSON_OR_CSV, RUN, TAG, declare, form_body, text
-from trainboard.http.responses import JSONResponse, TextResponse
+from trainboard.http.responses import JSONResponse, TextResponse, kept_json
 from trainboard.plugins import scalars
 
 PREFIX = "/data/plugin/scalars"
 
 
 @declare("The runs and tags of scalars")
-def tags(request: Request) -> JSONResponse:
+def tags(request: Request) -> Response:
     found = experiment(request)
-    return JSONResponse(scalars.tags(found.provider, found.id))
+    return kept_json(request, found.provider, found.id, "scalars/tags", lambda: scalars.tags(found.provider, found.id))
 
 
 @declare("A scalar series as JSON or CSV", RUN, TAG, text("format", enum=("csv", "json")), returns=JSON_OR_CSV)
@@ -36,9 +37,14 @@ def series(request: Request) -> JSONResponse | TextResponse:
     return JSONResponse(rows)
 
 
+# Runs one scalars_multirun form may name: TensorBoard's Rust server takes any number (a 10,000-run logdir's
+# dashboard asks for all of them at once), Starlette's default is 1,000 fields. Still bounded, as the body is.
+MAX_MULTIRUN_RUNS = 100_000
+
+
 @declare("A tag's scalar series in several runs", body=form_body(tag={"type": "string"}, runs=FORM_ARRAY))
 async def series_multirun(request: Request) -> JSONResponse:
-    form = await request.form()
+    form = await request.form(max_files=0, max_fields=MAX_MULTIRUN_RUNS + 1)
     tag_values = form.getlist("tag")
     if len(tag_values) != 1:
         raise InvalidArgumentError("tag must be specified exactly once")
