@@ -171,6 +171,10 @@ class PostgresBackend:
 
     def close(self) -> None:
         for claim in self._claims:
+            # Released before the connection closes: the server ends a closed session's locks only when it notices,
+            # and a delete_experiment just after this close must find the claim gone.
+            with contextlib.suppress(psycopg.Error):
+                claim.execute("SELECT pg_advisory_unlock_all()")
             claim.close()
         self._claims.clear()
         self.pool.close()
