@@ -103,6 +103,7 @@ class Streams:
         watcher = self.watchers.setdefault(found.id, Watcher(found))
         watcher.add(queue)
         closing = asyncio.ensure_future(self.closing.wait())
+        getting: asyncio.Future[dict[str, object]] | None = None
         try:
             yield b"retry: 2000\n\n"
             while not self.closing.is_set():
@@ -117,7 +118,10 @@ class Streams:
                     if not done:
                         yield b": keep-alive\n\n"
         finally:
+            # The client left while waiting: its wait ends here too (else a pending task is destroyed).
             closing.cancel()
+            if getting is not None:
+                getting.cancel()
             self.open -= 1
             watcher.remove(queue)
             if not watcher.listeners:
