@@ -319,6 +319,8 @@ function draw(card: Card): void {
   card.chart.set(lines, chartOptions());
   card.element.dataset.runs = String(lines.length);
   card.element.dataset.points = String(lines.reduce((sum, line) => sum + line.xs.length, 0));
+  // The last step drawn: what a test compares with the server's while the data grows.
+  card.element.dataset.lastStep = String(lines.reduce((last, line) => Math.max(last, line.steps.at(-1) ?? last), -1));
 }
 
 function redrawVisible(): void {

@@ -8,6 +8,9 @@ from __future__ import annotations
 from starlette.routing import BaseRoute
 
 from trainboard.http.trainboard_api import capabilities, downloads, events, frames, groups, runs
+from trainboard.http.trainboard_api.downloads import PARQUET
+
+__all__ = ["PARQUET", "routes"]
 
 
 def routes() -> list[BaseRoute]:

@@ -5,7 +5,10 @@ column (no Python object per point).
 - CSV: `run,tag,step,wall_time,value`, a line per point, NaN as `NaN` and infinities as `inf` and `-inf`;
 - JSON: a list of series, each `{"run", "tag", "step": [...], "wall_time": [...], "value": [...]}`, non-finite values
   as TensorBoard writes them ("NaN", "Infinity", "-Infinity");
-- Parquet: the columns of `trainboard.open(...).scalars()`, run and tag dictionary-encoded, a row group per series.
+- Parquet: the columns of `trainboard.open(...).scalars()`, run and tag dictionary-encoded, a row group per series;
+  steps delta-encoded and floats byte-stream-split, compressed with zstd (level 1): 8.5 MB for 1,000,000 points in
+  0.1 s, where the default dictionary-encodes every column and snappy-compresses it (21 MB in 0.3 s). Already
+  compressed, it is not gzipped again (app.py).
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from trainboard.api.frames import Labels, Table, arrow_table
+from trainboard.api.frames import Labels, Table, arrow_table, labels
 from trainboard.errors import InvalidArgumentError, PublicError
 from trainboard.http import params
 from trainboard.http.openapi import CSV, JSON, declare, text
 from trainboard.http.responses import SECURITY_HEADERS
+from trainboard.http.trainboard_api.ahead import ahead
 from trainboard.http.trainboard_api.capabilities import has_pyarrow
 from trainboard.http.trainboard_api.selection import PARAMETERS, api_experiment, selection
 from trainboard.http.trainboard_api.sinks import Chunks
@@ -33,6 +37,10 @@ PARQUET = "application/vnd.apache.parquet"
 FORMATS = {"csv": CSV, "json": JSON, "parquet": PARQUET}
 # Points formatted at a time.
 CHUNK = 1 << 16
+# The least bytes sent at a time (many short series make many small parts, each costly to gzip and send alone).
+SEND_BYTES = 1 << 18
+# Rows of the series written together as one Parquet row group (a group per short series is slow to write and read).
+ROW_GROUP = 1 << 20
 # Steps past this are not exact as float64: their lines are written one by one.
 EXACT = 2**53
 
@@ -65,7 +73,21 @@ def scalars(request: Request) -> StreamingResponse:
     headers = {**SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}.{form}"'}
     tables = api.scalar_tables(chosen.runs, chosen.tags, chosen.steps)
     body = {"csv": _csv, "json": _json, "parquet": _parquet}[form](tables)
-    return StreamingResponse(body, media_type=FORMATS[form], headers=headers)
+    return StreamingResponse(ahead(_coalesced(body)), media_type=FORMATS[form], headers=headers)
+
+
+def _coalesced(parts: Iterator[bytes]) -> Iterator[bytes]:
+    """The parts joined into chunks of at least SEND_BYTES (but the last)."""
+    pending: list[bytes] = []
+    size = 0
+    for part in parts:
+        pending.append(part)
+        size += len(part)
+        if size >= SEND_BYTES:
+            yield b"".join(pending)
+            pending, size = [], 0
+    if pending:
+        yield b"".join(pending)
 
 
 def _filename(tag: str) -> str:
@@ -97,7 +119,10 @@ def _csv_lines(prefix: bytes, steps: np.ndarray, wall_times: np.ndarray, values:
         return b"".join(prefix + f"{step},{_text(wall)},{_text(value)}\n".encode() for step, wall, value in rows)
     grid = np.column_stack((steps.astype(np.float64), wall_times, values))
     body = orjson.dumps(grid, option=orjson.OPT_SERIALIZE_NUMPY)[2:-2]
-    body = body.replace(b".0,", b",").replace(b"null", b"NaN").replace(b"],[", b"\n" + prefix)
+    body = body.replace(b".0,", b",")
+    if np.isnan(values).any() or np.isnan(wall_times).any():
+        body = body.replace(b"null", b"NaN")
+    body = body.replace(b"],[", b"\n" + prefix)
     return prefix + body + b"\n"
 
 
@@ -110,12 +135,21 @@ def _csv_field(text: str) -> str:
 
 
 def _json(tables: Iterator[Table]) -> Iterator[bytes]:
+    """Each series' columns CHUNK numbers at a time, so that a long series is never one string in memory."""
     yield b"["
     first = True
     for table in tables:
         run, tag, steps, wall_times, values = _series(table)
-        series = {"run": run, "tag": tag, "step": steps, "wall_time": wall_times, "value": _finite(values)}
-        yield (b"" if first else b",") + orjson.dumps(series, option=orjson.OPT_SERIALIZE_NUMPY)
+        head = orjson.dumps({"run": run, "tag": tag})[:-1]
+        yield (b"" if first else b",") + head
+        for name, column in (("step", steps), ("wall_time", wall_times), ("value", values)):
+            yield b',"' + name.encode() + b'":['
+            for start in range(0, len(column), CHUNK):
+                part = column[start : start + CHUNK]
+                numbers = orjson.dumps(_finite(part) if name == "value" else part, option=orjson.OPT_SERIALIZE_NUMPY)
+                yield (b"," if start else b"") + numbers[1:-1]
+            yield b"]"
+        yield b"}"
         first = False
     yield b"]"
 
@@ -144,11 +178,38 @@ def _parquet(tables: Iterator[Table]) -> Iterator[bytes]:
             ("value", pa.float64()),
         ]
     )
-    with pq.ParquetWriter(sink, schema) as writer:
-        for table in tables:
-            writer.write_table(arrow_table(table).cast(schema), row_group_size=1 << 20)
+    encodings = {"step": "DELTA_BINARY_PACKED", "wall_time": "BYTE_STREAM_SPLIT", "value": "BYTE_STREAM_SPLIT"}
+    options = {"use_dictionary": ["run", "tag"], "column_encoding": encodings, "compression": "zstd"}
+    with pq.ParquetWriter(sink, schema, compression_level=1, **options) as writer:
+        for table in _merged(tables):
+            writer.write_table(arrow_table(table).cast(schema), row_group_size=ROW_GROUP)
             yield sink.take()
     yield sink.take()
+
+
+def _merged(tables: Iterator[Table]) -> Iterator[Table]:
+    """Consecutive series joined into tables of at least ROW_GROUP rows (but the last)."""
+    pending: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]] = []
+    rows = 0
+    for table in tables:
+        pending.append(_series(table))
+        rows += len(pending[-1][2])
+        if rows >= ROW_GROUP:
+            yield _joined(pending)
+            pending, rows = [], 0
+    if pending:
+        yield _joined(pending)
+
+
+def _joined(series: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]]) -> Table:
+    counts = [len(steps) for _, _, steps, _, _ in series]
+    return {
+        "run": labels([run for run, *_ in series], counts),
+        "tag": labels([tag for _, tag, *_ in series], counts),
+        "step": np.concatenate([steps for _, _, steps, _, _ in series]),
+        "wall_time": np.concatenate([wall_times for *_, wall_times, _ in series]),
+        "value": np.concatenate([values for *_, values in series]),
+    }
 
 
 def routes() -> list[BaseRoute]:

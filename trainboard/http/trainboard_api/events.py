@@ -98,11 +98,11 @@ class Streams:
         self.closing = asyncio.Event()
 
     async def follow(self, found: Experiment) -> AsyncIterator[bytes]:
-        self.open += 1
         queue: asyncio.Queue[dict[str, object]] = asyncio.Queue(maxsize=1)
         watcher = self.watchers.setdefault(found.id, Watcher(found))
         watcher.add(queue)
         closing = asyncio.ensure_future(self.closing.wait())
+        getting: asyncio.Future[dict[str, object]] | None = None
         try:
             yield b"retry: 2000\n\n"
             while not self.closing.is_set():
@@ -117,8 +117,10 @@ class Streams:
                     if not done:
                         yield b": keep-alive\n\n"
         finally:
+            # The client left while waiting: its wait ends here too (else a pending task is destroyed).
             closing.cancel()
-            self.open -= 1
+            if getting is not None:
+                getting.cancel()
             watcher.remove(queue)
             if not watcher.listeners:
                 self.watchers.pop(found.id, None)
@@ -155,7 +157,24 @@ async def events(request: Request) -> Response:
     streams = streams_of(request.app)
     if streams.open >= MAX_STREAMS:
         raise TooManyStreamsError(f"{MAX_STREAMS} event streams are open: poll /data/ingest_progress instead")
-    return StreamingResponse(streams.follow(found), media_type=MEDIA_TYPE, headers=headers)
+    # Counted at once, not when its body starts: requests that arrive together cannot all pass the bound.
+    streams.open += 1
+    return _Stream(streams, streams.follow(found), headers)
+
+
+class _Stream(StreamingResponse):
+    """An event stream that holds one of the app's MAX_STREAMS places until it ends, however it ends (a client that
+    leaves before its body starts too)."""
+
+    def __init__(self, streams: Streams, body: AsyncIterator[bytes], headers: dict[str, str]) -> None:
+        super().__init__(body, media_type=MEDIA_TYPE, headers=headers)
+        self._streams = streams
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._streams.open -= 1
 
 
 def routes() -> list[BaseRoute]:
