@@ -282,7 +282,11 @@ export async function start(me: Promise<api.Me>, signIn: () => void): Promise<vo
   if (!pinned)
     follow(
       (progress) => void showProgress(progress),
-      () => void poll(),
+      // Late: what changed while the stream said nothing is fetched now (polling shows only later changes).
+      (late) => {
+        if (late) void refreshAfterChange();
+        void poll();
+      },
     );
   await Promise.all([showTitle(), refreshAll()]);
 }

@@ -1,25 +1,26 @@
 // Live updates pushed by the server: an EventSource on data/trainboard/events, which sends the experiment's ingest
 // progress and data generation whenever they move. Where the stream fails (an old proxy that buffers it, a server
-// without the route, too many streams open), `fallback` takes over: the dashboards poll as before.
+// without the route, too many streams open), `fallback` takes over: the dashboards poll as before. It is told whether
+// it comes late (after 5 s of silence, or once a stream that worked is gone): the data may have changed unseen since.
 
 import type { IngestProgress } from "./api";
 
 // A stream that says nothing this long after it opened is taken as buffered (the server sends at once).
 const FIRST_EVENT_MS = 5000;
 
-export function follow(onProgress: (progress: IngestProgress) => void, fallback: () => void): void {
-  if (typeof EventSource === "undefined") return fallback();
+export function follow(onProgress: (progress: IngestProgress) => void, fallback: (late: boolean) => void): void {
+  if (typeof EventSource === "undefined") return fallback(false);
   const source = new EventSource("data/trainboard/events");
   let heard = false;
   let given = false;
-  const giveUp = () => {
+  const giveUp = (late: boolean) => {
     source.close();
     if (!given) {
       given = true;
-      fallback();
+      fallback(late);
     }
   };
-  const silence = setTimeout(() => heard || giveUp(), FIRST_EVENT_MS);
+  const silence = setTimeout(() => heard || giveUp(true), FIRST_EVENT_MS);
   source.addEventListener("progress", (event) => {
     heard = true;
     clearTimeout(silence);
@@ -27,6 +28,7 @@ export function follow(onProgress: (progress: IngestProgress) => void, fallback:
   });
   // Before the first event, or once the browser stops reconnecting: poll instead.
   source.onerror = () => {
-    if (!heard || source.readyState === EventSource.CLOSED) giveUp();
+    if (!heard) giveUp(false);
+    else if (source.readyState === EventSource.CLOSED) giveUp(true);
   };
 }

@@ -9,7 +9,6 @@ import io
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
 
 import httpx
 import pyarrow.parquet as pq
@@ -74,9 +73,7 @@ def wait_for_last_step(page: Page, step: int) -> None:
     )
 
 
-def follow_a_growing_run(
-    page: Page, server: Server, logdir: Path, run: str, color_scheme: Literal["light", "dark"]
-) -> None:
+def follow_a_growing_run(page: Page, server: Server, logdir: Path, run: str, screenshot: str) -> None:
     """Open the run's chart, append points while it is shown, wait until it draws the server's last step."""
     # tensorboardX writes its queue out every flush_secs (its flush() does not wait for the queue).
     with tensorboardX.SummaryWriter(str(logdir / run), flush_secs=1) as writer:
@@ -93,13 +90,13 @@ def follow_a_growing_run(
         wait_for_last_step(page, 299)
     assert drawn_last_step(page) == last_served_step(server, run) == 299
     assert page.locator(f"article.card[data-tag='{TAG}']").get_attribute("data-points") == "300"
-    page.screenshot(path=str(ARTIFACTS / f"live-scalars-{color_scheme}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"{screenshot}.png"))
 
 
 def test_charts_follow_the_event_stream_without_polling(server: Server, logdir: Path, browser: Browser) -> None:
     with ui_page(browser, "live-stream") as page:
         requests = Requests(page)
-        follow_a_growing_run(page, server, logdir, "live_stream", "light")
+        follow_a_growing_run(page, server, logdir, "live_stream", "live-scalars-light")
         assert requests.to(PROGRESS) == []
         streams = requests.to(EVENTS)
         assert len(streams) == 1 and streams[0].resource_type == "eventsource"
@@ -111,10 +108,22 @@ def test_charts_poll_where_the_stream_is_blocked(server: Server, logdir: Path, b
     with ui_page(browser, "live-polling", color_scheme="dark", expected_errors=("net::ERR_FAILED",)) as page:
         page.route(f"**{EVENTS}", lambda route: route.abort())
         requests = Requests(page)
-        follow_a_growing_run(page, server, logdir, "live_polling", "dark")
+        follow_a_growing_run(page, server, logdir, "live_polling", "live-scalars-dark")
         assert requests.to(EVENTS) and requests.open(EVENTS) == []
         # Polled every 2 s from the stream's failure on: more than once while the run grew.
         assert len(requests.to(PROGRESS)) >= 2
+
+
+def test_charts_poll_where_the_stream_says_nothing(server: Server, logdir: Path, browser: Browser) -> None:
+    """A proxy that buffers the stream: it opens, but no event comes through within 5 s."""
+    with ui_page(browser, "live-silent") as page:
+        page.route(f"**{EVENTS}", lambda route: None)  # held: never answered
+        requests = Requests(page)
+        started = time.monotonic()
+        follow_a_growing_run(page, server, logdir, "live_silent", "live-scalars-silent")
+        assert time.monotonic() - started >= 5
+        first_poll = requests.to(PROGRESS)[0]
+        assert first_poll.timing["startTime"] - requests.to(EVENTS)[0].timing["startTime"] >= 5000
 
 
 def test_a_pinned_view_opens_no_stream(logdir: Path, browser: Browser, tmp_path: Path) -> None:
