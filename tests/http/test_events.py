@@ -46,6 +46,7 @@ def test_the_stream_announces_appended_points_and_ends_at_shutdown(tmp_path: Pat
             assert response.headers["content-type"].startswith("text/event-stream")
             lines = response.iter_lines()
             appended = 0.0
+            scalars: list[object] = []
             for line in lines:
                 if not line.startswith("data: "):
                     continue
@@ -53,11 +54,13 @@ def test_the_stream_announces_appended_points_and_ends_at_shutdown(tmp_path: Pat
                 if len(seen) == 1:
                     appended = time.monotonic()
                     _append(events_file, range(10, 20))
-                elif seen[-1][1]["generation"] != seen[0][1]["generation"]:
-                    break
-            assert seen[-1][0] - appended < 5
-            scalars = httpx.get(f"{server.url}data/scalars", params={"run": "run", "tag": "loss"}).json()
+                elif seen[-1][1]["generation"] != seen[-2][1]["generation"]:
+                    # Ingest may land the appended records in more than one pass: each is announced.
+                    scalars = httpx.get(f"{server.url}data/scalars", params={"run": "run", "tag": "loss"}).json()
+                    if len(scalars) == 20:
+                        break
             assert len(scalars) == 20
+            assert seen[-1][0] - appended < 10
             # With a stream open, SIGINT still ends the server at once, cleanly.
             started = time.monotonic()
             closed = threading.Event()
