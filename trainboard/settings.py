@@ -11,7 +11,7 @@ from pathlib import Path
 
 import platformdirs
 
-from trainboard.analysis.projections import MAX_POINTS
+from trainboard.analysis import MAX_PROJECTION_POINTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +263,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ui", "trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis."),
     Setting(
         "max_projection_points",
-        MAX_POINTS,
+        MAX_PROJECTION_POINTS,
         "Most points an embedding projection (PCA, t-SNE, UMAP) takes; larger embeddings are refused.",
         parse_positive_count,
     ),
@@ -299,7 +299,7 @@ class Settings:
     format: str = "parquet"
     out: str = ""
     ui: str = "trainboard"
-    max_projection_points: int = MAX_POINTS
+    max_projection_points: int = MAX_PROJECTION_POINTS
     sampling: dict[str, int | None] = field(default_factory=dict)
 
     def store_url(self, logdir: str) -> str:

@@ -18,12 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from trainboard.analysis import MAX_PROJECTION_POINTS
 from trainboard.errors import InvalidArgumentError
 
 METHODS = ("pca", "tsne", "umap")
 DIMENSIONS = (2, 3)
-# The default of the max_projection_points setting.
-MAX_POINTS = 100_000
 SEED = 0
 # t-SNE's usual perplexity; fewer points get (n - 1) / 3, the most their neighbourhoods allow.
 PERPLEXITY = 30.0
@@ -32,7 +31,7 @@ UMAP_NEIGHBOURS = 15
 MIN_NEIGHBOURHOOD = 3
 
 
-def project(embeddings: np.ndarray, method: str, dims: int, *, max_points: int = MAX_POINTS) -> np.ndarray:
+def project(embeddings: np.ndarray, method: str, dims: int, *, max_points: int = MAX_PROJECTION_POINTS) -> np.ndarray:
     """An `(n, dims)` float64 array of the projected points, NaN for the points that have non-finite values."""
     if method not in METHODS:
         raise InvalidArgumentError(f"projection method must be one of {', '.join(METHODS)}, not {method!r}")
