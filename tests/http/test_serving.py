@@ -3,14 +3,16 @@ regular files (a FIFO named like an event file must not block ingest)."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.servers import Server, free_port, running, trainboard_server
-from trainboard.http.responses import GZIP_MINIMUM
+from trainboard.http.compression import MINIMUM_SIZE as GZIP_MINIMUM
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
 
@@ -93,3 +95,22 @@ def test_answers_kept_per_generation_are_the_same_gzipped_or_not(full_trainboard
         assert zipped.headers.get("content-encoding") == ("gzip" if len(plain.content) >= GZIP_MINIMUM else None)
         assert zipped.json() == plain.json() and plain.json()
         assert plain.headers["x-content-type-options"] == zipped.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # Whole answers (one body) and streamed ones (parts, each flushed), both through the gzip middleware.
+        "/data/scalars",
+        "/data/trainboard/scalars?format=csv",
+        "/data/trainboard/scalars?format=json",
+    ],
+)
+def test_gzipped_answers_are_the_plain_ones(full_trainboard: Server, path: str) -> None:
+    plain = httpx.get(full_trainboard.url + path, headers={"Accept-Encoding": "identity"}).raise_for_status()
+    with httpx.stream("GET", full_trainboard.url + path, headers={"Accept-Encoding": "gzip"}) as zipped:
+        assert zipped.raise_for_status().headers["content-encoding"] == "gzip"
+        raw = b"".join(zipped.iter_raw())
+    assert len(plain.content) >= GZIP_MINIMUM
+    assert gzip.decompress(raw) == plain.content
+    assert len(raw) < len(plain.content) / 2

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import math
 from collections.abc import Callable
 from typing import Any
@@ -11,12 +10,10 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from trainboard.http import compression
 from trainboard.provider.provider import DataProvider
 
 # TensorBoard sends these on every response; HTML additionally gets its Content-Security-Policy.
-# What the app's gzip middleware compresses, and how hard (fast: most answers are read once).
-GZIP_MINIMUM = 1024
-GZIP_LEVEL = 1
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Expires": "0", "Cache-Control": "no-cache, must-revalidate"}
 
 
@@ -56,7 +53,7 @@ def kept_json(
     """`build()` as JSON, rendered and gzipped once per generation of the experiment's data (`DataProvider.derived`):
     the tags of 10,000 runs are megabytes, which the gzip middleware would compress again on every request."""
     body, zipped = provider.derived(experiment_id, key, lambda: _rendered(build()))
-    if len(body) < GZIP_MINIMUM or "gzip" not in request.headers.get("accept-encoding", ""):
+    if len(body) < compression.MINIMUM_SIZE or "gzip" not in request.headers.get("accept-encoding", ""):
         return Response(
             body, headers={**SECURITY_HEADERS, "Vary": "Accept-Encoding"}, media_type=JSONResponse.media_type
         )
@@ -66,7 +63,7 @@ def kept_json(
 
 def _rendered(content: Any) -> tuple[bytes, bytes]:
     body = bytes(JSONResponse(content).body)
-    return body, gzip.compress(body, compresslevel=GZIP_LEVEL) if len(body) >= GZIP_MINIMUM else b""
+    return body, compression.compress(body) if len(body) >= compression.MINIMUM_SIZE else b""
 
 
 class TextResponse(Response):
