@@ -34,6 +34,7 @@ from pathlib import Path
 
 import httpx
 import numpy as np
+import orjson
 import psutil
 
 BIN = Path(sys.executable).parent
@@ -162,12 +163,14 @@ def until_served(
 
 def last_steps(client: httpx.Client, runs: list[str]) -> list[int]:
     """The last step served of tag00 in each run (scalars_multirun, which both servers answer), asked for 500 runs at
-    a time, as before trainboard took forms of more than 1,000 fields, so that figures stay comparable."""
+    a time, as before trainboard took forms of more than 1,000 fields, so that figures stay comparable. Parsed by
+    orjson: the standard library took 25-55 ms of CPU for a 50-run answer (2.2 MB) on the cores the server loads on,
+    and counted in every figure (it slowed TensorBoard's Rust loader by up to 0.5 s of its 2 s)."""
     steps = []
     for start in range(0, len(runs), 500):
         some = runs[start : start + 500]
         answer = client.post("/data/plugin/scalars/scalars_multirun", data={"tag": "tag00", "runs": some})
-        found = answer.raise_for_status().json()
+        found = orjson.loads(answer.raise_for_status().content)
         steps += [found[run][-1][1] for run in some]
     return steps
 
