@@ -28,6 +28,7 @@ from trainboard.store.store import Store
 
 if TYPE_CHECKING:
     from trainboard.store.sqlite.backend import SqliteBackend
+    from trainboard.store.sqlite.first_load import FirstLoad
 
 logger = logging.getLogger("trainboard.store")
 
@@ -56,15 +57,16 @@ def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, 
     from trainboard.store.sqlite.blobs import SqliteBlobs
 
     path = sqlite_path(db)
+    first_load = _first_load(path) if rebuildable else None
     try:
-        sqlite = SqliteBackend(path)
+        sqlite = SqliteBackend(path, first_load)
     except (sqlite3.DatabaseError, StoreDamaged) as error:
         damaged = isinstance(error, StoreDamaged) or is_damage(error)
         if not (rebuildable and damaged and (cached or _is_sqlite_file(path))):
             raise StoreUnavailable(_sqlite_failure(path, error)) from None
         moved = move_aside(path)
         logger.warning("the store %s was damaged (%s): moved it aside to %s; building it again", path, error, moved)
-        sqlite = _opened_sqlite(path)
+        sqlite = _opened_sqlite(path, first_load)
     except OSError as error:
         raise StoreUnavailable(_sqlite_failure(path, error)) from None
 
@@ -80,11 +82,27 @@ def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, 
     )
 
 
-def _opened_sqlite(path: Path) -> SqliteBackend:
+def _first_load(path: Path) -> FirstLoad | None:
+    """A rebuildable store's first load, to make here (trainboard.store.sqlite.first_load); a store left by one that
+    did not end is moved aside."""
+    from trainboard.store.sqlite.first_load import FirstLoad
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        first_load = FirstLoad.claim(path)
+    except OSError as error:
+        raise StoreUnavailable(_sqlite_failure(path, error)) from None
+    if first_load is not None and first_load.interrupted:
+        moved = move_aside(path)
+        logger.warning("the first load of the store %s did not end: moved it aside to %s; loading again", path, moved)
+    return first_load
+
+
+def _opened_sqlite(path: Path, first_load: FirstLoad | None = None) -> SqliteBackend:
     from trainboard.store.sqlite.backend import SqliteBackend
 
     try:
-        return SqliteBackend(path)
+        return SqliteBackend(path, first_load)
     except (OSError, sqlite3.Error) as error:
         raise StoreUnavailable(_sqlite_failure(path, error)) from None
 

@@ -32,6 +32,7 @@ from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import SQLITE, Matches, compile_filter
 from trainboard.store.run_values import HParamRow, ValueRow, final_value
 from trainboard.store.sqlite.accounts import SqliteAccounts
+from trainboard.store.sqlite.first_load import FirstLoad
 from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
 from trainboard.store.sqlite.migrations import BACKFILLS, MIGRATIONS, OLD_MIGRATIONS
 from trainboard.store.values import (
@@ -157,6 +158,17 @@ def guard_methods(cls: Class) -> Class:
     return cls
 
 
+def _sync_file(path: str) -> None:
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 # How long a write waits for another process's write transaction: while opening, and after.
 OPEN_BUSY_SECONDS = 10
 BUSY_SECONDS = 120
@@ -164,8 +176,10 @@ BUSY_SECONDS = 120
 
 @guard_methods
 class SqliteBackend(Guarded):
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, first_load: FirstLoad | None = None) -> None:
+        """The store at `path`; with `first_load`, filled without waiting for the disk until `settle`."""
         self.path = Path(path)
+        self.first_load = first_load
         self.sqlite = self
         # The first damage to the database's structure found, once found; `on_damage` is called then.
         self.damage: str | None = None
@@ -178,7 +192,7 @@ class SqliteBackend(Guarded):
             self.path, timeout=OPEN_BUSY_SECONDS, check_same_thread=False, isolation_level=None
         )
         self.writer.execute("PRAGMA journal_mode = WAL")
-        self.writer.execute("PRAGMA synchronous = NORMAL")
+        self.writer.execute(f"PRAGMA synchronous = {'OFF' if first_load else 'NORMAL'}")
         # Reentrant: the database's own blob store writes inside a batch's transaction, on this thread.
         self.write_lock = threading.RLock()
         self._readers = threading.local()
@@ -255,11 +269,24 @@ class SqliteBackend(Guarded):
         return connection
 
     def settle(self) -> None:
-        """Fold the write-ahead log into the database file: reads through a long WAL are slower."""
+        """Fold the write-ahead log into the database file: reads through a long WAL are slower. After a first load,
+        the store is on disk and synced the usual way from then on."""
         with self.write_lock:
+            if self.first_load is not None:
+                self.writer.execute("PRAGMA synchronous = NORMAL")
             self.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if self.first_load is not None:
+                # The checkpoint syncs the database only when no reader kept it from copying every page.
+                for suffix in ("", "-wal"):
+                    _sync_file(f"{self.path}{suffix}")
+                self.first_load.end()
+                self.first_load = None
 
     def close(self) -> None:
+        if self.first_load is not None:
+            # Not synced, the sentinel stays: the next opener builds the store again.
+            with contextlib.suppress(sqlite3.Error, StoreDamaged):
+                self.settle()
         for descriptor in self._writer_locks:
             os.close(descriptor)  # releases its lock
         self._writer_locks.clear()
