@@ -19,7 +19,6 @@ from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
 from trainboard.ingest.loader import Loader, default_workers
 from trainboard.ingest.progress import IngestProgress
-from trainboard.ingest.upload import Uploads
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.logdir import LogDir, RunSource
 from trainboard.reader.logdir_spec import LogDirSpec
@@ -110,6 +109,9 @@ def store_app(settings: Settings) -> Starlette:
             yield
         finally:
             store.close()
+
+    # What takes uploads brings the whole ingest path: imported by the team server only.
+    from trainboard.ingest.upload import Uploads
 
     accounts = None if settings.no_auth else Accounts(store.accounts)
     return create_app(experiments, settings, lifespan=lifespan, accounts=accounts, uploads=Uploads(store))

@@ -22,6 +22,7 @@ from trainboard.access.accounts import Accounts
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
 from trainboard.http.guard import STATE_CHANGING, Guard
+from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.pins import AtPin
 from trainboard.http.policies import Policy, policy_of
 from trainboard.http.tsvis import _RoutesOnFirstRequest, api
@@ -88,6 +89,10 @@ def walk(routes: list[BaseRoute], *, scoped: bool, pinned: str = "") -> Iterator
                 yield Listed(f"{route.path}/{first.relative_to(inner.directory).as_posix()}", "GET", scoped, pinned)
             else:
                 raise AssertionError(f"the test does not know how to list the routes of mount {route.path}")
+        elif isinstance(route, RoutesOnFirstRequest):
+            yield from walk(route.routes, scoped=scoped, pinned=pinned)
+        else:
+            raise AssertionError(f"the test does not know how to list the routes of {route!r}")
 
 
 def call(client: httpx.Client, method: str, url: str, headers: dict[str, str]) -> httpx.Response:

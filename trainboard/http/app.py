@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -14,19 +15,22 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from trainboard.access.accounts import Accounts
 from trainboard.errors import PublicError, TooManyRequestsError
-from trainboard.http import admin, pins, sessions, tensorboard, trainboard_api, tsvis, upload
-from trainboard.http.compression import IsalGZipMiddleware
+from trainboard.http import admin, pins, sessions, tensorboard, trainboard_api, tsvis
+from trainboard.http.compression import PARQUET, IsalGZipMiddleware
 from trainboard.http.context import Experiments
 from trainboard.http.experiments import create_experiment, list_experiments
 from trainboard.http.guard import AUTHENTICATE, guard
 from trainboard.http.hosts import AllowedHosts, CheckHost
+from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.limits import LimitBodySize
 from trainboard.http.openapi import openapi_json
 from trainboard.http.rate_limit import RateLimit
 from trainboard.http.responses import TextResponse
 from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
-from trainboard.ingest.upload import Uploads
 from trainboard.settings import Settings
+
+if TYPE_CHECKING:
+    from trainboard.ingest.upload import Uploads
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
 
@@ -64,7 +68,7 @@ def create_app(
         *per_experiment,
         *pinning,
         *(admin.routes() if accounts is not None else []),
-        *(upload.routes() if uploads is not None else []),
+        *([RoutesOnFirstRequest("trainboard.http.upload", ("/upload/",))] if uploads is not None else []),
     ]
     # Experiments are created by users with accounts, or by anyone where anyone may upload (--no_auth).
     creating = accounts is not None or uploads is not None
@@ -87,9 +91,7 @@ def create_app(
         middleware=[
             Middleware(CheckHost, allowed=AllowedHosts(settings)),
             Middleware(LimitBodySize),
-            Middleware(
-                IsalGZipMiddleware, exclude_content_types=(*DEFAULT_EXCLUDED_CONTENT_TYPES, trainboard_api.PARQUET)
-            ),
+            Middleware(IsalGZipMiddleware, exclude_content_types=(*DEFAULT_EXCLUDED_CONTENT_TYPES, PARQUET)),
         ],
         exception_handlers={PublicError: _public_error, 404: _not_found},
         lifespan=lifespan,

@@ -15,6 +15,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 LEVEL = 1
 # Smaller answers are sent as they are.
 MINIMUM_SIZE = 1024
+# Sent as they are too: compressed already.
+PARQUET = "application/vnd.apache.parquet"
 
 
 def compress(body: bytes) -> bytes:

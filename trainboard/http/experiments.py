@@ -3,6 +3,8 @@ creates one owned by the caller."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
@@ -13,7 +15,9 @@ from trainboard.http.context import Experiments
 from trainboard.http.guard import principal_of
 from trainboard.http.openapi import declare, json_body
 from trainboard.http.responses import JSONResponse
-from trainboard.ingest.upload import Uploads
+
+if TYPE_CHECKING:
+    from trainboard.ingest.upload import Uploads
 
 
 @declare("The experiments the request may read, newest update first")

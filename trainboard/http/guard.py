@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from trainboard.access.accounts import Accounts, Principal
 from trainboard.errors import NotFoundError, PermissionDeniedError, TooManyRequestsError, UnauthenticatedError
 from trainboard.http.context import DEFAULT_EXPERIMENT_IDS, Experiments
+from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.policies import Policy, policy_of
 from trainboard.http.rate_limit import RateLimit
 
@@ -68,6 +69,8 @@ def guard(routes: Iterable[BaseRoute], prefix: str = "") -> None:
             guard(route.routes)
         elif isinstance(route, Mount) and not isinstance(route.app, Guard):
             route.app = Guard(route.app, _within(route.path))
+        elif isinstance(route, RoutesOnFirstRequest):
+            route.prepare(guard)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,15 +11,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from google.protobuf.descriptor import FieldDescriptor
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
 from trainboard import __version__
+from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.params import MAX_PARAM_LENGTH
 from trainboard.http.responses import JSONResponse
-from trainboard.reader.protos.versions import is_repeated
 
 Schema = Mapping[str, Any]
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
@@ -131,33 +130,6 @@ def declaration_of(endpoint: object) -> Declaration | None:
     return found if isinstance(found, Declaration) else None
 
 
-def message_schema(descriptor: Any, depth: int = 0) -> dict[str, Any]:
-    """The JSON schema of a protobuf message in its JSON form (fields by their JSON names)."""
-    properties: dict[str, Any] = {}
-    for one in descriptor.fields:
-        schema = _field_schema(one, depth)
-        properties[one.json_name] = {"type": "array", "items": schema} if is_repeated(one) else schema
-    return {"type": "object", "properties": properties}
-
-
-def _field_schema(one: FieldDescriptor, depth: int) -> dict[str, Any]:
-    if one.message_type is not None:
-        if one.message_type.full_name == "google.protobuf.ListValue":
-            return {"type": "array", "items": {"type": ["string", "number", "boolean"]}}
-        return message_schema(one.message_type, depth + 1) if depth < 4 else {"type": "object"}
-    if one.enum_type is not None:
-        return {"type": "string", "enum": [value.name for value in one.enum_type.values]}
-    if one.type == FieldDescriptor.TYPE_BOOL:
-        return {"type": "boolean"}
-    if one.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
-        return {"type": "number"}
-    if one.type in (FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SFIXED32):
-        return {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1}
-    if one.type in (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_SFIXED64):
-        return dict(INT64)
-    return {"type": "string"}
-
-
 # Building the document from the app's routes.
 
 
@@ -179,6 +151,8 @@ def operations(routes: list[BaseRoute], prefix: str = "") -> Iterator[Operation]
                 yield Operation(prefix + route.path, method, found)
         elif isinstance(route, Mount):
             yield from _mounted(route, prefix + route.path)
+        elif isinstance(route, RoutesOnFirstRequest):
+            yield from operations(route.routes, prefix)
 
 
 def _mounted(mount: Mount, path: str) -> Iterator[Operation]:

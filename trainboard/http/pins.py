@@ -12,6 +12,7 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from trainboard.http.context import Experiments
+from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.openapi import declare
 from trainboard.http.responses import JSONResponse
 
@@ -65,3 +66,5 @@ def _check_pins(routes: Iterable[BaseRoute]) -> None:
             _check_pins(route.routes)
         elif isinstance(route, Route | Mount) and not isinstance(route.app, AtPin):
             route.app = AtPin(route.app)
+        elif isinstance(route, RoutesOnFirstRequest):
+            route.prepare(_check_pins)

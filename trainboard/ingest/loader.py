@@ -11,10 +11,10 @@ import contextlib
 import logging
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
-from trainboard.ingest.files import FileTarget, Report, config_place, load_file
 from trainboard.ingest.grouped import GroupedWrites
 from trainboard.ingest.progress import IngestProgress
 from trainboard.normaliser.points import RunState
@@ -168,6 +168,8 @@ def default_workers() -> int:
 
 
 def _load_run(logdir: RunSource, store: StoreWriter, experiment_id: str, job: RunJob, progress: IngestProgress) -> None:
+    from trainboard.ingest.files import FileTarget, config_place, load_file  # see `_reporter`
+
     state = store.run_state(experiment_id, job.run) or RunState()
     for path, cursor in zip(job.paths, job.cursors, strict=True):
         target = FileTarget(store, experiment_id, job.run, path)
@@ -200,6 +202,8 @@ def _load_together(
 ) -> None:
     """Small runs: every file of each read, then all committed in one transaction. If anything fails, nothing was
     committed: each run is loaded again on its own, where a bad file is skipped alone."""
+    from trainboard.ingest.files import FileTarget, config_place, load_file  # see `_reporter`
+
     grouped = GroupedWrites()
     try:
         for job in jobs:
@@ -236,7 +240,10 @@ def _groups(jobs: list[RunJob], sizes: dict[str, int], cursors: dict[str, FileCu
     return groups
 
 
-def _reporter(progress: IngestProgress) -> Report:
+def _reporter(progress: IngestProgress) -> Callable[[int, int], None]:
+    """What `load_file` tells after each commit (`trainboard.ingest.files.Report`). That module, and the decoding it
+    brings (protobuf and the normaliser), is imported by the first file with news: a server restarted on a store that
+    is up to date never needs it (its start is a restart's first answer: trainboard.http.lazy)."""
     return lambda bytes_read, points: progress.add(bytes_read=bytes_read, points=points)
 
 

@@ -54,7 +54,6 @@ from trainboard.provider.values import (
     TimeSeries,
 )
 from trainboard.reader.logdir import walk_order
-from trainboard.reader.tensors import to_ndarray
 from trainboard.store.reader import StoreReader
 from trainboard.store.store import EMPTY_SCALARS
 from trainboard.store.values import SeriesRow
@@ -217,6 +216,9 @@ class DataProvider:
         run_tag_filter: RunTagFilter | None = None,
         steps: StepRange | None = None,
     ) -> Nested[list[TensorDatum]]:
+        # Imported by the first tensor read, not by a server that answers only scalars yet (trainboard.http.lazy).
+        from trainboard.reader.tensors import to_ndarray
+
         result: Nested[list[TensorDatum]] = {}
         for row in self._read_series(experiment_id, plugin_name, DataClass.TENSOR, run_tag_filter, downsample, steps):
             result.setdefault(row.run, {})[row.tag] = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
 from trainboard.reader.protos import tsvis_pb2
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.summary_pb2 import DATA_CLASS_TENSOR, Summary
@@ -17,8 +18,6 @@ from trainboard.reader.protos.tensor_pb2 import DataType, TensorProto
 # TS-VIS sessions are kept whole under a tag of their own: TensorBoard's session start info tag holds one session
 # per run, and TS-VIS's message has a field (metrics) that TensorBoard's lacks.
 TSVIS_SESSION_TAG = "_hparams_/tsvis_session_start_info"
-HPARAMS_PLUGIN = "hparams"
-SESSION_START_INFO_TAG = "_hparams_/session_start_info"
 # Exceptions become tensors of this plugin; embeddings (values, labels and samples) stay TS-VIS Projector messages.
 EXCEPTIONS_PLUGIN = "exceptions"
 EMBEDDINGS_PLUGIN = "tsvis_embeddings"

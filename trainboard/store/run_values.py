@@ -7,11 +7,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from google.protobuf.message import DecodeError
-
 from trainboard.normaliser.points import SeriesMetadata
-from trainboard.reader.protos.hparams_pb2 import HParamsPluginData
-from trainboard.reader.tsvis import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
+from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
 from trainboard.store.values import ScalarColumns
 
 # (name, number, text): a bool as 1.0 or 0.0, a number (not NaN), or a string.
@@ -37,6 +34,11 @@ def session_hparams(metadata: dict[str, SeriesMetadata]) -> list[HParamRow] | No
 
 
 def hparam_rows(content: bytes) -> list[HParamRow]:
+    # Imported by the first session written, not by a server that only reads (trainboard.http.lazy).
+    from google.protobuf.message import DecodeError
+
+    from trainboard.reader.protos.hparams_pb2 import HParamsPluginData
+
     try:
         data = HParamsPluginData.FromString(content)
     except DecodeError:

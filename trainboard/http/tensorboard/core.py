@@ -9,7 +9,6 @@ from starlette.routing import BaseRoute, Route
 from trainboard.http.context import experiment
 from trainboard.http.openapi import declare
 from trainboard.http.responses import JSONResponse, kept_json
-from trainboard.http.tensorboard import projector
 from trainboard.plugins import core
 
 
@@ -40,6 +39,9 @@ def runs_by_type(request: Request) -> JSONResponse:
 
 @declare("The dashboards and whether each has data")
 def plugins_listing(request: Request) -> JSONResponse:
+    # The projector's module is imported on its first request (trainboard.http.tensorboard): a dashboard's is this.
+    from trainboard.http.tensorboard import projector
+
     url_prefix = request.scope.get("root_path", "")
     found = experiment(request)
     active = ["projector"] if projector.is_active(found) else []

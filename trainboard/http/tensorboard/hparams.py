@@ -14,7 +14,8 @@ from starlette.routing import BaseRoute, Route
 from trainboard.errors import BadRequestError
 from trainboard.http import params
 from trainboard.http.context import Experiment, experiment
-from trainboard.http.openapi import declare, json_body, json_text, message_schema, text
+from trainboard.http.message_schemas import message_schema
+from trainboard.http.openapi import declare, json_body, json_text, text
 from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
 from trainboard.plugins import scalars
 from trainboard.plugins.hparams.download import MEDIA_TYPES, download_data

@@ -26,6 +26,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.api.frames import Labels, Table, arrow_table, labels
 from trainboard.errors import InvalidArgumentError, PublicError
 from trainboard.http import params
+from trainboard.http.compression import PARQUET
 from trainboard.http.openapi import CSV, JSON, declare, text
 from trainboard.http.responses import SECURITY_HEADERS
 from trainboard.http.trainboard_api.ahead import ahead
@@ -33,7 +34,6 @@ from trainboard.http.trainboard_api.capabilities import has_pyarrow
 from trainboard.http.trainboard_api.selection import PARAMETERS, api_experiment, selection
 from trainboard.http.trainboard_api.sinks import Chunks
 
-PARQUET = "application/vnd.apache.parquet"
 FORMATS = {"csv": CSV, "json": JSON, "parquet": PARQUET}
 # Points formatted at a time.
 CHUNK = 1 << 16

@@ -18,8 +18,8 @@ import psycopg
 import psycopg_pool
 
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
+from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
 from trainboard.reader.tail import FileCursor
-from trainboard.reader.tsvis import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
 from trainboard.store.backend import (
     BlobSequenceRecord,
     ScalarChunk,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from trainboard.reader.tsvis import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
+from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
 from trainboard.store.run_values import hparam_rows
 
 # Migrations of stores from before experiments, which 0003_experiments replaces.

@@ -1,0 +1,5 @@
+"""Where event files keep an hparams session's start: its plugin's name and its tag. Apart from the messages
+(`protos/hparams_pb2`), for the store, which looks for them in every batch it writes."""
+
+HPARAMS_PLUGIN = "hparams"
+SESSION_START_INFO_TAG = "_hparams_/session_start_info"
