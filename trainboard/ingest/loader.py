@@ -3,6 +3,9 @@
 Runs load in parallel worker threads sharing one store, which serialises their commits. The heavy parts (framing,
 decoding, numpy, the database) release the GIL, so threads use every core without the memory and start-up cost of
 worker processes. Files gone from the logdir leave the store in the same pass.
+
+What reads a file (`trainboard.ingest.files`, and the decoding it brings: protobuf, the normaliser) is imported by the
+first run with news: a server restarted on a store that is up to date never needs it, and answers sooner.
 """
 
 from __future__ import annotations
@@ -11,9 +14,9 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from trainboard.ingest.grouped import GroupedWrites
 from trainboard.ingest.progress import IngestProgress
@@ -24,6 +27,9 @@ from trainboard.reader.tail import FileCursor
 from trainboard.store.backend import StaleOffsetError
 from trainboard.store.errors import StoreDamaged
 from trainboard.store.writer import StoreWriter
+
+if TYPE_CHECKING:
+    from trainboard.ingest.files import Report
 
 logger = logging.getLogger("trainboard.ingest")
 
@@ -168,7 +174,7 @@ def default_workers() -> int:
 
 
 def _load_run(logdir: RunSource, store: StoreWriter, experiment_id: str, job: RunJob, progress: IngestProgress) -> None:
-    from trainboard.ingest.files import FileTarget, config_place, load_file  # see `_reporter`
+    from trainboard.ingest.files import FileTarget, config_place, load_file  # see the module's docstring
 
     state = store.run_state(experiment_id, job.run) or RunState()
     for path, cursor in zip(job.paths, job.cursors, strict=True):
@@ -202,7 +208,7 @@ def _load_together(
 ) -> None:
     """Small runs: every file of each read, then all committed in one transaction. If anything fails, nothing was
     committed: each run is loaded again on its own, where a bad file is skipped alone."""
-    from trainboard.ingest.files import FileTarget, config_place, load_file  # see `_reporter`
+    from trainboard.ingest.files import FileTarget, config_place, load_file  # see the module's docstring
 
     grouped = GroupedWrites()
     try:
@@ -240,10 +246,7 @@ def _groups(jobs: list[RunJob], sizes: dict[str, int], cursors: dict[str, FileCu
     return groups
 
 
-def _reporter(progress: IngestProgress) -> Callable[[int, int], None]:
-    """What `load_file` tells after each commit (`trainboard.ingest.files.Report`). That module, and the decoding it
-    brings (protobuf and the normaliser), is imported by the first file with news: a server restarted on a store that
-    is up to date never needs it (its start is a restart's first answer: trainboard.http.lazy)."""
+def _reporter(progress: IngestProgress) -> Report:
     return lambda bytes_read, points: progress.add(bytes_read=bytes_read, points=points)
 
 
