@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from trainboard.ingest.loader import Loader
+from trainboard.reader.logdir import LogDir
 from trainboard.store.errors import StoreUnavailable
 from trainboard.store.opening import open_store, sqlite_path
 
@@ -83,3 +85,22 @@ def test_deleting_an_experiment_removes_its_writer_lock_file(tmp_path: Path) -> 
         assert {key: store.blobs.get(key) for key in neighbours} == neighbours
     finally:
         store.close()
+
+
+def test_new_stores_have_16_kib_pages_and_older_ones_keep_theirs(tmp_path: Path, full_logdir: Path) -> None:
+    older = tmp_path / "older.sqlite"
+    with sqlite3.connect(older) as made_before:
+        made_before.execute("PRAGMA page_size = 4096")
+        made_before.execute("PRAGMA journal_mode = WAL")
+    counts = {}
+    for path, pages in ((tmp_path / "new.sqlite", 16384), (older, 4096)):
+        store = open_store(str(path))
+        try:
+            experiment = store.create_experiment("logs")
+            Loader(LogDir(str(full_logdir)), store, experiment.id).poll()
+            counts[pages] = {(row.run, row.tag): row.point_count for row in store.series(experiment.id)}
+        finally:
+            store.close()
+        with sqlite3.connect(path) as opened:
+            assert opened.execute("PRAGMA page_size").fetchone()[0] == pages
+    assert counts[16384] == counts[4096] and len(counts[4096]) > 10

@@ -58,6 +58,11 @@ PACKED_DTYPES = ("<i8", "<f8", "<f8")
 FEW_PICKS = 16
 # SQLite clamps this to its compiled-in maximum (2 GB in most builds).
 READ_MMAP_BYTES = 1 << 40
+# Pages of new stores: a quarter of the system calls of SQLite's 4 KiB in writes, the log's checkpoints and reads (a
+# chunk of points spans overflow pages). Measured on a first pass, two workers: the engine logdir 0.61-0.73 -> 0.54-0.55
+# s, ten times its size 6.0 -> 4.8 s, 10,000 small runs 9.95 -> 9.22 s and 432 -> 295 MB on disk; synced as
+# `trainboard ingest` writes, 10,000 small runs wrote 998 -> 807 MB.
+PAGE_SIZE = 16384
 
 
 # An experiment's rows in every table but `blobs` (the blob store's), children first; its tokens are revoked, not
@@ -191,6 +196,8 @@ class SqliteBackend(Guarded):
         self.writer = sqlite3.connect(
             self.path, timeout=OPEN_BUSY_SECONDS, check_same_thread=False, isolation_level=None
         )
+        # Only a new file takes it; a store made with other pages keeps them.
+        self.writer.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         self.writer.execute("PRAGMA journal_mode = WAL")
         self.writer.execute(f"PRAGMA synchronous = {'OFF' if first_load else 'NORMAL'}")
         # Reentrant: the database's own blob store writes inside a batch's transaction, on this thread.
