@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from starlette.routing import Route
 
-from trainboard.http import tensorboard, trainboard_api
+from trainboard.http import tensorboard, trainboard_api, tsvis
 
 SERVER = """
 import json, sys
@@ -59,7 +59,7 @@ def test_a_servers_start_imports_no_lazy_module_and_each_answers_when_asked(tmp_
     ("package", "module", "prefixes"),
     [
         (package.__name__, module, prefixes)
-        for package in (tensorboard, trainboard_api)
+        for package in (tensorboard, trainboard_api, tsvis)
         for module, prefixes in package.ON_FIRST_REQUEST.items()
     ],
 )

@@ -25,7 +25,6 @@ from trainboard.http.guard import STATE_CHANGING, Guard
 from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.pins import AtPin
 from trainboard.http.policies import Policy, policy_of
-from trainboard.http.tsvis import _RoutesOnFirstRequest, api
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
 from trainboard.settings import Settings
@@ -78,12 +77,7 @@ def walk(routes: list[BaseRoute], *, scoped: bool, pinned: str = "") -> Iterator
         elif isinstance(route, Mount):
             assert isinstance(route.app, Guard), f"mount {route.path} is not guarded"
             inner = route.app.app.app if isinstance(route.app.app, AtPin) else route.app.app
-            if isinstance(inner, _RoutesOnFirstRequest):
-                yield from (
-                    Listed(route.path + listed.path, listed.method, scoped, pinned)
-                    for listed in walk(api.routes(), scoped=False)
-                )
-            elif isinstance(inner, StaticFiles):
+            if isinstance(inner, StaticFiles):
                 assert inner.directory is not None
                 first = min(p for p in Path(inner.directory).rglob("*") if p.is_file())
                 yield Listed(f"{route.path}/{first.relative_to(inner.directory).as_posix()}", "GET", scoped, pinned)

@@ -8,8 +8,8 @@ cookie must come from this server's own pages (its Origin, or else Referer, name
 Requests to WRITE routes are limited per token (`trainboard.http.rate_limit`): 429 past the limit.
 
 Routes are wrapped where they are declared, so that the policy is known by the route a request matched, not guessed
-from its URL; a mount whose routes are built later (TS-VIS's /api) or that serves a folder is guarded by the path
-inside it.
+from its URL (routes imported on their first request are wrapped as they are imported); a mount that serves a folder
+is guarded by the path inside it.
 """
 
 from __future__ import annotations

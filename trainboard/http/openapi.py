@@ -163,15 +163,11 @@ def _mounted(mount: Mount, path: str) -> Iterator[Operation]:
     # Below the guard and the pin check, the app the mount serves.
     while not isinstance(app, StaticFiles) and hasattr(app, "app"):
         app = app.app
-    if isinstance(app, StaticFiles):
-        files = Declaration("A file of the web UI's built files", (), None, (BYTES,))
-        # {path}: a file's path below the folder, slashes and all.
-        yield Operation(path + "/{path}", "GET", files)
-        return
-    routes = getattr(app, "routes", None)
-    if not isinstance(routes, list):
+    if not isinstance(app, StaticFiles):
         raise ValueError(f"mount {path} serves {type(app).__name__}, which the OpenAPI document does not know")
-    yield from operations(routes, path)
+    files = Declaration("A file of the web UI's built files", (), None, (BYTES,))
+    # {path}: a file's path below the folder, slashes and all.
+    yield Operation(path + "/{path}", "GET", files)
 
 
 def document(routes: list[BaseRoute]) -> dict[str, Any]:

@@ -217,8 +217,7 @@ def routes() -> list[BaseRoute]:
         "exception_hist": exception_hist,
         "exception_box": exception_box,
     }
-    # Mounted at /api.
     return [
-        Route("/init", init, methods=["GET"]),
-        *(Route(f"/{name}", answer(compute), methods=["GET"]) for name, compute in computed.items()),
+        Route("/api/init", init, methods=["GET"]),
+        *(Route(f"/api/{name}", answer(compute), methods=["GET"]) for name, compute in computed.items()),
     ]

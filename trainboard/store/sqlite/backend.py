@@ -32,7 +32,7 @@ from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import SQLITE, Matches, compile_filter
 from trainboard.store.run_values import HParamRow, ValueRow, final_value
 from trainboard.store.sqlite.accounts import SqliteAccounts
-from trainboard.store.sqlite.first_load import FirstLoad
+from trainboard.store.sqlite.first_load import FirstLoad, sync
 from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
 from trainboard.store.sqlite.migrations import BACKFILLS, MIGRATIONS, OLD_MIGRATIONS
 from trainboard.store.values import (
@@ -163,17 +163,6 @@ def guard_methods(cls: Class) -> Class:
     return cls
 
 
-def _sync_file(path: str) -> None:
-    try:
-        descriptor = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
 # How long a write waits for another process's write transaction: while opening, and after.
 OPEN_BUSY_SECONDS = 10
 BUSY_SECONDS = 120
@@ -285,7 +274,7 @@ class SqliteBackend(Guarded):
             if self.first_load is not None:
                 # The checkpoint syncs the database only when no reader kept it from copying every page.
                 for suffix in ("", "-wal"):
-                    _sync_file(f"{self.path}{suffix}")
+                    sync(f"{self.path}{suffix}")
                 self.first_load.end()
                 self.first_load = None
 

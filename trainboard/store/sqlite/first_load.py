@@ -47,7 +47,7 @@ class FirstLoad:
             if os.fstat(descriptor).st_ino != os.stat(sentinel).st_ino:
                 raise FileNotFoundError(sentinel)
             os.fsync(descriptor)
-            _sync_directory(sentinel.parent)
+            sync(sentinel.parent)
         except (BlockingIOError, FileNotFoundError):
             os.close(descriptor)
             return None
@@ -57,7 +57,7 @@ class FirstLoad:
         """The store is synced: the sentinel goes (from the disk too), then its lock."""
         with contextlib.suppress(FileNotFoundError):
             self.sentinel.unlink()
-        _sync_directory(self.sentinel.parent)
+        sync(self.sentinel.parent)
         os.close(self._descriptor)
 
 
@@ -65,8 +65,12 @@ def sentinel_of(store: Path) -> Path:
     return store.with_name(store.name + SUFFIX)
 
 
-def _sync_directory(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY)
+def sync(path: Path | str) -> None:
+    """What the system holds of a file or a directory, on disk; nothing for a file that is not there."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
     try:
         os.fsync(descriptor)
     finally:
