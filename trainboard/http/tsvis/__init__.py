@@ -7,7 +7,6 @@ from starlette.routing import BaseRoute
 
 from trainboard.http.lazy import RoutesOnFirstRequest
 
-
 ON_FIRST_REQUEST = {"api": ("/api/",)}
 
 
