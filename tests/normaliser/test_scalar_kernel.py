@@ -95,3 +95,23 @@ def test_records_outside_the_data_are_refused(start: int, length: int) -> None:
     data = np.zeros(10, dtype=np.uint8)
     with pytest.raises(ValueError, match="outside"):
         scalar_kernel.decode(data, np.array([start], dtype=np.int64), np.array([length], dtype=np.int64))
+
+
+def test_tags_are_numbered_by_first_appearance_byte_for_byte() -> None:
+    """Thousands of tags (the kernel's table grows many times), some prefixes of others or differing in one byte."""
+    rng = random.Random(7)
+    names = [f"layer{index}/loss" for index in range(3000)] + ["a", "aa", "a\x00", "é", "e\u0301"]
+    chosen = [rng.choice(names) for _ in range(20_000)]
+    payloads = [
+        Event(step=step, summary=Summary(value=[Summary.Value(tag=tag, simple_value=1.0)])).SerializeToString()
+        for step, tag in enumerate(chosen)
+    ]
+    data = np.frombuffer(b"".join(payloads), dtype=np.uint8)
+    lengths = np.array([len(payload) for payload in payloads], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    found = Decoded(*scalar_kernel.decode(data, starts, lengths))
+
+    numbers: dict[str, int] = {}
+    expected = [numbers.setdefault(tag, len(numbers)) for tag in chosen]
+    assert found.tag_ids.tolist() == expected
+    assert found.firsts.tolist() == [chosen.index(tag) for tag in numbers]

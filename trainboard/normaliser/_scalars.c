@@ -1,6 +1,6 @@
 /* Decoding of the event that dominates every logdir, one step's `simple_value` scalars (see scalar_kernel.py).
 
-   The loops run without the GIL; results come back as bytes of int64, float64, uint64 or uint8 that
+   The loops run without the GIL; results come back as bytes of int64, float64 or uint8 that
    scalar_kernel.py views as numpy arrays. */
 
 #define PY_SSIZE_T_CLEAN
@@ -118,12 +118,69 @@ static uint64_t fnv1a(const uint8_t *data, int64_t length) {
     return digest;
 }
 
+typedef struct {
+    uint64_t hash;
+    int64_t id; /* -1: a free slot */
+} Slot;
+
+/* Each value's tag numbered in order of first appearance (ids[i]), and the first value of each tag (firsts[id]):
+   a table keyed by the tag's bytes, found through their FNV-1a hash, so that tags whose hashes collide stay apart.
+   Returns the number of tags, or -1 when memory runs out. */
+static int64_t number_tags(const uint8_t *data, const int64_t *tag_starts, const int64_t *tag_lengths, int64_t count,
+                           int64_t *ids, int64_t *firsts) {
+    int64_t capacity = 64, tags = 0;
+    Slot *table = malloc(capacity * sizeof(Slot));
+    if (table == NULL) return -1;
+    for (int64_t slot = 0; slot < capacity; slot++) table[slot].id = -1;
+    for (int64_t index = 0; index < count; index++) {
+        const uint8_t *tag = data + tag_starts[index];
+        const int64_t length = tag_lengths[index];
+        const uint64_t hash = fnv1a(tag, length);
+        int64_t slot = (int64_t)(hash & (uint64_t)(capacity - 1));
+        while (table[slot].id >= 0) {
+            const int64_t first = firsts[table[slot].id];
+            if (table[slot].hash == hash && tag_lengths[first] == length &&
+                memcmp(data + tag_starts[first], tag, (size_t)length) == 0)
+                break;
+            slot = (slot + 1) & (capacity - 1);
+        }
+        if (table[slot].id < 0) {
+            table[slot].hash = hash;
+            table[slot].id = tags;
+            firsts[tags++] = index;
+            if (2 * tags > capacity) { /* at most half full: probes stay short */
+                Slot *larger = malloc(2 * capacity * sizeof(Slot));
+                if (larger == NULL) {
+                    free(table);
+                    return -1;
+                }
+                for (int64_t other = 0; other < 2 * capacity; other++) larger[other].id = -1;
+                for (int64_t other = 0; other < capacity; other++) {
+                    if (table[other].id < 0) continue;
+                    int64_t moved = (int64_t)(table[other].hash & (uint64_t)(2 * capacity - 1));
+                    while (larger[moved].id >= 0) moved = (moved + 1) & (2 * capacity - 1);
+                    larger[moved] = table[other];
+                }
+                free(table);
+                table = larger;
+                capacity *= 2;
+            }
+            ids[index] = tags - 1;
+        } else {
+            ids[index] = table[slot].id;
+        }
+    }
+    free(table);
+    return tags;
+}
+
 PyDoc_STRVAR(decode_doc,
              "decode(data, starts, lengths) -> (simple, wall_times, steps, records, tag_starts, tag_lengths,\n"
-             "hashes, values)\n\n"
+             "tag_ids, values, firsts)\n\n"
              "For each record (payload at starts[i], lengths[i], int64): whether it is a simple scalar event (uint8),\n"
              "its wall time (float64) and step (int64); for each value of those events: its record, tag position\n"
-             "and length (int64), FNV-1a hash of the tag (uint64), value (float64). Each as bytes.");
+             "and length, tag number (tags numbered by first appearance) (int64), value (float64); for each tag\n"
+             "number, the first value with that tag (int64). Each as bytes.");
 
 static PyObject *decode(PyObject *module, PyObject *args) {
     Py_buffer data, starts, lengths;
@@ -139,7 +196,7 @@ static PyObject *decode(PyObject *module, PyObject *args) {
     found.tag_starts = malloc(found.capacity * sizeof(int64_t));
     found.tag_lengths = malloc(found.capacity * sizeof(int64_t));
     found.values = malloc(found.capacity * sizeof(double));
-    uint64_t *hashes = NULL;
+    int64_t *ids = NULL, *firsts = NULL, tags = 0;
     int out_of_memory = !simple || !wall_times || !steps || !found.records || !found.tag_starts ||
                         !found.tag_lengths || !found.values;
     if (starts.len != lengths.len || starts.len % (Py_ssize_t)sizeof(int64_t)) {
@@ -159,10 +216,10 @@ static PyObject *decode(PyObject *module, PyObject *args) {
                                                 &out_of_memory);
     }
     if (!out_of_memory) {
-        hashes = malloc((found.used ? found.used : 1) * sizeof(uint64_t));
-        if (hashes == NULL) out_of_memory = 1;
-        for (Py_ssize_t index = 0; hashes && index < found.used; index++)
-            hashes[index] = fnv1a(bytes + found.tag_starts[index], found.tag_lengths[index]);
+        ids = malloc((found.used ? found.used : 1) * sizeof(int64_t));
+        firsts = malloc((found.used ? found.used : 1) * sizeof(int64_t));
+        tags = ids && firsts ? number_tags(bytes, found.tag_starts, found.tag_lengths, found.used, ids, firsts) : -1;
+        if (tags < 0) out_of_memory = 1;
     }
     Py_END_ALLOW_THREADS;
     if (out_of_memory) {
@@ -170,11 +227,11 @@ static PyObject *decode(PyObject *module, PyObject *args) {
         goto done;
     }
     const Py_ssize_t wide = (Py_ssize_t)sizeof(int64_t);
-    result = Py_BuildValue("(y#y#y#y#y#y#y#y#)", (const char *)simple, count, (const char *)wall_times, count * wide,
+    result = Py_BuildValue("(y#y#y#y#y#y#y#y#y#)", (const char *)simple, count, (const char *)wall_times, count * wide,
                            (const char *)steps, count * wide, (const char *)found.records, found.used * wide,
                            (const char *)found.tag_starts, found.used * wide, (const char *)found.tag_lengths,
-                           found.used * wide, (const char *)hashes, found.used * wide, (const char *)found.values,
-                           found.used * wide);
+                           found.used * wide, (const char *)ids, found.used * wide, (const char *)found.values,
+                           found.used * wide, (const char *)firsts, tags * wide);
 done:
     PyBuffer_Release(&data);
     PyBuffer_Release(&starts);
@@ -186,45 +243,13 @@ done:
     free(found.tag_starts);
     free(found.tag_lengths);
     free(found.values);
-    free(hashes);
+    free(ids);
+    free(firsts);
     return result;
-}
-
-PyDoc_STRVAR(same_tags_doc,
-             "same_tags(data, tag_starts, tag_lengths, groups, representatives) -> bool\n\n"
-             "Whether every value's tag equals its group representative's byte for byte (no hash collision); all\n"
-             "but `data` int64 arrays, each value's tag at tag_starts[i] of tag_lengths[i] bytes.");
-
-static PyObject *same_tags(PyObject *module, PyObject *args) {
-    Py_buffer data, tag_starts, tag_lengths, groups, representatives;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*", &data, &tag_starts, &tag_lengths, &groups, &representatives))
-        return NULL;
-    const int64_t *starts = tag_starts.buf, *lengths = tag_lengths.buf, *group = groups.buf,
-                  *representative = representatives.buf;
-    const Py_ssize_t count = tag_starts.len / (Py_ssize_t)sizeof(int64_t);
-    const Py_ssize_t group_count = representatives.len / (Py_ssize_t)sizeof(int64_t);
-    int same = tag_lengths.len == tag_starts.len && groups.len == tag_starts.len &&
-               inside(starts, lengths, count, data.len);
-    for (Py_ssize_t index = 0; same && index < count; index++) {
-        same = group[index] >= 0 && group[index] < group_count && representative[group[index]] >= 0 &&
-               representative[group[index]] < count;
-        if (!same) break;
-        const int64_t other = representative[group[index]];
-        same = lengths[index] == lengths[other] &&
-               memcmp((const uint8_t *)data.buf + starts[index], (const uint8_t *)data.buf + starts[other],
-                      (size_t)lengths[index]) == 0;
-    }
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&tag_starts);
-    PyBuffer_Release(&tag_lengths);
-    PyBuffer_Release(&groups);
-    PyBuffer_Release(&representatives);
-    return PyBool_FromLong(same);
 }
 
 static PyMethodDef methods[] = {
     {"decode", decode, METH_VARARGS, decode_doc},
-    {"same_tags", same_tags, METH_VARARGS, same_tags_doc},
     {NULL, NULL, 0, NULL},
 };
 

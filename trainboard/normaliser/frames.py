@@ -43,8 +43,10 @@ class Decoded(NamedTuple):
     records: np.ndarray
     tag_starts: np.ndarray
     tag_lengths: np.ndarray
-    hashes: np.ndarray
+    tag_ids: np.ndarray
     values: np.ndarray
+    # Per tag id: its first value.
+    firsts: np.ndarray
 
 
 def normalise_frames(frames: Frames, state: RunState, *, path: str) -> Batch:
@@ -208,8 +210,8 @@ def _shared_tags(
     if not other_tags:
         return False
     first, last = _value_range(decoded, start, stop)
-    _, representatives = np.unique(decoded.hashes[first:last], return_index=True)
-    return any(_tag_bytes(frames, decoded, first + int(index)) in other_tags for index in representatives)
+    present = np.flatnonzero(np.bincount(decoded.tag_ids[first:last], minlength=len(decoded.firsts)))
+    return any(_tag_bytes(frames, decoded, int(decoded.firsts[tag_id])) in other_tags for tag_id in present)
 
 
 def _tag_bytes(frames: Frames, decoded: Decoded, value: int) -> bytes:
@@ -219,8 +221,8 @@ def _tag_bytes(frames: Frames, decoded: Decoded, value: int) -> bytes:
 
 def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state: RunState, batch: Batch) -> bool:
     """Keep the simple records among start..stop as one column series per tag; False (nothing done) when the
-    general path must take them: a step going back in an old-format file, a tag that is not a scalar series, a tag
-    that is not UTF-8, or a hash collision."""
+    general path must take them: a step going back in an old-format file, a tag that is not a scalar series, or a tag
+    that is not UTF-8."""
     simple_records = np.flatnonzero(decoded.simple[start:stop]) + start
     steps = decoded.steps[simple_records]
     if state.file_version is None or state.file_version < 2:
@@ -228,13 +230,11 @@ def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state
         if (steps < previous).any():
             return False
     first, last = _value_range(decoded, start, stop)
-    hashes = decoded.hashes[first:last]
-    unique, representatives, groups = np.unique(hashes, return_index=True, return_inverse=True)
-    tag_starts, tag_lengths = decoded.tag_starts[first:last], decoded.tag_lengths[first:last]
-    if not scalar_kernel.same_tags(frames.data, tag_starts, tag_lengths, groups, representatives):
-        return False
+    tag_ids = decoded.tag_ids[first:last]
+    counts = np.bincount(tag_ids, minlength=len(decoded.firsts))
+    present = np.flatnonzero(counts)
     try:
-        tags = [_tag_bytes(frames, decoded, first + int(index)).decode("utf-8") for index in representatives]
+        tags = [_tag_bytes(frames, decoded, int(decoded.firsts[tag_id])).decode("utf-8") for tag_id in present]
     except UnicodeDecodeError:
         return False
     known = [state.first_metadata.get(tag) for tag in tags]
@@ -245,16 +245,21 @@ def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state
     state.most_recent_step = int(steps[-1])
     value_records = decoded.records[first:last]
     values = decoded.values[first:last]
-    order = np.argsort(groups, kind="stable")
-    bounds = np.searchsorted(groups[order], np.arange(len(unique) + 1))
-    for group, (tag, metadata) in enumerate(zip(tags, known, strict=True)):
+    order = _grouped(tag_ids, len(decoded.firsts))
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    for tag_id, tag, metadata in zip(present.tolist(), tags, known, strict=True):
         if metadata is None:
             state.first_metadata[tag] = batch.metadata[tag] = SeriesMetadata(
                 plugin_name="scalars", data_class=DataClass.SCALAR, display_name=tag
             )
-        members = order[bounds[group] : bounds[group + 1]]
+        members = order[bounds[tag_id] : bounds[tag_id + 1]]
         of_records = value_records[members]
         batch.operations.append(
             ScalarSeries(tag, decoded.steps[of_records], decoded.wall_times[of_records], values[members])
         )
     return True
+
+
+def _grouped(tag_ids: np.ndarray, tag_count: int) -> np.ndarray:
+    """The positions of `tag_ids` ordered by tag id, in order within each: a radix sort when ids fit 16 bits."""
+    return np.argsort(tag_ids.astype(np.uint16) if tag_count <= 1 << 16 else tag_ids, kind="stable")
