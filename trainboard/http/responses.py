@@ -32,6 +32,15 @@ def cleanse(value: Any) -> Any:
     return value
 
 
+def render_json(content: Any) -> bytes:
+    # orjson writes non-finite floats as null and refuses bytes: only content with either needs cleansing.
+    try:
+        body = orjson.dumps(content)
+    except TypeError:
+        return orjson.dumps(cleanse(content))
+    return orjson.dumps(cleanse(content)) if b"null" in body else body
+
+
 class JSONResponse(Response):
     media_type = "application/json"
 
@@ -39,12 +48,16 @@ class JSONResponse(Response):
         super().__init__(content, status_code, {**SECURITY_HEADERS, **(headers or {})})
 
     def render(self, content: Any) -> bytes:
-        # orjson writes non-finite floats as null and refuses bytes: only content with either needs cleansing.
-        try:
-            body = orjson.dumps(content)
-        except TypeError:
-            return orjson.dumps(cleanse(content))
-        return orjson.dumps(cleanse(content)) if b"null" in body else body
+        return render_json(content)
+
+
+class RenderedJSONResponse(Response):
+    """JSON rendered already."""
+
+    media_type = JSONResponse.media_type
+
+    def __init__(self, body: bytes) -> None:
+        super().__init__(body, 200, SECURITY_HEADERS)
 
 
 def kept_json(

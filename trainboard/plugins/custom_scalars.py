@@ -63,7 +63,7 @@ def scalars_by_regex(
         experiment_id=experiment_id, plugin_name=scalars.PLUGIN_NAME, run_tag_filter=RunTagFilter.of(runs=[run])
     )
     payload = {
-        tag: scalars.scalars(provider, experiment_id, run=run, tag=tag, samples=samples)
+        tag: scalars.rows(scalars.scalars(provider, experiment_id, run=run, tag=tag, samples=samples))
         for tag in listed.get(run, {})
         if pattern.match(tag)
     }

@@ -26,7 +26,7 @@ def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict
     }
 
 
-def scalars(provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None) -> list[Row]:
+def scalars(provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None) -> ScalarColumns:
     found = provider.read_scalar_columns(
         experiment_id=experiment_id,
         plugin_name=PLUGIN_NAME,
@@ -36,28 +36,28 @@ def scalars(provider: DataProvider, experiment_id: str, *, run: str, tag: str, s
     series = found.get(run, {}).get(tag)
     if series is None:
         raise NotFoundError(f"No scalar data for run={run!r}, tag={tag!r}")
-    return _rows(series)
+    return series
 
 
 def scalars_multirun(
     provider: DataProvider, experiment_id: str, *, runs: list[str], tag: str, samples: int | None
-) -> dict[str, list[Row]]:
+) -> dict[str, ScalarColumns]:
     found = provider.read_scalar_columns(
         experiment_id=experiment_id,
         plugin_name=PLUGIN_NAME,
         downsample=samples,
         run_tag_filter=RunTagFilter.of(runs, [tag]),
     )
-    return {run: _rows(by_tag[tag]) for run, by_tag in found.items()}
+    return {run: by_tag[tag] for run, by_tag in found.items()}
 
 
-def as_csv(rows: list[Row]) -> str:
+def rows(series: ScalarColumns) -> list[Row]:
+    return list(zip(series.wall_times.tolist(), series.steps.tolist(), series.values.tolist(), strict=True))
+
+
+def as_csv(series: ScalarColumns) -> str:
     output = io.StringIO()
     writer = csv.writer(output)
     writer.writerow(["Wall time", "Step", "Value"])
-    writer.writerows(rows)
+    writer.writerows(rows(series))
     return output.getvalue()
-
-
-def _rows(series: ScalarColumns) -> list[Row]:
-    return list(zip(series.wall_times.tolist(), series.steps.tolist(), series.values.tolist(), strict=True))

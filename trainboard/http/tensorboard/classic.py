@@ -9,7 +9,8 @@ from starlette.routing import BaseRoute, Route
 from trainboard.http import params
 from trainboard.http.context import experiment, series_request
 from trainboard.http.openapi import JSON_OR_CSV, RUN, TAG, declare, integer, text
-from trainboard.http.responses import JSONResponse, TextResponse
+from trainboard.http.responses import JSONResponse, RenderedJSONResponse, TextResponse
+from trainboard.http.rows import rows_json
 from trainboard.http.tensorboard import graphs, media
 from trainboard.plugins import audio, classic, distributions, histograms, images, scalars
 
@@ -22,7 +23,7 @@ from trainboard.plugins import audio, classic, distributions, histograms, images
     text("format", enum=("csv", "json")),
     returns=JSON_OR_CSV,
 )
-def scalar_series(request: Request) -> JSONResponse | TextResponse:
+def scalar_series(request: Request) -> JSONResponse | RenderedJSONResponse | TextResponse:
     """One series when run and tag are given (JSON or CSV); else every series, sampled to `sample_count` points."""
     query = request.query_params
     found = experiment(request)
@@ -31,10 +32,10 @@ def scalar_series(request: Request) -> JSONResponse | TextResponse:
         return JSONResponse(classic.all_scalars(found.provider, found.id, sample_count or classic.DEFAULT_SAMPLE_COUNT))
     run, tag = params.required(query, "run"), params.required(query, "tag")
     samples = found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES)
-    rows = scalars.scalars(found.provider, found.id, run=run, tag=tag, samples=samples)
+    columns = scalars.scalars(found.provider, found.id, run=run, tag=tag, samples=samples)
     if params.optional(query, "format") == "csv":
-        return TextResponse(scalars.as_csv(rows), media_type="text/csv")
-    return JSONResponse(rows)
+        return TextResponse(scalars.as_csv(columns), media_type="text/csv")
+    return RenderedJSONResponse(rows_json(columns))
 
 
 @declare("A histogram series as TensorBoard 1 served it", RUN, TAG)

@@ -8,7 +8,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.http import params
 from trainboard.http.context import experiment
 from trainboard.http.openapi import JSON_OR_CSV, RUN, TAG, declare, text
-from trainboard.http.responses import JSONResponse, TextResponse
+from trainboard.http.responses import JSONResponse, RenderedJSONResponse, TextResponse
 from trainboard.http.tensorboard.scalars import series
 from trainboard.plugins import custom_scalars, scalars
 
@@ -35,7 +35,7 @@ def scalars_by_regex(request: Request) -> JSONResponse:
 
 
 @declare("One scalar series as JSON or CSV", RUN, TAG, text("format", enum=("csv", "json")), returns=JSON_OR_CSV)
-def download_data(request: Request) -> JSONResponse | TextResponse:
+def download_data(request: Request) -> RenderedJSONResponse | TextResponse:
     """One scalar series as JSON or CSV, exactly as the scalars plugin serves it."""
     return series(request)
 

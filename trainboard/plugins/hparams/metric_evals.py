@@ -19,7 +19,7 @@ def list_metric_evals(
     found = session_metric_run_tag(provider, experiment_id, request.session_name, metric)
     if found is not None:
         try:
-            return scalars.scalars(provider, experiment_id, run=found[0], tag=found[1], samples=samples)
+            return scalars.rows(scalars.scalars(provider, experiment_id, run=found[0], tag=found[1], samples=samples))
         except NotFoundError:
             pass
     # Named as TensorBoard names it, by the session's run, also for a TS-VIS session (whose series is elsewhere).
