@@ -106,7 +106,10 @@ def measure(
     command: list[str], port: int, runs: list[str], last_step: int, then: Callable[[str], None] | None = None
 ) -> Measure:
     """Start `command`, time it until every run's last step is served, then time the two scalar routes on the last
-    run (and run `then` with the server's URL)."""
+    run (and run `then` with the server's URL). What earlier servers wrote is on disk first: the kernel writing a
+    gigabyte of a killed server's store back meanwhile (one 10x cold load took 8.1 s that way, 6.4 s without)
+    would slow whichever server came next."""
+    os.sync()
     started = time.perf_counter()
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True
