@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from trainboard.http._rows import rows
+from trainboard.http._rows import interleave
 from trainboard.http.responses import render_json
 from trainboard.http.rows import rows_json, runs_rows_json
 from trainboard.plugins import scalars
@@ -26,7 +26,7 @@ floats = st.one_of(
 @st.composite
 def columns(draw: st.DrawFn) -> ScalarColumns:
     values = draw(floats)
-    wall_times = draw(hnp.arrays(np.float64, len(values), elements=st.floats(allow_nan=False, allow_infinity=False)))
+    wall_times = draw(hnp.arrays(np.float64, len(values), elements=st.floats(allow_nan=True, allow_infinity=True)))
     steps = draw(hnp.arrays(np.int64, len(values)))
     return ScalarColumns(steps, wall_times, values)
 
@@ -62,4 +62,16 @@ def test_runs_rows_are_the_json_of_the_rows_by_run(by_run: dict[str, ScalarColum
 )
 def test_the_kernel_refuses_what_is_not_three_flat_arrays_of_as_many_numbers(columns: tuple[bytes, ...]) -> None:
     with pytest.raises(ValueError, match="flat JSON arrays"):
-        rows(*columns)
+        interleave(*columns)
+
+
+def test_columns_that_are_views_are_written_as_copies_would_be() -> None:
+    steps, values = np.arange(10), np.linspace(0.0, 1.0, 10)
+    series = ScalarColumns(steps[::3], values[::-3], values[::3])
+    copied = ScalarColumns(*(np.array(column) for column in (series.steps, series.wall_times, series.values)))
+    assert rows_json(series) == render_json(scalars.rows(copied))
+
+
+def test_the_kernel_takes_bytes_only() -> None:
+    with pytest.raises(TypeError):
+        interleave(bytearray(b"[1]"), b"[1]", b"[1]")  # type: ignore[arg-type]

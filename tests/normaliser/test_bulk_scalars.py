@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trainboard.normaliser.frames import normalise_frames
+from trainboard.normaliser.frames import _groups, normalise_frames
 from trainboard.normaliser.normalise import normalise
 from trainboard.normaliser.points import Batch, Purge, RunState, ScalarPoint, ScalarSeries
 from trainboard.reader.events import parse_event
@@ -97,3 +97,17 @@ def test_bulk_and_event_by_event_agree(written: list[Event], reads: int) -> None
     assert comparable(flattened(actual)) == comparable(flattened(expected))
     assert actual.metadata == expected.metadata
     assert actual_state == expected_state
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=70_000), max_size=60), st.integers(min_value=0, max_value=70_000))
+def test_values_are_grouped_by_tag_in_order_counted_or_sorted(ids: list[int], spare: int) -> None:
+    """Either way of grouping (counted per tag, or sorted when the values are few beside the tags; 16-bit keys or
+    not) gives each tag's values in order."""
+    tag_ids = np.array(ids, dtype=np.int64)
+    tag_count = max(ids, default=-1) + 1 + spare
+    present, order, bounds = _groups(tag_ids, tag_count)
+    assert present.tolist() == sorted(set(ids))
+    assert [order[bounds[group] : bounds[group + 1]].tolist() for group in range(len(present))] == [
+        [position for position, found in enumerate(ids) if found == tag] for tag in present.tolist()
+    ]

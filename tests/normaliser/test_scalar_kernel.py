@@ -115,3 +115,34 @@ def test_tags_are_numbered_by_first_appearance_byte_for_byte() -> None:
     expected = [numbers.setdefault(tag, len(numbers)) for tag in chosen]
     assert found.tag_ids.tolist() == expected
     assert found.firsts.tolist() == [chosen.index(tag) for tag in numbers]
+
+
+def _fnv1a(data: bytes) -> int:
+    digest = 0xCBF29CE484222325
+    for byte in data:
+        digest = ((digest ^ byte) * 0x100000001B3) % 2**64
+    return digest
+
+
+def test_tags_made_to_collide_leave_their_events_to_the_general_path() -> None:
+    """66 tags with one first slot (the top 8 bits of their hash times the kernel's Fibonacci constant): the 65th is
+    looked for in more than 64 slots, so no event is taken and the numbering stays linear."""
+    by_slot: dict[int, list[str]] = {}
+    index = 0
+    while not any(len(tags) == 66 for tags in by_slot.values()):
+        tag = f"t{index}"
+        by_slot.setdefault((_fnv1a(tag.encode()) * 0x9E3779B97F4A7C15 % 2**64) >> 56, []).append(tag)
+        index += 1
+    colliding = next(tags for tags in by_slot.values() if len(tags) == 66)
+    payloads = [
+        Event(step=step, summary=Summary(value=[Summary.Value(tag=tag, simple_value=1.0)])).SerializeToString()
+        for step, tag in enumerate(colliding)
+    ]
+    data = np.frombuffer(b"".join(payloads), dtype=np.uint8)
+    lengths = np.array([len(payload) for payload in payloads], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+
+    found = Decoded(*scalar_kernel.decode(data, starts, lengths))
+    assert not found.simple.any() and len(found.tag_ids) == len(found.firsts) == 0
+    found = Decoded(*scalar_kernel.decode(data, starts[:64], lengths[:64]))
+    assert found.simple.all() and found.tag_ids.tolist() == list(range(64))

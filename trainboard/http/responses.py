@@ -33,7 +33,8 @@ def cleanse(value: Any) -> Any:
 
 
 def render_json(content: Any) -> bytes:
-    # orjson writes non-finite floats as null and refuses bytes: only content with either needs cleansing.
+    """`content` as TensorBoard writes JSON. orjson writes non-finite floats as null and refuses bytes: only content
+    with either is cleansed."""
     try:
         body = orjson.dumps(content)
     except TypeError:

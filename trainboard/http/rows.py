@@ -9,17 +9,18 @@ from collections.abc import Mapping
 import numpy as np
 import orjson
 
-from trainboard.http._rows import rows
+from trainboard.http._rows import interleave
 from trainboard.http.responses import render_json
 from trainboard.plugins import scalars
 from trainboard.provider.values import ScalarColumns
 
 
 def rows_json(columns: ScalarColumns) -> bytes:
+    """[[wall_time, step, value], ...] as JSON."""
     if not (np.isfinite(columns.wall_times).all() and np.isfinite(columns.values).all()):
         # orjson writes null where TensorBoard writes "NaN" and "Infinity": such series take the general way.
         return render_json(scalars.rows(columns))
-    return rows(
+    return interleave(
         _json(columns.wall_times.astype(np.float64, copy=False)),
         _json(columns.steps.astype(np.int64, copy=False)),
         _json(columns.values.astype(np.float64, copy=False)),
@@ -32,4 +33,5 @@ def runs_rows_json(by_run: Mapping[str, ScalarColumns]) -> bytes:
 
 
 def _json(column: np.ndarray) -> bytes:
+    """A column as a flat JSON array of numbers."""
     return orjson.dumps(np.ascontiguousarray(column), option=orjson.OPT_SERIALIZE_NUMPY)

@@ -123,51 +123,72 @@ typedef struct {
     int64_t id; /* -1: a free slot */
 } Slot;
 
+/* Slots a tag may be looked for in before its values are left to the general path: tags made to collide must not
+   make the numbering quadratic. */
+#define MAX_PROBES 64
+#define TOO_MANY_COLLISIONS (-2)
+
+/* A hash's first slot in a table of 2**bits (Fibonacci hashing: every bit of the hash counts). */
+static inline int64_t home_slot(uint64_t hash, int bits) {
+    return (int64_t)((hash * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
+}
+
+/* `table` (2**bits slots) in a table twice as large; NULL when memory runs out (`table` is freed either way). */
+static Slot *doubled(Slot *table, int bits) {
+    const int64_t capacity = (int64_t)1 << bits;
+    Slot *larger = malloc(2 * capacity * sizeof(Slot));
+    if (larger != NULL) {
+        for (int64_t slot = 0; slot < 2 * capacity; slot++) larger[slot].id = -1;
+        for (int64_t slot = 0; slot < capacity; slot++) {
+            if (table[slot].id < 0) continue;
+            int64_t moved = home_slot(table[slot].hash, bits + 1);
+            while (larger[moved].id >= 0) moved = (moved + 1) & (2 * capacity - 1);
+            larger[moved] = table[slot];
+        }
+    }
+    free(table);
+    return larger;
+}
+
 /* Each value's tag numbered in order of first appearance (ids[i]), and the first value of each tag (firsts[id]):
    a table keyed by the tag's bytes, found through their FNV-1a hash, so that tags whose hashes collide stay apart.
-   Returns the number of tags, or -1 when memory runs out. */
+   Returns the number of tags; -1 when memory runs out, TOO_MANY_COLLISIONS when a tag was not found within
+   MAX_PROBES slots. */
 static int64_t number_tags(const uint8_t *data, const int64_t *tag_starts, const int64_t *tag_lengths, int64_t count,
                            int64_t *ids, int64_t *firsts) {
-    int64_t capacity = 64, tags = 0;
-    Slot *table = malloc(capacity * sizeof(Slot));
+    int bits = 6;
+    int64_t tags = 0;
+    Slot *table = malloc(((int64_t)1 << bits) * sizeof(Slot));
     if (table == NULL) return -1;
-    for (int64_t slot = 0; slot < capacity; slot++) table[slot].id = -1;
+    for (int64_t slot = 0; slot < (int64_t)1 << bits; slot++) table[slot].id = -1;
     for (int64_t index = 0; index < count; index++) {
         const uint8_t *tag = data + tag_starts[index];
         const int64_t length = tag_lengths[index];
         const uint64_t hash = fnv1a(tag, length);
-        int64_t slot = (int64_t)(hash & (uint64_t)(capacity - 1));
+        const int64_t mask = ((int64_t)1 << bits) - 1;
+        int64_t slot = home_slot(hash, bits), probes = 0;
         while (table[slot].id >= 0) {
             const int64_t first = firsts[table[slot].id];
             if (table[slot].hash == hash && tag_lengths[first] == length &&
                 memcmp(data + tag_starts[first], tag, (size_t)length) == 0)
                 break;
-            slot = (slot + 1) & (capacity - 1);
-        }
-        if (table[slot].id < 0) {
-            table[slot].hash = hash;
-            table[slot].id = tags;
-            firsts[tags++] = index;
-            if (2 * tags > capacity) { /* at most half full: probes stay short */
-                Slot *larger = malloc(2 * capacity * sizeof(Slot));
-                if (larger == NULL) {
-                    free(table);
-                    return -1;
-                }
-                for (int64_t other = 0; other < 2 * capacity; other++) larger[other].id = -1;
-                for (int64_t other = 0; other < capacity; other++) {
-                    if (table[other].id < 0) continue;
-                    int64_t moved = (int64_t)(table[other].hash & (uint64_t)(2 * capacity - 1));
-                    while (larger[moved].id >= 0) moved = (moved + 1) & (2 * capacity - 1);
-                    larger[moved] = table[other];
-                }
+            if (++probes == MAX_PROBES) {
                 free(table);
-                table = larger;
-                capacity *= 2;
+                return TOO_MANY_COLLISIONS;
             }
-            ids[index] = tags - 1;
-        } else {
+            slot = (slot + 1) & mask;
+        }
+        if (table[slot].id >= 0) {
             ids[index] = table[slot].id;
+            continue;
+        }
+        table[slot].hash = hash;
+        table[slot].id = tags;
+        firsts[tags] = index;
+        ids[index] = tags++;
+        if (2 * tags > mask + 1) { /* at most half full: probes stay short */
+            table = doubled(table, bits++);
+            if (table == NULL) return -1;
         }
     }
     free(table);
@@ -219,6 +240,10 @@ static PyObject *decode(PyObject *module, PyObject *args) {
         ids = malloc((found.used ? found.used : 1) * sizeof(int64_t));
         firsts = malloc((found.used ? found.used : 1) * sizeof(int64_t));
         tags = ids && firsts ? number_tags(bytes, found.tag_starts, found.tag_lengths, found.used, ids, firsts) : -1;
+        if (tags == TOO_MANY_COLLISIONS) { /* every event to the general path */
+            memset(simple, 0, count ? count : 1);
+            found.used = tags = 0;
+        }
         if (tags < 0) out_of_memory = 1;
     }
     Py_END_ALLOW_THREADS;

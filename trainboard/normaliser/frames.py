@@ -35,7 +35,7 @@ from trainboard.reader.records import Frames
 
 
 class Decoded(NamedTuple):
-    """The scalar kernel's output: per record, then per value of the simple records."""
+    """The scalar kernel's output: per record, then per value of the simple records, then per tag id."""
 
     simple: np.ndarray
     wall_times: np.ndarray
@@ -45,7 +45,6 @@ class Decoded(NamedTuple):
     tag_lengths: np.ndarray
     tag_ids: np.ndarray
     values: np.ndarray
-    # Per tag id: its first value.
     firsts: np.ndarray
 
 
@@ -210,7 +209,7 @@ def _shared_tags(
     if not other_tags:
         return False
     first, last = _value_range(decoded, start, stop)
-    present = np.flatnonzero(np.bincount(decoded.tag_ids[first:last], minlength=len(decoded.firsts)))
+    present = _present(decoded.tag_ids[first:last], len(decoded.firsts))
     return any(_tag_bytes(frames, decoded, int(decoded.firsts[tag_id])) in other_tags for tag_id in present)
 
 
@@ -230,9 +229,7 @@ def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state
         if (steps < previous).any():
             return False
     first, last = _value_range(decoded, start, stop)
-    tag_ids = decoded.tag_ids[first:last]
-    counts = np.bincount(tag_ids, minlength=len(decoded.firsts))
-    present = np.flatnonzero(counts)
+    present, order, bounds = _groups(decoded.tag_ids[first:last], len(decoded.firsts))
     try:
         tags = [_tag_bytes(frames, decoded, int(decoded.firsts[tag_id])).decode("utf-8") for tag_id in present]
     except UnicodeDecodeError:
@@ -245,14 +242,12 @@ def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state
     state.most_recent_step = int(steps[-1])
     value_records = decoded.records[first:last]
     values = decoded.values[first:last]
-    order = _grouped(tag_ids, len(decoded.firsts))
-    bounds = np.concatenate(([0], np.cumsum(counts)))
-    for tag_id, tag, metadata in zip(present.tolist(), tags, known, strict=True):
+    for group, (tag, metadata) in enumerate(zip(tags, known, strict=True)):
         if metadata is None:
             state.first_metadata[tag] = batch.metadata[tag] = SeriesMetadata(
                 plugin_name="scalars", data_class=DataClass.SCALAR, display_name=tag
             )
-        members = order[bounds[tag_id] : bounds[tag_id + 1]]
+        members = order[bounds[group] : bounds[group + 1]]
         of_records = value_records[members]
         batch.operations.append(
             ScalarSeries(tag, decoded.steps[of_records], decoded.wall_times[of_records], values[members])
@@ -260,6 +255,29 @@ def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state
     return True
 
 
-def _grouped(tag_ids: np.ndarray, tag_count: int) -> np.ndarray:
-    """The positions of `tag_ids` ordered by tag id, in order within each: a radix sort when ids fit 16 bits."""
-    return np.argsort(tag_ids.astype(np.uint16) if tag_count <= 1 << 16 else tag_ids, kind="stable")
+def _present(tag_ids: np.ndarray, tag_count: int) -> np.ndarray:
+    """The distinct ids among `tag_ids` (of `tag_count` in all), ascending."""
+    if _few(tag_ids, tag_count):
+        return np.unique(tag_ids)
+    return np.flatnonzero(np.bincount(tag_ids, minlength=tag_count))
+
+
+def _groups(tag_ids: np.ndarray, tag_count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct ids among `tag_ids` (of `tag_count` in all) ascending; the positions of `tag_ids` grouped by id, in
+    order within each group; each group's bounds in those positions."""
+    if _few(tag_ids, tag_count):
+        present, tag_ids = np.unique(tag_ids, return_inverse=True)
+        counts = np.bincount(tag_ids, minlength=len(present))
+    else:
+        counts = np.bincount(tag_ids, minlength=tag_count)
+        present = np.flatnonzero(counts)
+        counts = counts[present]
+    # A stable sort of 16-bit keys is a radix sort.
+    order = np.argsort(tag_ids.astype(np.uint16) if tag_count <= 1 << 16 else tag_ids, kind="stable")
+    return present, order, np.concatenate(([0], np.cumsum(counts)))
+
+
+def _few(tag_ids: np.ndarray, tag_count: int) -> bool:
+    """Whether the values are few beside the tags (an old-format file taken a few events at a time): then they are
+    sorted, rather than counted per tag."""
+    return len(tag_ids) * 8 < tag_count

@@ -52,6 +52,7 @@ def scalars_multirun(
 
 
 def rows(series: ScalarColumns) -> list[Row]:
+    """[(wall_time, step, value), ...] as Python objects."""
     return list(zip(series.wall_times.tolist(), series.steps.tolist(), series.values.tolist(), strict=True))
 
 
