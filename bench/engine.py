@@ -1,5 +1,6 @@
 """Engine benchmark (issues 6 and 16): trainboard against TensorBoard 2.21's Python loader (--load_fast=false) and Rust
-loader (--load_fast=true) on the same logdir, side by side in one run, medians of several runs.
+loader (--load_fast=true) on the same logdir, side by side in one run, trainboard and the Rust loader in turns (one
+load of each per round), medians of several rounds.
 
     .venv/bin/python -m bench.engine [--runs 50 --tags 20 --steps 2000] [--repeat 3] [--python-repeat 1]
         [--clients 200 --seconds 60] [--long 1000000] [--growth 10] [--many 10000] [--postgres]
@@ -257,18 +258,26 @@ def on_free_port(command: list[str], shape: Shape, then: Callable[[str], None] |
     return measure([*command, f"--port={port}"], port, runs, shape.steps - 1, then)
 
 
-def trainboard(
+def side_by_side(
     shape: Shape, repeat: int, scratch: Path, load_test: Callable[[str], None] | None = None
-) -> tuple[Measure, Measure]:
-    """Medians of trainboard's cold loads (each on an empty store) and of its restarts on those stores; `load_test`
-    runs against the last restart."""
-    cold, restart = [], []
+) -> tuple[Measure, Measure, Measure]:
+    """Medians of trainboard's cold loads (each on an empty store), of its restarts on those stores and of the Rust
+    loader's loads, taken in turns, one of each per round, so that a slow spell of the machine falls on both servers
+    (this 2-core VM's figures drift by a third within an hour); each round's figures are printed. `load_test` runs
+    against the last restart."""
+    cold, restart, rust = [], [], []
     for index in range(repeat):
         store = scratch / f"{shape.name}-{index}.sqlite"
         command = [str(BIN / "trainboard"), f"--logdir={logdir_for(shape)}", f"--db={store}", "--reload_interval=0"]
         cold.append(on_free_port(command, shape))
         restart.append(on_free_port(command, shape, load_test if index == repeat - 1 else None))
-    return median(cold), median(restart)
+        rust.append(tensorboard(shape, True, 1))
+        print(
+            f"  {shape.name} round {index + 1}: trainboard cold {cold[-1].load_seconds:.2f} s, restart"
+            f" {restart[-1].load_seconds:.2f} s; Rust loader {rust[-1].load_seconds:.2f} s",
+            flush=True,
+        )
+    return median(cold), median(restart), median(rust)
 
 
 def tensorboard(shape: Shape, load_fast: bool, repeat: int) -> Measure:
@@ -375,9 +384,9 @@ def main() -> None:
     results: dict[str, Measure] = {}
     python: Measure | None = None
     with tempfile.TemporaryDirectory() as scratch:
-        cold, restart = trainboard(shape, args.repeat, Path(scratch), load_test if args.clients else None)
+        cold, restart, rust = side_by_side(shape, args.repeat, Path(scratch), load_test if args.clients else None)
         results["trainboard (cold)"], results["trainboard (restart)"] = cold, restart
-        results["tensorboard --load_fast=true"] = rust = tensorboard(shape, True, args.repeat)
+        results["tensorboard --load_fast=true"] = rust
         if args.python_repeat:
             results["tensorboard --load_fast=false"] = python = tensorboard(shape, False, args.python_repeat)
         table(f"{scalar_points(shape):,} scalar points + histograms + images", shape, results, rust)
@@ -386,21 +395,19 @@ def main() -> None:
         if args.long:
             # A fresh store each, so each is a cold load; only the downsampled read is reported.
             long_shape = Shape(1, 1, args.long)
-            long_reads["trainboard"] = trainboard(long_shape, 1, Path(scratch))[0].scalars_ms
-            long_reads["Rust"] = tensorboard(long_shape, True, 1).scalars_ms
+            long_cold, _, long_rust = side_by_side(long_shape, 1, Path(scratch))
+            long_reads["trainboard"], long_reads["Rust"] = long_cold.scalars_ms, long_rust.scalars_ms
 
         big = Shape(shape.runs * 4, shape.tags, shape.steps * args.growth // 4)
         growth: dict[str, Measure] = {}
         if args.growth:
-            growth["trainboard (cold)"] = trainboard(big, args.repeat, Path(scratch))[0]
-            growth["tensorboard --load_fast=true"] = tensorboard(big, True, args.repeat)
+            growth["trainboard (cold)"], _, growth[RUST] = side_by_side(big, args.repeat, Path(scratch))
             table(f"{args.growth}x: {scalar_points(big):,} scalar points", big, growth, growth[RUST])
 
         many_shape = Shape(args.many, 10, 100, extras=False)
         many: dict[str, Measure] = {}
         if args.many:
-            many["trainboard (cold)"] = trainboard(many_shape, 1, Path(scratch))[0]
-            many["tensorboard --load_fast=true"] = tensorboard(many_shape, True, 1)
+            many["trainboard (cold)"], _, many[RUST] = side_by_side(many_shape, 1, Path(scratch))
             table(f"{args.many:,} runs of 10 tags x 100 steps (one run each)", many_shape, many, many[RUST])
 
         store = postgres(shape, args.repeat, Path(scratch)) if args.postgres else None
