@@ -102,19 +102,23 @@ def test_tags_are_numbered_by_first_appearance_byte_for_byte() -> None:
     rng = random.Random(7)
     names = [f"layer{index}/loss" for index in range(3000)] + ["a", "aa", "a\x00", "é", "e\u0301"]
     chosen = [rng.choice(names) for _ in range(20_000)]
-    payloads = [
-        Event(step=step, summary=Summary(value=[Summary.Value(tag=tag, simple_value=1.0)])).SerializeToString()
-        for step, tag in enumerate(chosen)
-    ]
-    data = np.frombuffer(b"".join(payloads), dtype=np.uint8)
-    lengths = np.array([len(payload) for payload in payloads], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-    found = Decoded(*scalar_kernel.decode(data, starts, lengths))
+    found = Decoded(*scalar_kernel.decode(*_one_value_each(chosen)))
 
     numbers: dict[str, int] = {}
     expected = [numbers.setdefault(tag, len(numbers)) for tag in chosen]
     assert found.tag_ids.tolist() == expected
     assert found.firsts.tolist() == [chosen.index(tag) for tag in numbers]
+
+
+def _one_value_each(tags: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Data, starts and lengths of one simple scalar event per tag."""
+    payloads = [
+        Event(step=step, summary=Summary(value=[Summary.Value(tag=tag, simple_value=1.0)])).SerializeToString()
+        for step, tag in enumerate(tags)
+    ]
+    lengths = np.array([len(payload) for payload in payloads], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    return np.frombuffer(b"".join(payloads), dtype=np.uint8), starts, lengths
 
 
 def _fnv1a(data: bytes) -> int:
@@ -134,15 +138,7 @@ def test_tags_made_to_collide_leave_their_events_to_the_general_path() -> None:
         by_slot.setdefault((_fnv1a(tag.encode()) * 0x9E3779B97F4A7C15 % 2**64) >> 56, []).append(tag)
         index += 1
     colliding = next(tags for tags in by_slot.values() if len(tags) == 66)
-    payloads = [
-        Event(step=step, summary=Summary(value=[Summary.Value(tag=tag, simple_value=1.0)])).SerializeToString()
-        for step, tag in enumerate(colliding)
-    ]
-    data = np.frombuffer(b"".join(payloads), dtype=np.uint8)
-    lengths = np.array([len(payload) for payload in payloads], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-
-    found = Decoded(*scalar_kernel.decode(data, starts, lengths))
+    found = Decoded(*scalar_kernel.decode(*_one_value_each(colliding)))
     assert not found.simple.any() and len(found.tag_ids) == len(found.firsts) == 0
-    found = Decoded(*scalar_kernel.decode(data, starts[:64], lengths[:64]))
+    found = Decoded(*scalar_kernel.decode(*_one_value_each(colliding[:64])))
     assert found.simple.all() and found.tag_ids.tolist() == list(range(64))
