@@ -57,8 +57,8 @@ class RenderedJSONResponse(Response):
 
     media_type = JSONResponse.media_type
 
-    def __init__(self, body: bytes) -> None:
-        super().__init__(body, 200, SECURITY_HEADERS)
+    def __init__(self, body: bytes, headers: dict[str, str] | None = None) -> None:
+        super().__init__(body, 200, {**SECURITY_HEADERS, **(headers or {})})
 
 
 def kept_json(
@@ -68,15 +68,12 @@ def kept_json(
     the tags of 10,000 runs are megabytes, which the gzip middleware would compress again on every request."""
     body, zipped = provider.derived(experiment_id, key, lambda: _rendered(build()))
     if len(body) < compression.MINIMUM_SIZE or "gzip" not in request.headers.get("accept-encoding", ""):
-        return Response(
-            body, headers={**SECURITY_HEADERS, "Vary": "Accept-Encoding"}, media_type=JSONResponse.media_type
-        )
-    headers = {**SECURITY_HEADERS, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
-    return Response(zipped, headers=headers, media_type=JSONResponse.media_type)
+        return RenderedJSONResponse(body, {"Vary": "Accept-Encoding"})
+    return RenderedJSONResponse(zipped, {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
 
 
 def _rendered(content: Any) -> tuple[bytes, bytes]:
-    body = bytes(JSONResponse(content).body)
+    body = render_json(content)
     return body, compression.compress(body) if len(body) >= compression.MINIMUM_SIZE else b""
 
 
