@@ -76,6 +76,21 @@ function draw(entry: (typeof charts)[number]): void {
   entry.element.dataset.lines = String(lines.length);
 }
 
+// Loads started: a load that an older run selection began draws nothing once a newer one has started.
+let loads = 0;
+
+async function loadAll(): Promise<void> {
+  const started = ++loads;
+  await Promise.all(
+    charts.map(async (entry) => {
+      const data = await load(entry.patterns);
+      if (started !== loads) return;
+      entry.data = data;
+      draw(entry);
+    }),
+  );
+}
+
 function patternsPerRun(entry: (typeof charts)[number]): number {
   const runs = new Set([...entry.data.keys()].map((key) => key.split("\u0000")[0]));
   return entry.data.size / Math.max(1, runs.size);
@@ -118,16 +133,12 @@ export const customScalars: Dashboard = {
     groups.replaceChildren(
       ...(sections.length ? sections : [h("p", { class: "empty" }, "No custom scalar layout in this logdir.")]),
     );
-    await Promise.all(
-      charts.map(async (entry) => {
-        entry.data = await load(entry.patterns);
-        draw(entry);
-      }),
-    );
+    await loadAll();
   },
   onState(changed) {
     if (changed.has("runs") || changed.has("runFilter")) {
-      void customScalars.refresh();
+      // The cards stay: only their lines are loaded again, for the runs selected now.
+      void loadAll();
       return;
     }
     for (const entry of charts) draw(entry);
