@@ -263,7 +263,7 @@ def test_custom_scalars_follow_the_layout(full_trainboard: Server, browser: Brow
         cards.first.wait_for()
         assert cards.evaluate_all("cards => cards.map(card => card.dataset.chart)") == titles
         losses = page.locator("article.card[data-chart='losses']")
-        # The cards are drawn again when the run list arrives: the lines of the last drawing are the ones to check.
+        # The lines are loaded again when the run list arrives: those of the last drawing are the ones to check.
         page.wait_for_function(
             "lines => document.querySelector(\"article.card[data-chart='losses']\")?.dataset.lines === lines",
             arg=str(1 + len([tag for tag, rows in grouped.items() if rows])),
