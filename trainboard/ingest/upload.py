@@ -1,67 +1,27 @@
 """The server's side of `trainboard upload`: commit the bytes of one file that a client sent, exactly once.
 
-A client asks how far each file is committed (`cursors`) and sends a file's bytes from there (`receive`). The bytes
-are read by the same code as a logdir's (`ingest.files` over `reader.received`), and a file's points commit with its
-new offset in one transaction, only if the stored offset is still the one the bytes start at: a chunk sent twice (a
-retry after a lost answer, a client killed and run again) commits once, and a stale one is refused with where the
-file stands (`OffsetMismatch`). A truncated or replaced file is told by the same rule as on a local disk
-(`is_restarted`): the client sends it from 0 and what was read from it before is replaced.
+A client asks how far each file is committed (`cursors`) and sends a file's bytes from there (`receive`), in the
+messages of `ingest.upload_protocol`. The bytes are read by the same code as a logdir's (`ingest.files` over
+`reader.received`), and a file's points commit with its new offset in one transaction, only if the stored offset is
+still the one the bytes start at: a chunk sent twice (a retry after a lost answer, a client killed and run again)
+commits once, and a stale one is refused with where the file stands (`OffsetMismatch`). A truncated or replaced
+file is told by the same rule as on a local disk (`expected_offset`, by `is_restarted`): the client sends it from 0
+and what was read from it before is replaced.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection
 
 from trainboard.ingest.files import FileTarget, load_file
+from trainboard.ingest.upload_protocol import Chunk, OffsetMismatch, Receipt, expected_offset
 from trainboard.normaliser.points import RunState
-from trainboard.reader.dialect import is_projector_config, is_structure_graph_file
-from trainboard.reader.logdir import FileStat
 from trainboard.reader.received import ReceivedFile, ReceivedFiles
-from trainboard.reader.tail import FileCursor, is_restarted
+from trainboard.reader.tail import FileCursor
 from trainboard.store.backend import StaleOffsetError
 from trainboard.store.values import ExperimentRow
 from trainboard.store.writer import StoreWriter
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """Bytes of one file of a run, from `offset`, with the file's size, modification time and first bytes as the
-    client saw them. A structure graph or projector config comes whole, a config with the files it names (`named`,
-    by path). `position` is the run's place in the client's logdir walk, `place` where a config lies in its run
-    (`ingest.files.config_place`)."""
-
-    run: str
-    path: str
-    offset: int
-    stat: FileStat
-    head: bytes
-    data: bytes
-    position: int = 0
-    place: int = 0
-    named: Mapping[str, bytes] = field(default_factory=dict)
-
-    @property
-    def whole(self) -> bool:
-        return is_structure_graph_file(self.path) or is_projector_config(self.path)
-
-
-@dataclass(frozen=True, slots=True)
-class Receipt:
-    """Where the file stands after a chunk: its committed cursor, and the points the chunk added."""
-
-    cursor: FileCursor | None
-    points: int
-
-
-class OffsetMismatch(Exception):
-    """The chunk does not start where the store would read the file from: send from `expected` (whole files: 0)."""
-
-    def __init__(self, path: str, expected: int, cursor: FileCursor | None) -> None:
-        super().__init__(f"{path}: the store reads this file from offset {expected}")
-        self.expected = expected
-        self.cursor = cursor
 
 
 class Uploads:
@@ -114,11 +74,3 @@ class Uploads:
     def _lock(self, experiment_id: str, run: str) -> threading.Lock:
         with self._locks_lock:
             return self._locks.setdefault((experiment_id, run), threading.Lock())
-
-
-def expected_offset(cursor: FileCursor | None, stat: FileStat, head: bytes, *, whole: bool) -> int:
-    """Where the next bytes of a file must start: where it was read to, or 0 when it is new, truncated or replaced
-    (and always 0 for a file read whole). The client decides by this too."""
-    if whole or cursor is None or is_restarted(cursor, stat, head):
-        return 0
-    return cursor.offset

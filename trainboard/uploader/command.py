@@ -11,7 +11,7 @@ from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
 from trainboard.reader.logdir import LogDir
 from trainboard.settings import Settings
-from trainboard.uploader.server import Server, UploadError
+from trainboard.uploader.client import UploadClient, UploadError
 from trainboard.uploader.uploader import Uploader
 
 WATCH_RETRY_SECONDS = 24 * 3600.0
@@ -21,20 +21,22 @@ def run_upload(settings: Settings) -> None:
     if "://" in settings.logdir or not os.path.isdir(settings.logdir):
         _fail(f"--logdir {settings.logdir!r} is no local directory")
     # Watching, a server away for a while (a restart, a deploy) is waited for; once, two minutes are.
-    server = Server(settings.server, settings.token, retry_for_seconds=WATCH_RETRY_SECONDS if settings.watch else 120)
+    client = UploadClient(
+        settings.server, settings.token, retry_for_seconds=WATCH_RETRY_SECONDS if settings.watch else 120
+    )
     progress = IngestProgress()
     stop = threading.Event()
     shown = threading.Thread(
         target=follow, args=(progress, sys.stderr, stop, "upload"), name="trainboard-progress", daemon=True
     )
     try:
-        experiment_id = server.experiment_id(settings.experiment)
+        experiment_id = client.experiment_id(settings.experiment)
         print(
-            f"Uploading {settings.logdir} to {server.url}/experiment/{experiment_id}/ ({settings.experiment!r})",
+            f"Uploading {settings.logdir} to {client.url}/experiment/{experiment_id}/ ({settings.experiment!r})",
             file=sys.stderr,
         )
         uploader = Uploader(
-            LogDir(settings.logdir), server, experiment_id, progress, forget_deleted=settings.forget_deleted
+            LogDir(settings.logdir), client, experiment_id, progress, forget_deleted=settings.forget_deleted
         )
         shown.start()
         uploader.run_forever(settings.reload_interval if settings.watch else 0, stop)
@@ -46,7 +48,7 @@ def run_upload(settings: Settings) -> None:
         stop.set()
         if shown.is_alive():
             shown.join(timeout=1)
-        server.close()
+        client.close()
 
 
 def _fail(message: str) -> None:

@@ -1,5 +1,5 @@
 """One logdir uploaded into one experiment: each pass asks the server how far each file is committed and sends every
-file's bytes from there, by the rules a local logdir is read by (`trainboard.ingest.upload.expected_offset`).
+file's bytes from there, by the rules a local logdir is read by (`trainboard.ingest.upload_protocol.expected_offset`).
 
 Event files go in chunks of whole records (a record larger than a chunk goes alone), so the server never waits on a
 cut record; a record still being written is sent by a later pass. Structure graphs and projector configs (with the
@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 from trainboard.ingest.files import config_place
 from trainboard.ingest.progress import IngestProgress
-from trainboard.ingest.upload import expected_offset
+from trainboard.ingest.upload_protocol import Chunk, expected_offset
 from trainboard.reader.dialect import is_projector_config, is_structure_graph_file
 from trainboard.reader.logdir import FileStat, LogDir, resolve_posix
 from trainboard.reader.projector import MAX_CONFIG_SIZE, named_paths
@@ -25,7 +25,7 @@ from trainboard.reader.records import FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_SIZE,
 from trainboard.reader.structure_graph import MAX_SIZE as MAX_STRUCTURE_GRAPH_SIZE
 from trainboard.reader.structure_graph import looks_like_structure_graph
 from trainboard.reader.tail import HEAD_SIZE, FileCursor
-from trainboard.uploader.server import OutgoingChunk, Server
+from trainboard.uploader.client import UploadClient
 
 logger = logging.getLogger("trainboard.upload")
 
@@ -40,7 +40,7 @@ class Uploader:
     def __init__(
         self,
         logdir: LogDir,
-        server: Server,
+        client: UploadClient,
         experiment_id: str,
         progress: IngestProgress,
         *,
@@ -52,7 +52,7 @@ class Uploader:
             raise ValueError("trainboard upload reads a local logdir")
         self.logdir = logdir
         self.root = root
-        self.server = server
+        self.client = client
         self.experiment_id = experiment_id
         self.progress = progress
         self.forget_deleted = forget_deleted
@@ -61,12 +61,12 @@ class Uploader:
     def poll(self) -> None:
         """One pass: every file's bytes that the server has not committed."""
         runs = self.logdir.runs()
-        cursors = self.server.cursors(self.experiment_id)
+        cursors = self.client.cursors(self.experiment_id)
         local = {self._relative(path): path for paths in runs.values() for path in paths}
         if self.forget_deleted:
             gone = [path for path in cursors if path not in local]
             if gone:
-                self.server.forget(self.experiment_id, gone)
+                self.client.forget(self.experiment_id, gone)
         stats = {path: _stat(local_path) for path, local_path in local.items()}
         done = sum(min(cursors[path].offset, stat.size) for path, stat in stats.items() if path in cursors)
         self.progress.begin_pass(len(stats), 0, sum(stat.size for stat in stats.values()), done)
@@ -105,8 +105,8 @@ class Uploader:
             while data := _next_records(stream, offset, self.chunk_bytes):
                 stat, head = _stat_and_head(stream)
                 size = max(stat.size, offset + len(data))
-                chunk = OutgoingChunk(run, path, offset, FileStat(size, stat.mtime), head, data, position, place)
-                sent = self.server.send(self.experiment_id, chunk)
+                chunk = Chunk(run, path, offset, FileStat(size, stat.mtime), head, data, position, place)
+                sent = self.client.send(self.experiment_id, chunk)
                 if sent.refused:
                     # Committed meanwhile (a chunk retried after its answer was lost), or the file changed: go on
                     # from where the server reads it.
@@ -140,10 +140,10 @@ class Uploader:
             return
         with open(local_path, "rb") as whole:
             data = whole.read()
-        named = tuple(self._named_files(path, local_path, data)) if is_projector_config(path) else ()
-        chunk = OutgoingChunk(run, path, 0, FileStat(len(data), stat.mtime), head, data, position, place, named)
-        sent = self.server.send(self.experiment_id, chunk)
-        self.progress.add(bytes_read=len(data) + sum(len(d) for _, d in named), points=sent.points)
+        named = dict(self._named_files(path, local_path, data)) if is_projector_config(path) else {}
+        chunk = Chunk(run, path, 0, FileStat(len(data), stat.mtime), head, data, position, place, named)
+        sent = self.client.send(self.experiment_id, chunk)
+        self.progress.add(bytes_read=len(data) + sum(map(len, named.values())), points=sent.points)
 
     def _named_files(self, path: str, local_path: str, config: bytes) -> Iterator[tuple[str, bytes]]:
         """The files a projector config names that lie inside its directory, by the path the server resolves."""

@@ -1,22 +1,21 @@
-"""The upload routes of a `trainboard serve` as the uploader calls them (docs/upload.md), with retries: a dropped
-connection, a 5xx or a 429 is tried again after a pause (the server's Retry-After, else growing), so that a server
-restarting or a proxy in trouble only slows an upload down. Retrying a chunk is safe: the server commits a file's
-bytes only from its stored offset, and answers a chunk it has already committed with a 409 naming where to go on."""
+"""The client of a `trainboard serve`'s upload routes (docs/upload.md), speaking `trainboard.ingest.upload_protocol`,
+with retries: a dropped connection, a 5xx or a 429 is tried again after a pause (the server's Retry-After, else
+growing), so that a server restarting or a proxy in trouble only slows an upload down. Retrying a chunk is safe: the
+server commits a file's bytes only from its stored offset, and answers a chunk it has already committed with a 409
+naming where to go on."""
 
 from __future__ import annotations
 
-import base64
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import google_crc32c
 import httpx
 import orjson
 
-from trainboard.reader.logdir import FileStat
+from trainboard.ingest.upload_protocol import Chunk, OffsetMismatch, Receipt, chunk_request, forget_body, read_files
 from trainboard.reader.tail import FileCursor
 
 logger = logging.getLogger("trainboard.upload")
@@ -31,22 +30,6 @@ class UploadError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class OutgoingChunk:
-    """Bytes of one file from `offset`, as `trainboard.ingest.upload.Chunk` receives them."""
-
-    run: str
-    path: str
-    offset: int
-    stat: FileStat
-    head: bytes
-    data: bytes
-    position: int = 0
-    place: int = 0
-    # A projector config's named files: (path, bytes), sent after the config in the body.
-    named: tuple[tuple[str, bytes], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class Sent:
     """The file's committed offset after a chunk (None: nothing of it is stored), the points the chunk added, and
     whether the server had moved on already (a 409: `offset` is where it reads from now)."""
@@ -56,7 +39,9 @@ class Sent:
     refused: bool = False
 
 
-class Server:
+class UploadClient:
+    """Talks to the upload routes of the `trainboard serve` at `url`, with `token`."""
+
     def __init__(
         self,
         url: str,
@@ -86,36 +71,20 @@ class Server:
         return str(created.json()["id"])
 
     def cursors(self, experiment_id: str) -> dict[str, FileCursor]:
-        files: dict[str, dict[str, Any]] = self._json("GET", f"/experiment/{experiment_id}/upload/files")["files"]
-        return {path: _cursor(path, found) for path, found in files.items()}
+        return read_files(self._json("GET", f"/experiment/{experiment_id}/upload/files"))
 
-    def send(self, experiment_id: str, chunk: OutgoingChunk) -> Sent:
-        body = chunk.data + b"".join(data for _, data in chunk.named)
-        query: dict[str, str | int | float] = {
-            "run": chunk.run,
-            "path": chunk.path,
-            "offset": chunk.offset,
-            "size": chunk.stat.size,
-            "mtime": repr(chunk.stat.mtime),
-            "head": base64.urlsafe_b64encode(chunk.head).decode(),
-            "crc32c": google_crc32c.value(body),
-            "position": chunk.position,
-            "place": chunk.place,
-        }
-        if chunk.named:
-            query["parts"] = orjson.dumps([[path, len(data)] for path, data in chunk.named]).decode()
+    def send(self, experiment_id: str, chunk: Chunk) -> Sent:
+        query, body = chunk_request(chunk)
         response = self._request("POST", f"/experiment/{experiment_id}/upload/file", params=query, content=body)
         if response.status_code == 409:
-            return Sent(offset=int(response.json()["expected"]), points=0, refused=True)
+            refused = OffsetMismatch.of_json(chunk.path, response.json())
+            return Sent(offset=refused.expected, points=0, refused=True)
         _check(response)
-        answer = response.json()
-        cursor = answer["cursor"]
-        return Sent(offset=None if cursor is None else int(cursor["offset"]), points=int(answer["points"]))
+        receipt = Receipt.of_json(chunk.path, response.json())
+        return Sent(offset=None if receipt.cursor is None else receipt.cursor.offset, points=receipt.points)
 
     def forget(self, experiment_id: str, paths: list[str]) -> None:
-        _check(
-            self._request("POST", f"/experiment/{experiment_id}/upload/forget", content=orjson.dumps({"paths": paths}))
-        )
+        _check(self._request("POST", f"/experiment/{experiment_id}/upload/forget", content=forget_body(paths)))
 
     def _json(self, method: str, path: str) -> Any:
         response = self._request(method, path)
@@ -156,8 +125,3 @@ def _check(response: httpx.Response) -> None:
         raise UploadError(f"{response.request.url.path}: not found (no such experiment for this token, or no server)")
     if response.status_code >= 400:
         raise UploadError(f"{response.request.method} {response.request.url.path}: {response.text[:500]}")
-
-
-def _cursor(path: str, found: dict[str, Any]) -> FileCursor:
-    head = base64.urlsafe_b64decode(found["head"])
-    return FileCursor(path=path, offset=found["offset"], size=found["size"], mtime=found["mtime"], head=head)
