@@ -4,6 +4,9 @@
 - `POST file?run=&path=&offset=&size=&mtime=&head=&crc32c=[&position=&place=&parts=]`: a file's bytes from
   `offset` (the body), committed with the file's new offset in one transaction, or 409 with where the file stands;
 - `POST forget`: `{"paths": [...]}`, files gone from the client's logdir.
+
+What they read and answer is `trainboard.ingest.upload_protocol`'s, the client's too: a chunk's query parameters are
+documented here and parsed by the same declarations.
 """
 
 from __future__ import annotations
