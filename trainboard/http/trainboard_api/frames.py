@@ -1,5 +1,5 @@
 """/data/trainboard/frames/{kind}: the tables `trainboard.open(...)` builds from a store (trainboard.api), built here
-from this server's store and sent as an Arrow IPC stream (trainboard/api/transport.py), so that
+through this server's provider and sent as an Arrow IPC stream (trainboard/api/transport.py), so that
 `trainboard.open("http://...")` gives the same data frames as the store itself. Needs pyarrow on the server."""
 
 from __future__ import annotations
