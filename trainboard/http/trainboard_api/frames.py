@@ -61,13 +61,13 @@ def frames(request: Request) -> StreamingResponse:
     api = api_experiment(request)
     chosen = selection(request, api)
     read = _kinds(api, chosen, params.optional(request.query_params, "plugin"))[kind]
-    return StreamingResponse(_stream(read), media_type=MEDIA_TYPE, headers=SECURITY_HEADERS)
+    # Built before the answer starts, so that a read the provider refuses is a 400.
+    return StreamingResponse(_stream(to_arrow(read())), media_type=MEDIA_TYPE, headers=SECURITY_HEADERS)
 
 
-def _stream(read: Callable[[], Table]) -> Iterator[bytes]:
+def _stream(table: Any) -> Iterator[bytes]:
     import pyarrow as pa
 
-    table: Any = to_arrow(read())
     sink = Chunks()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         for batch in table.to_batches(BATCH):
