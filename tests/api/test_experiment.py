@@ -24,6 +24,7 @@ from trainboard.store.errors import StoreUnavailable
 def full(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Experiment]:
     store = tmp_path_factory.mktemp("api") / "store.sqlite"
     with trainboard.open(full_logdir, db=str(store)) as experiment:
+        assert isinstance(experiment, Experiment)
         yield experiment
 
 

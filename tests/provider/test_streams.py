@@ -114,17 +114,23 @@ def test_downloads_and_frames_read_through_the_servers_provider_and_its_bounds(s
 def test_the_caches_keep_the_entries_last_asked_for(stored: TestStore) -> None:
     provider = stored.provider()
     experiment_id = stored.experiment_id
-    built: list[int] = []
+    built: list[str] = []
 
-    def build(key: int) -> int:
-        built.append(key)
-        return key
+    def kept(key: str) -> str:
+        """What the provider keeps for `key`, built (and recorded) when it keeps nothing."""
+
+        def build() -> str:
+            built.append(key)
+            return key
+
+        return provider.derived(experiment_id, key, build)
 
     for key in range(ENTRIES):
-        provider.derived(experiment_id, str(key), lambda key=key: build(key))
+        kept(str(key))
     # Asked for again, 0 is the most recent: 1 leaves when one more comes.
-    provider.derived(experiment_id, "0", lambda: build(-1))
-    provider.derived(experiment_id, "new", lambda: build(ENTRIES))
+    kept("0")
+    kept("new")
     assert len(built) == ENTRIES + 1
-    assert provider.derived(experiment_id, "0", lambda: build(-1)) == 0
-    assert provider.derived(experiment_id, "1", lambda: build(-1)) == -1
+    kept("0")
+    kept("1")
+    assert built[ENTRIES:] == ["new", "1"]
