@@ -166,6 +166,7 @@ def open_experiment(
     name or id; may be left out when the store holds only one)."""
     text = os.fspath(source)
     if text.startswith(("http://", "https://")):
+        # httpx (with its command line's rich and click) only for a server's experiment.
         from trainboard.api.remote import RemoteExperiment
 
         return RemoteExperiment(text, token=token, backend=backend)
