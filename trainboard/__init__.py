@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import os
 
-    from trainboard.api.experiment import Experiment
-    from trainboard.api.remote import RemoteExperiment
+    from trainboard.api.experiment_frames import ExperimentFrames
 
 __version__ = "0.1.0"
 
@@ -22,12 +21,12 @@ def open(
     ingest: bool = True,
     backend: str = "pandas",
     token: str | None = None,
-) -> Experiment | RemoteExperiment:
+) -> ExperimentFrames:
     """An experiment as data frames: `trainboard.open("runs/")` or `trainboard.open("sqlite:x.sqlite",
     experiment="mnist")` or `trainboard.open("https://server/experiment/<id>/", token=...)`; see
-    `trainboard.api.opening.open_experiment` and docs/python.md. Imported on first call, so
+    `trainboard.wiring.open_experiment` and docs/python.md. Imported on first call, so
     that `import trainboard` stays light for the server."""
-    from trainboard.api.opening import open_experiment
+    from trainboard.wiring import open_experiment
 
     return open_experiment(
         source, experiment=experiment, db=db, blobs=blobs, ingest=ingest, backend=backend, token=token

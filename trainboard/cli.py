@@ -281,9 +281,9 @@ def _run(argv: Sequence[str] | None) -> None:
 
             run_upload(settings)
         elif command == "export":
-            from trainboard.api.export import run_export
+            from trainboard.wiring import export
 
-            run_export(settings)
+            export(settings)
         else:
             _serve(settings, given, command)
     except StoreUnavailable as error:

@@ -3,14 +3,19 @@
 `local_app`: `trainboard --logdir DIR`, one process ingesting its logdir into its store and serving it at /.
 `store_app`: `trainboard serve`, every experiment of a store, no logdir: any number of replicas behind a proxy.
 `ingest`: `trainboard ingest`, a logdir into one experiment of a store, without serving.
+`open_experiment`: `trainboard.open(...)`, an experiment as data frames (trainboard.api), from a logdir, a store or a
+server; `export`: `trainboard export`, one opened so and written out.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 
@@ -24,7 +29,14 @@ from trainboard.reader.logdir import LogDir, RunSource
 from trainboard.reader.logdir_spec import LogDirSpec
 from trainboard.settings import Settings
 from trainboard.store.errors import StoreUnavailable
-from trainboard.store.opening import open_store
+from trainboard.store.opening import POSTGRES_SCHEMES, open_store, sqlite_path
+from trainboard.store.store import Store
+from trainboard.store.values import ExperimentRow
+
+if TYPE_CHECKING:
+    # numpy comes with them: not on a server's way up.
+    from trainboard.api.experiment import Experiment
+    from trainboard.api.experiment_frames import ExperimentFrames
 
 logger = logging.getLogger("trainboard")
 
@@ -134,3 +146,122 @@ def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event, 
         loader.run_forever(settings.reload_interval if settings.watch else 0, stop)
     finally:
         store.close()
+
+
+def open_experiment(
+    source: str | os.PathLike[str],
+    *,
+    experiment: str | None = None,
+    db: str | None = None,
+    blobs: str | None = None,
+    ingest: bool = True,
+    backend: str = "pandas",
+    token: str | None = None,
+) -> ExperimentFrames:
+    """`source`: a trainboard server's experiment, `http(s)://host:port/` (`trainboard --logdir`) or
+    `http(s)://host/experiment/<id>/` (`trainboard serve`, with `token` where it has accounts), read over HTTP; a
+    logdir (a directory or an fsspec URL), read into the store `trainboard --logdir` uses for it (or
+    `db`) before anything is returned, unless another process is writing it (then what is there is read); or a store:
+    `sqlite:PATH`, a path to a SQLite file, `postgresql://...`, with `experiment` naming one of its experiments (by
+    name or id; may be left out when the store holds only one)."""
+    text = os.fspath(source)
+    if text.startswith(("http://", "https://")):
+        # httpx (with its command line's rich and click) only for a server's experiment.
+        from trainboard.api.remote import RemoteExperiment
+
+        return RemoteExperiment(text, token=token, backend=backend)
+    if _is_store(text):
+        return _api_experiment(open_store(text, blobs), experiment, backend)
+    return _logdir_experiment(text, experiment=experiment, db=db, blobs=blobs, ingest=ingest, backend=backend)
+
+
+def export(settings: Settings) -> None:
+    """`trainboard export`: the logdir (ingested first, as `trainboard.open` does) or the store's experiment."""
+    from trainboard.api.experiment import Experiment
+    from trainboard.api.export import run_export
+
+    source = settings.logdir or settings.db
+    db = settings.db if settings.logdir else None
+    with open_experiment(
+        source, experiment=settings.experiment or None, db=db, blobs=settings.blobs or None
+    ) as experiment:
+        if not isinstance(experiment, Experiment):
+            raise SystemExit(f"trainboard export: {source} is a server; export its store (--db) instead")
+        run_export(experiment, settings)
+
+
+def _api_experiment(store: Store, name: str | None, backend: str) -> Experiment:
+    """The store's experiment named `name` (the only one for None) as data frames, read through a provider; closing
+    it closes the store."""
+    from trainboard.api.experiment import Experiment
+
+    try:
+        row = _named(store, name)
+        return Experiment(
+            DataProvider(store), row.id, name=row.name, location=store.location, backend=backend, on_close=store.close
+        )
+    except BaseException:
+        store.close()
+        raise
+
+
+def _is_store(text: str) -> bool:
+    if text.startswith("sqlite:") or text.split("://", 1)[0] in POSTGRES_SCHEMES:
+        if text.startswith("sqlite:") and not sqlite_path(text).is_file():
+            raise FileNotFoundError(f"no store at {sqlite_path(text)}")
+        return True
+    return "://" not in text and Path(os.path.expanduser(text)).is_file()
+
+
+def _logdir_experiment(
+    logdir: str, *, experiment: str | None, db: str | None, blobs: str | None, ingest: bool, backend: str
+) -> Experiment:
+    if "://" not in logdir:
+        logdir = os.path.expanduser(logdir)
+        if not Path(logdir).is_dir():
+            raise FileNotFoundError(f"no logdir or store at {logdir}")
+    url = Settings(db=db or "").store_url(logdir)
+    store = open_store(url, blobs)
+    try:
+        row = _logdir_row(store, logdir, experiment)
+        # The writer's claim lasts as long as its store is open: closed after ingest, so that a server started later
+        # on this logdir ingests it.
+        if ingest and store.claim_writer(row.id):
+            loader = Loader(LogDir(logdir), store, row.id, workers=default_workers())
+            try:
+                loader.poll()
+            finally:
+                loader.close()
+    finally:
+        store.close()
+    return _api_experiment(open_store(url, blobs), row.id, backend)
+
+
+def _logdir_row(store: Store, logdir: str, name: str | None) -> ExperimentRow:
+    """The experiment a logdir goes into: `name`, else the one `trainboard --logdir` made for it (named by the logdir
+    as it was given there, perhaps relative), else a new one."""
+    if name is not None:
+        return store.create_experiment(name, location=logdir)
+    rows = store.experiments()
+    wanted = _normalised(logdir)
+    for row in rows:
+        if row.name == logdir or _normalised(row.location or row.name) == wanted:
+            return row
+    return store.create_experiment(logdir, location=logdir)
+
+
+def _named(store: Store, name: str | None) -> ExperimentRow:
+    rows = store.experiments()
+    if name is None:
+        if len(rows) == 1:
+            return rows[0]
+        names = ", ".join(repr(row.name) for row in rows) or "none"
+        raise StoreUnavailable(f"{store.location} holds {len(rows)} experiments ({names}): name one with experiment=")
+    for row in rows:
+        if name in (row.name, row.id):
+            return row
+    raise StoreUnavailable(f"{store.location} has no experiment named {name!r}")
+
+
+def _normalised(logdir: str) -> str:
+    return logdir if "://" in logdir else os.path.abspath(logdir).rstrip("/")

@@ -16,6 +16,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 import trainboard
 from tests.servers import free_port
 from trainboard.api.experiment import Experiment
+from trainboard.reader.logdir import walk_order
 from trainboard.store.errors import StoreUnavailable
 
 
@@ -23,6 +24,7 @@ from trainboard.store.errors import StoreUnavailable
 def full(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Experiment]:
     store = tmp_path_factory.mktemp("api") / "store.sqlite"
     with trainboard.open(full_logdir, db=str(store)) as experiment:
+        assert isinstance(experiment, Experiment)
         yield experiment
 
 
@@ -89,7 +91,9 @@ def test_polars_and_arrow_backends_hold_the_same_points(full: Experiment) -> Non
 def test_runs_carry_hparams_and_final_values(full: Experiment) -> None:
     runs = full.runs()
     assert isinstance(runs, pd.DataFrame)
-    assert list(runs.run) == sorted(runs.run), "by name, whatever order ingest met them in"
+    assert list(runs.run) == sorted(runs.run, key=walk_order), (
+        "in the logdir's walk order, whatever order ingest met them in"
+    )
     by_run = runs.set_index("run")
     assert {"train", "eval/a", "restart", "."} <= set(by_run.index)
     assert by_run.loc["train/hparams", "lr"] == 0.1
@@ -117,7 +121,7 @@ def test_hparams_histograms_tensors_images_text(full: Experiment) -> None:
 def test_a_store_url_opens_its_only_experiment_and_a_server_url_needs_a_server(
     full: Experiment, tmp_path: Path
 ) -> None:
-    location = full.store.location
+    location = full.location
     with trainboard.open(f"sqlite:{location}") as again:
         assert again.id == full.id
         assert len(again.scalars()) == len(full.scalars())

@@ -1,6 +1,6 @@
 """The Python API: an experiment's every point as pandas or polars data frames (`trainboard.open`)."""
 
 from trainboard.api.experiment import Experiment
-from trainboard.api.opening import open_experiment
+from trainboard.api.experiment_frames import ExperimentFrames
 
-__all__ = ["Experiment", "open_experiment"]
+__all__ = ["Experiment", "ExperimentFrames"]

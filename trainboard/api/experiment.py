@@ -1,19 +1,19 @@
-"""`Experiment`: one experiment of a store as data frames, every point (no downsampling)."""
+"""`Experiment`: one experiment as data frames, every point (no downsampling), read through the provider."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from trainboard.api.frames import Backend, Table, check_backend, frame, labels
 from trainboard.api.selection import Names, Steps, chosen, step_range
+from trainboard.errors import NotFoundError
 from trainboard.normaliser.points import DataClass
-from trainboard.reader.tensors import to_ndarray
-from trainboard.store.reader import StoreReader
-from trainboard.store.values import ExperimentRow, SeriesRow, StepRange
+from trainboard.provider.provider import DataProvider
+from trainboard.provider.values import RunTagFilter, ScalarColumns, SeriesPoints, TensorDatum
 
 HISTOGRAMS = "histograms"
 IMAGES = "images"
@@ -21,18 +21,31 @@ TEXT = "text"
 
 
 class Experiment:
-    """Reads an open store (or any store reader: a pinned view, a server's); `close()` (or a `with` block) closes
-    it. Each method returns a new frame: pandas by default, polars with `backend="polars"`, a pyarrow table with
-    `backend="arrow"`."""
+    """`ExperimentFrames` (trainboard/api/experiment_frames.py) of one experiment of a provider (a store's, or a
+    pinned view's); `close()` calls `on_close` (closing a store opened for it). Runs come in the provider's order
+    (the logdir's walk order: a run before the runs in its subdirectories, siblings by name), each run's tags by
+    name."""
 
-    def __init__(self, store: StoreReader, row: ExperimentRow, *, backend: str = "pandas") -> None:
-        self.store = store
-        self.id = row.id
-        self.name = row.name
+    def __init__(
+        self,
+        provider: DataProvider,
+        experiment_id: str,
+        *,
+        name: str,
+        location: str,
+        backend: str = "pandas",
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.id = experiment_id
+        self.name = name
+        # Where the data is: the store's location.
+        self.location = location
         self.backend = check_backend(backend)
+        self._on_close = on_close
 
     def __repr__(self) -> str:
-        return f"<trainboard.Experiment {self.name!r} in {getattr(self.store, 'location', 'a store')}>"
+        return f"<trainboard.Experiment {self.name!r} in {self.location}>"
 
     def __enter__(self) -> Experiment:
         return self
@@ -41,27 +54,22 @@ class Experiment:
         self.close()
 
     def close(self) -> None:
-        close = getattr(self.store, "close", None)
-        if close is not None:
-            close()
+        if self._on_close is not None:
+            self._on_close()
 
     # Frames.
 
     def runs(self, *, backend: str | None = None) -> Any:
-        """One row per run: run, start_time, its hparams (by name) and the last value of each scalar tag
-        (`final/<tag>`, NaN where the run has no such tag)."""
         return frame(self.runs_table(), self._backend(backend))
 
     def scalars(
         self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None
     ) -> Any:
-        """Every scalar point: run, tag, step, wall_time, value; runs and tags in name order, points as logged."""
         return frame(self.scalars_table(runs, tags, steps), self._backend(backend))
 
     def histograms(
         self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None
     ) -> Any:
-        """One row per histogram bucket: run, tag, step, wall_time, left, right, count."""
         return frame(self.histograms_table(runs, tags, steps), self._backend(backend))
 
     def tensors(
@@ -73,55 +81,35 @@ class Experiment:
         plugin: str | None = None,
         backend: str | None = None,
     ) -> Any:
-        """Every tensor point of any plugin (or of `plugin`): run, tag, plugin, step, wall_time, dtype, shape, value
-        (a numpy array in pandas; a flat list in polars and arrow, `shape` giving its shape)."""
         return frame(self.tensors_table(runs, tags, steps, plugin=plugin), self._backend(backend))
 
     def images(self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None) -> Any:
-        """One row per image: run, tag, step, wall_time, index (within its step), width, height, image (the encoded
-        bytes, PNG as the writers log them)."""
         return frame(self.images_table(runs, tags, steps), self._backend(backend))
 
     def text(self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None) -> Any:
-        """Every text point: run, tag, step, wall_time, text (a string; an array of strings for a text table)."""
         return frame(self.text_table(runs, tags, steps), self._backend(backend))
 
     def hparams(self, *, backend: str | None = None) -> Any:
-        """The HParams dashboard's table: one row per session (session, group, status, start_time, end_time), its
-        hparams by name and its metrics' last values by metric name (`group/tag` for a metric of a sub-run)."""
         return frame(self.hparams_table(), self._backend(backend))
 
     # Tables (columns before they become a frame; the exporter writes them).
 
     def scalars_table(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Table:
-        return self._scalars_of(self.series(DataClass.SCALAR, None, runs, tags), steps)
+        return _scalar_columns(list(self._scalars(runs, tags, steps)))
 
     def scalar_tables(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Iterator[Table]:
         """`scalars_table` one series at a time, for a writer that streams."""
-        for row in self.series(DataClass.SCALAR, None, runs, tags):
-            yield self._scalars_of([row], steps)
-
-    def _scalars_of(self, rows: list[SeriesRow], steps: Steps) -> Table:
-        wanted = step_range(steps)
-        columns = [self.store.scalars(self.id, row.id, steps=wanted) for row in rows]
-        counts = [len(c) for c in columns]
-        return {
-            "run": labels([row.run for row in rows], counts),
-            "tag": labels([row.tag for row in rows], counts),
-            "step": _joined([c.steps for c in columns], np.int64),
-            "wall_time": _joined([c.wall_times for c in columns], np.float64),
-            "value": _joined([c.values for c in columns], np.float64),
-        }
+        return (_scalar_columns([series]) for series in self._scalars(runs, tags, steps))
 
     def histograms_table(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Table:
-        rows = self.series(DataClass.TENSOR, HISTOGRAMS, runs, tags)
         names: list[tuple[str, str]] = []
         counts: list[int] = []
         step_parts, wall_parts, buckets = [], [], []
-        for row, points in self._tensor_points(rows, steps):
-            arrays = [to_ndarray(point.tensor).reshape(-1, 3).astype(np.float64) for point in points]
+        for series in self._tensors(HISTOGRAMS, runs, tags, steps):
+            points = series.points
+            arrays = [point.numpy.reshape(-1, 3).astype(np.float64) for point in points]
             sizes = np.array([len(a) for a in arrays], dtype=np.int64)
-            names.append((row.run, row.tag))
+            names.append((series.run, series.tag))
             counts.append(int(sizes.sum()))
             step_parts.append(np.repeat(np.array([p.step for p in points], dtype=np.int64), sizes))
             wall_parts.append(np.repeat(np.array([p.wall_time for p in points], dtype=np.float64), sizes))
@@ -140,55 +128,55 @@ class Experiment:
     def tensors_table(
         self, runs: Names = None, tags: Names = None, steps: Steps = None, *, plugin: str | None = None
     ) -> Table:
-        rows = self.series(DataClass.TENSOR, plugin, runs, tags)
         table = _point_columns("plugin", "dtype", "shape", "value")
-        for row, points in self._tensor_points(rows, steps):
-            for point in points:
-                array = to_ndarray(point.tensor)
-                _add_point(table, row, point.step, point.wall_time)
-                table["plugin"].append(row.metadata.plugin_name)
+        for series in self._tensors(plugin, runs, tags, steps):
+            for point in series.points:
+                array = point.numpy
+                _add_point(table, series, point.step, point.wall_time)
+                table["plugin"].append(series.metadata.plugin_name)
                 table["dtype"].append(str(array.dtype))
                 table["shape"].append(tuple(array.shape))
                 table["value"].append(array)
         return _labelled(table)
 
     def text_table(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Table:
-        rows = self.series(DataClass.TENSOR, TEXT, runs, tags)
         table = _point_columns("text")
-        for row, points in self._tensor_points(rows, steps):
-            for point in points:
-                array = to_ndarray(point.tensor)
+        for series in self._tensors(TEXT, runs, tags, steps):
+            for point in series.points:
+                array = point.numpy
                 strings = np.vectorize(_decoded, otypes=[object])(array) if array.size else array.astype(object)
-                _add_point(table, row, point.step, point.wall_time)
+                _add_point(table, series, point.step, point.wall_time)
                 table["text"].append(strings.item() if strings.size == 1 else strings)
         return _labelled(table)
 
     def images_table(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Table:
-        rows = self.series(DataClass.BLOB_SEQUENCE, IMAGES, runs, tags)
         table = _point_columns("index", "width", "height", "image")
-        wanted = step_range(steps)
-        for row in rows:
-            for point in self.store.blob_sequences(self.id, row.id, steps=wanted):
-                keys = point.blob_keys
+        for series in self.provider.stream_blob_sequences(
+            experiment_id=self.id,
+            plugin_name=IMAGES,
+            run_tag_filter=self._filter(DataClass.BLOB_SEQUENCE, IMAGES, runs, tags),
+            steps=step_range(steps),
+        ):
+            for point in series.points:
+                keys = [reference.blob_key for reference in point.values]
                 if len(keys) < 2:
                     continue
-                width, height = (_number(self.store.blob(key)) for key in keys[:2])
+                width, height = (_number(self.blob(key)) for key in keys[:2])
                 for index, key in enumerate(keys[2:]):
-                    _add_point(table, row, point.step, point.wall_time)
+                    _add_point(table, series, point.step, point.wall_time)
                     table["index"].append(index)
                     table["width"].append(width)
                     table["height"].append(height)
-                    table["image"].append(self.store.blob(key) or b"")
+                    table["image"].append(self.blob(key))
         return _labelled(table)
 
     def runs_table(self) -> Table:
-        """By run name, as the other frames (the store's order is the order ingest met the runs in)."""
-        runs = sorted(self.store.runs(self.id), key=lambda run: run.name)
+        runs = self.provider.list_runs(experiment_id=self.id)
         table: Table = {
-            "run": [run.name for run in runs],
+            "run": [run.run_name for run in runs],
             "start_time": np.array([math.nan if r.start_time is None else r.start_time for r in runs]),
         }
-        position = {run.name: i for i, run in enumerate(runs)}
+        position = {run.run_name: i for i, run in enumerate(runs)}
         hparams: dict[str, list[Any]] = {}
         for session in self._sessions():
             if session.name not in position:
@@ -197,14 +185,11 @@ class Experiment:
                 column = hparams.setdefault(name, [None] * len(runs))
                 column[position[session.name]] = value
         table.update({name: values for name, values in hparams.items() if name not in table})
-        rows = self.series(DataClass.SCALAR, None, None, None)
-        lasts = self.store.last_scalars(self.id, [row.id for row in rows])
         finals: dict[str, np.ndarray] = {}
-        for row in rows:
-            last = lasts.get(row.id)
-            if last is not None and len(last) and row.run in position:
-                final = finals.setdefault(f"final/{row.tag}", np.full(len(runs), math.nan))
-                final[position[row.run]] = last.values[-1]
+        for run, tag, last in self._last_scalars():
+            if len(last) and run in position:
+                final = finals.setdefault(f"final/{tag}", np.full(len(runs), math.nan))
+                final[position[run]] = last.values[-1]
         table.update(sorted(finals.items()))
         return table
 
@@ -232,33 +217,96 @@ class Experiment:
         table.update({name: values for name, values in metrics.items() if name not in table})
         return table
 
-    # Helpers.
+    # Names.
 
-    def series(self, data_class: DataClass, plugin: str | None, runs: Names, tags: Names) -> list[SeriesRow]:
-        """The experiment's series of this kind that `runs` and `tags` select, by run then tag."""
-        rows = self.store.series(self.id, plugin_name=plugin, data_class=data_class)
-        run_names = set(chosen(sorted({row.run for row in rows}), runs))
-        tag_names = set(chosen(sorted({row.tag for row in rows}), tags))
+    def run_names(self) -> list[str]:
+        return [run.run_name for run in self.provider.list_runs(experiment_id=self.id)]
+
+    def tag_names(self, data_class: DataClass | None = None, plugin: str | None = None) -> list[str]:
+        """The tags of the experiment's series of this kind (every kind without one), of `plugin` (any without
+        one), by name."""
+        plugins = self.provider.list_plugins(experiment_id=self.id) if plugin is None else [plugin]
         return sorted(
-            (row for row in rows if row.run in run_names and row.tag in tag_names), key=lambda r: (r.run, r.tag)
+            {
+                tag
+                for name in plugins
+                for by_tag in self.provider.list_series(experiment_id=self.id, plugin_name=name).values()
+                for tag, listed in by_tag.items()
+                if data_class is None or listed.data_class == data_class
+            }
         )
 
-    def _tensor_points(self, rows: list[SeriesRow], steps: Steps) -> Iterator[tuple[SeriesRow, list[Any]]]:
-        wanted: StepRange = step_range(steps)
-        for row in rows:
-            yield row, self.store.tensors(self.id, row.id, steps=wanted)
+    def blob(self, key: str) -> bytes:
+        """A blob of the experiment's blob sequences; empty for one the blob store lost (the others are read)."""
+        try:
+            return self.provider.read_blob(experiment_id=self.id, blob_key=key)
+        except NotFoundError:
+            return b""
+
+    # Helpers.
+
+    def _filter(self, data_class: DataClass, plugin: str | None, runs: Names, tags: Names) -> RunTagFilter | None:
+        """The series of this kind that `runs` and `tags` select (None: all)."""
+        if runs is None and tags is None:
+            return None
+        return RunTagFilter.of(
+            None if runs is None else _names(self.run_names, runs),
+            None if tags is None else _names(lambda: self.tag_names(data_class, plugin), tags),
+        )
+
+    def _scalars(self, runs: Names, tags: Names, steps: Steps) -> Iterator[SeriesPoints[ScalarColumns]]:
+        return self.provider.stream_scalars(
+            experiment_id=self.id,
+            plugin_name=None,
+            run_tag_filter=self._filter(DataClass.SCALAR, None, runs, tags),
+            steps=step_range(steps),
+        )
+
+    def _tensors(
+        self, plugin: str | None, runs: Names, tags: Names, steps: Steps
+    ) -> Iterator[SeriesPoints[list[TensorDatum]]]:
+        return self.provider.stream_tensors(
+            experiment_id=self.id,
+            plugin_name=plugin,
+            run_tag_filter=self._filter(DataClass.TENSOR, plugin, runs, tags),
+            steps=step_range(steps),
+        )
+
+    def _last_scalars(self) -> Iterator[tuple[str, str, ScalarColumns]]:
+        """The last point of every scalar series, of every plugin."""
+        for plugin in self.provider.list_plugins(experiment_id=self.id):
+            lasts = self.provider.read_scalar_columns(experiment_id=self.id, plugin_name=plugin, downsample=1)
+            for run, by_tag in lasts.items():
+                for tag, last in by_tag.items():
+                    yield run, tag, last
 
     def _sessions(self) -> list[Any]:
         from trainboard.plugins.hparams.experiment import all_starts, full_experiment, metric_names
         from trainboard.plugins.hparams.sessions import sessions
-        from trainboard.provider.provider import DataProvider
 
-        provider = DataProvider(self.store)
-        found = full_experiment(provider, self.id, True)
-        return sessions(provider, self.id, all_starts(provider, self.id), metric_names(found))
+        found = full_experiment(self.provider, self.id, True)
+        return sessions(self.provider, self.id, all_starts(self.provider, self.id), metric_names(found))
 
     def _backend(self, backend: str | None) -> Backend:
         return self.backend if backend is None else check_backend(backend)
+
+
+def _names(every: Callable[[], Iterable[str]], wanted: Names) -> list[str]:
+    """The names `wanted` selects: a list as it is; of a regular expression, those of `every()` it finds."""
+    if isinstance(wanted, str):
+        return chosen(every(), wanted)
+    return list(wanted or ())
+
+
+def _scalar_columns(series: list[SeriesPoints[ScalarColumns]]) -> Table:
+    counts = [len(s.points) for s in series]
+    return {
+        "run": labels([s.run for s in series], counts),
+        "tag": labels([s.tag for s in series], counts),
+        "step": _joined([s.points.steps for s in series], np.int64),
+        "wall_time": _joined([s.points.wall_times for s in series], np.float64),
+        "value": _joined([s.points.values for s in series], np.float64),
+    }
 
 
 def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
@@ -271,9 +319,9 @@ def _point_columns(*names: str) -> dict[str, list[Any]]:
     return {name: [] for name in ("run", "tag", "step", "wall_time", *names)}
 
 
-def _add_point(table: dict[str, list[Any]], row: SeriesRow, step: int, wall_time: float) -> None:
-    table["run"].append(row.run)
-    table["tag"].append(row.tag)
+def _add_point(table: dict[str, list[Any]], series: SeriesPoints[Any], step: int, wall_time: float) -> None:
+    table["run"].append(series.run)
+    table["tag"].append(series.tag)
     table["step"].append(step)
     table["wall_time"].append(wall_time)
 
@@ -293,7 +341,7 @@ def _decoded(value: Any) -> Any:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
-def _number(blob: bytes | None) -> int:
+def _number(blob: bytes) -> int:
     try:
         return int(blob or b"0")
     except ValueError:

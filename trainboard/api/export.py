@@ -126,18 +126,9 @@ def _json_value(value: Any) -> Any:
     return value.hex() if isinstance(value, bytes) else value
 
 
-def run_export(settings: Settings) -> None:
-    """The command: the logdir (ingested first, as `trainboard.open`) or the store's experiment, exported."""
-    from trainboard.api.opening import open_experiment
-
-    source = settings.logdir or settings.db
-    db = settings.db if settings.logdir else None
-    with open_experiment(
-        source, experiment=settings.experiment or None, db=db, blobs=settings.blobs or None
-    ) as experiment:
-        if not isinstance(experiment, Experiment):
-            raise SystemExit(f"trainboard export: {source} is a server; export its store (--db) instead")
-        written = export(experiment, settings.format, Path(settings.out))
+def run_export(experiment: Experiment, settings: Settings) -> None:
+    """The command's work once its experiment is open (trainboard.wiring.export): written, and said so."""
+    written = export(experiment, settings.format, Path(settings.out))
     for kind, rows in written.items():
         print(f"{kind}: {rows:,} rows", file=sys.stderr)
     print(f"Exported {experiment.name!r} to {settings.out} ({settings.format})", file=sys.stderr)

@@ -1,5 +1,5 @@
-"""`RemoteExperiment`: an experiment of a trainboard server, read over HTTP with the same methods and the same data
-frames as `Experiment` gives from a store. The server builds each table with trainboard.api and sends it losslessly
+"""`RemoteExperiment`: an experiment of a trainboard server, read over HTTP: `ExperimentFrames`, the same data frames
+as `Experiment` gives from a store. The server builds each table with trainboard.api and sends it losslessly
 as Arrow IPC (/data/trainboard/frames/{kind}, trainboard/api/transport.py); a token goes as a bearer."""
 
 from __future__ import annotations

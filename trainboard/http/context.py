@@ -33,7 +33,7 @@ class Progress(Protocol):
 
 
 @dataclass(eq=False)
-class Experiment:
+class ServedExperiment:
     id: str
     provider: DataProvider
     progress: Progress
@@ -70,12 +70,12 @@ class Experiments:
         self._elsewhere = elsewhere
         self._sampling = sampling or {}
         self._max_projection_points = max_projection_points
-        self._served: dict[str, Experiment] = {}
+        self._served: dict[str, ServedExperiment] = {}
         # (experiment id, pin) -> the experiment as of the pin, with a provider and caches of its own.
-        self._pinned: OrderedDict[tuple[str, str], Experiment] = OrderedDict()
+        self._pinned: OrderedDict[tuple[str, str], ServedExperiment] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, experiment_id: str, pin: str | None = None) -> Experiment:
+    def get(self, experiment_id: str, pin: str | None = None) -> ServedExperiment:
         """The experiment, as of `pin` when one is given; `NotFoundError` for an experiment or a pin that does not
         exist."""
         live = self._live(experiment_id)
@@ -122,7 +122,7 @@ class Experiments:
                 del self._pinned[key]
         return True
 
-    def _live(self, experiment_id: str) -> Experiment:
+    def _live(self, experiment_id: str) -> ServedExperiment:
         if experiment_id in DEFAULT_EXPERIMENT_IDS:
             if self.default is None:
                 raise NotFoundError("this server has no default experiment: /data/experiments lists its experiments")
@@ -135,7 +135,7 @@ class Experiments:
             e.experiment_id == experiment_id for e in self.provider.list_experiments()
         ):
             raise NotFoundError(f"no experiment with id {experiment_id!r}")
-        found = Experiment(
+        found = ServedExperiment(
             id=experiment_id,
             provider=self.provider,
             progress=self._progress.get(experiment_id, self._elsewhere),
@@ -146,7 +146,7 @@ class Experiments:
             return self._served.setdefault(experiment_id, found)
 
 
-def experiment(request: Request) -> Experiment:
+def experiment(request: Request) -> ServedExperiment:
     """The experiment the request's URL names, as of the pin it names under .../at/<pin>/."""
     experiments: Experiments = request.app.state.experiments
     return experiments.get(request.path_params.get("experiment_id", ""), request.path_params.get("pin"))

@@ -17,8 +17,16 @@ including the first and the last point. The choice depends only on the series' l
 that were logged at the same steps come back at the same steps. `downsample=None` returns every point: the store is
 lossless. Only the chosen points are read.
 
+Every point. The `stream_*` reads give every point (no downsampling) of each series they select, one series at a
+time, runs in walk order and each run's tags by name, each series with the metadata it was logged with: for
+readers that promise every point (the Python API, downloads, exports). `plugin_name=None` selects the series of
+every plugin.
+
 Bounds. A read whose answer would hold more than `max_points` points (runs x tags x points) is refused with an
-`InvalidArgumentError` naming the bound, before anything is read.
+`InvalidArgumentError` naming the bound, before anything is read; a stream holds one series at a time, and each is
+bounded as one read.
+
+Run order. Runs come in the logdir's walk order (`trainboard.reader.logdir.walk_order`) in every answer.
 
 Pins. `at(pin=...)` gives a provider of the experiment as of one of its pins: the runs, tags and points it had then
 (`trainboard.store.pinned` says what deletions since change).
@@ -30,17 +38,18 @@ short-lived URL when the blob store can sign one. Errors are `trainboard.errors.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.normaliser.points import DataClass
+from trainboard.provider.cache import GenerationCache
 from trainboard.provider.values import (
     BlobReference,
     BlobSequenceDatum,
     BlobSequenceTimeSeries,
-    Experiment,
     ExperimentMetadata,
+    ExperimentSummary,
     Filter,
     IndexRange,
     Listed,
@@ -49,8 +58,10 @@ from trainboard.provider.values import (
     RunValues,
     ScalarColumns,
     ScalarDatum,
+    SeriesPoints,
     StepRange,
     TensorDatum,
+    TensorRow,
     TimeSeries,
 )
 from trainboard.reader.logdir import walk_order
@@ -70,19 +81,12 @@ class DataProvider:
     def __init__(self, store: StoreReader, *, max_points: dict[DataClass, int] | None = None) -> None:
         self._store = store
         self._max_points = max_points or MAX_POINTS
-        # Unfiltered listings by experiment, plugin and kind, with the generation they were made at.
-        self._listings: dict[tuple[object, ...], tuple[int, Any]] = {}
-        # What callers derived from whole listings (`derived`), by experiment and key, with their generation.
-        self._derived: dict[tuple[str, str], tuple[int, Any]] = {}
+        # Unfiltered listings, and what callers derived from whole listings (`derived`).
+        self._kept = GenerationCache(store.generation)
 
-    @property
-    def reader(self) -> StoreReader:
-        """The store it reads (trainboard.api reads every point of it, for downloads and remote frames)."""
-        return self._store
-
-    def list_experiments(self) -> list[Experiment]:
+    def list_experiments(self) -> list[ExperimentSummary]:
         return [
-            Experiment(
+            ExperimentSummary(
                 experiment_id=row.id,
                 name=row.name,
                 description=row.description,
@@ -119,12 +123,7 @@ class DataProvider:
     def derived(self, experiment_id: str, key: str, build: Callable[[], T]) -> T:
         """What `build` makes of the experiment's data, kept until that data changes: for whole answers dashboards ask
         for again and again (a logdir of 10,000 runs lists 100,000 series). The answer is shared: not to be changed."""
-        generation = self._store.generation(experiment_id)
-        cached = self._derived.get((experiment_id, key))
-        if cached is None or cached[0] != generation:
-            cached = (generation, build())
-            self._derived[(experiment_id, key)] = cached
-        return cast(T, cached[1])
+        return self._kept.get(experiment_id, ("derived", key), build)
 
     def list_plugins(self, *, experiment_id: str) -> list[str]:
         """Plugins that own at least one time series."""
@@ -258,6 +257,67 @@ class DataProvider:
             ]
         return result
 
+    def stream_scalars(
+        self,
+        *,
+        experiment_id: str,
+        plugin_name: str | None,
+        run_tag_filter: RunTagFilter | None = None,
+        steps: StepRange | None = None,
+    ) -> Iterator[SeriesPoints[ScalarColumns]]:
+        rows = self._streamed(experiment_id, plugin_name, DataClass.SCALAR, run_tag_filter, steps)
+        read = self._store.scalars
+        return (SeriesPoints(row.run, row.tag, row.metadata, read(experiment_id, row.id, steps=steps)) for row in rows)
+
+    def stream_logged_tensors(
+        self,
+        *,
+        experiment_id: str,
+        plugin_name: str | None,
+        run_tag_filter: RunTagFilter | None = None,
+        steps: StepRange | None = None,
+    ) -> Iterator[SeriesPoints[list[TensorRow]]]:
+        """Each tensor as it was logged (a serialized TensorProto), for writers that write it back."""
+        rows = self._streamed(experiment_id, plugin_name, DataClass.TENSOR, run_tag_filter, steps)
+        read = self._store.tensors
+        return (SeriesPoints(row.run, row.tag, row.metadata, read(experiment_id, row.id, steps=steps)) for row in rows)
+
+    def stream_tensors(
+        self,
+        *,
+        experiment_id: str,
+        plugin_name: str | None,
+        run_tag_filter: RunTagFilter | None = None,
+        steps: StepRange | None = None,
+    ) -> Iterator[SeriesPoints[list[TensorDatum]]]:
+        from trainboard.reader.tensors import to_ndarray
+
+        logged = self.stream_logged_tensors(
+            experiment_id=experiment_id, plugin_name=plugin_name, run_tag_filter=run_tag_filter, steps=steps
+        )
+        return (
+            SeriesPoints(
+                series.run,
+                series.tag,
+                series.metadata,
+                [TensorDatum(step=p.step, wall_time=p.wall_time, numpy=to_ndarray(p.tensor)) for p in series.points],
+            )
+            for series in logged
+        )
+
+    def stream_blob_sequences(
+        self,
+        *,
+        experiment_id: str,
+        plugin_name: str | None,
+        run_tag_filter: RunTagFilter | None = None,
+        steps: StepRange | None = None,
+    ) -> Iterator[SeriesPoints[list[BlobSequenceDatum]]]:
+        rows = self._streamed(experiment_id, plugin_name, DataClass.BLOB_SEQUENCE, run_tag_filter, steps)
+        return (
+            SeriesPoints(row.run, row.tag, row.metadata, self._blob_points(experiment_id, row, steps)) for row in rows
+        )
+
     def read_blob(self, *, experiment_id: str, blob_key: str) -> bytes:
         if not _BLOB_KEY.fullmatch(blob_key):
             raise InvalidArgumentError(f"malformed blob key: {blob_key[:100]!r}")
@@ -266,13 +326,23 @@ class DataProvider:
             raise NotFoundError(f"no blob with key {blob_key!r}")
         return blob
 
+    def _blob_points(self, experiment_id: str, row: SeriesRow, steps: StepRange | None) -> list[BlobSequenceDatum]:
+        return [
+            BlobSequenceDatum(
+                step=point.step,
+                wall_time=point.wall_time,
+                values=tuple(self._reference(key) for key in point.blob_keys),
+            )
+            for point in self._store.blob_sequences(experiment_id, row.id, steps=steps)
+        ]
+
     def _reference(self, store_key: str) -> BlobReference:
         return BlobReference(blob_key=store_key.rpartition("/")[2], url=self._store.blob_url(store_key))
 
     def _series(
         self,
         experiment_id: str,
-        plugin_name: str,
+        plugin_name: str | None,
         data_class: DataClass | None,
         run_tag_filter: RunTagFilter | None,
     ) -> list[SeriesRow]:
@@ -301,6 +371,12 @@ class DataProvider:
         if downsample is not None and downsample < 0:
             raise InvalidArgumentError(f"downsample must be non-negative, not {downsample}")
         rows = self._series(experiment_id, plugin_name, data_class, run_tag_filter)
+        self._check_bound(rows, data_class, downsample, steps)
+        return rows
+
+    def _check_bound(
+        self, rows: list[SeriesRow], data_class: DataClass, downsample: int | None, steps: StepRange | None
+    ) -> None:
         limits = [k for k in (downsample, None if steps is None else steps.latest) if k is not None]
         total = sum(min([row.point_count, *limits]) for row in rows)
         bound = self._max_points[data_class]
@@ -309,7 +385,20 @@ class DataProvider:
                 f"the answer would hold {total:,} points (runs x tags x points), more than the bound of {bound:,}"
                 " for one read: ask for fewer runs or tags, a step range, or downsample"
             )
-        return rows
+
+    def _streamed(
+        self,
+        experiment_id: str,
+        plugin_name: str | None,
+        data_class: DataClass,
+        run_tag_filter: RunTagFilter | None,
+        steps: StepRange | None,
+    ) -> list[SeriesRow]:
+        """The series a stream names, runs in walk order and tags by name, each checked against the bound."""
+        rows = self._series(experiment_id, plugin_name, data_class, run_tag_filter)
+        for row in rows:
+            self._check_bound([row], data_class, None, steps)
+        return sorted(rows, key=lambda row: (walk_order(row.run), row.tag))
 
     def _list(
         self,
@@ -322,13 +411,12 @@ class DataProvider:
         if run_tag_filter is not None:
             return self._listing(experiment_id, plugin_name, data_class, run_tag_filter, describe)
         # Whole listings are what dashboards ask for most: kept until the experiment changes.
-        key = (experiment_id, plugin_name, data_class, describe)
-        generation = self._store.generation(experiment_id)
-        cached = self._listings.get(key)
-        if cached is None or cached[0] != generation:
-            cached = (generation, self._listing(experiment_id, plugin_name, data_class, None, describe))
-            self._listings[key] = cached
-        return {run: dict(by_tag) for run, by_tag in cached[1].items()}
+        listing = self._kept.get(
+            experiment_id,
+            ("listing", plugin_name, data_class, describe),
+            lambda: self._listing(experiment_id, plugin_name, data_class, None, describe),
+        )
+        return {run: dict(by_tag) for run, by_tag in listing.items()}
 
     def _listing(
         self,

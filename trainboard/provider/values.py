@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from trainboard.normaliser.points import DataClass
+from trainboard.normaliser.points import DataClass, SeriesMetadata
 from trainboard.store import run_filter as _run_filter
 from trainboard.store.run_filter import Filter as Filter
 from trainboard.store.run_values import RunValues as RunValues
 from trainboard.store.values import ScalarColumns as ScalarColumns
 from trainboard.store.values import StepRange as StepRange
+from trainboard.store.values import TensorRow as TensorRow
 
 if TYPE_CHECKING:
     import numpy as np
+
+Points = TypeVar("Points")
 
 # The run filter language, for plugins.
 parse_filter = _run_filter.parse
@@ -106,7 +109,7 @@ class ExperimentMetadata:
 
 
 @dataclass(frozen=True, slots=True)
-class Experiment:
+class ExperimentSummary:
     """One experiment of a store, as `/data/experiments` lists it."""
 
     experiment_id: str
@@ -145,3 +148,13 @@ class Listed:
     plugin_content: bytes
     description: str
     display_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPoints(Generic[Points]):
+    """Every point of one series (the provider's `stream_*` reads), with the metadata it was logged with."""
+
+    run: str
+    tag: str
+    metadata: SeriesMetadata
+    points: Points

@@ -13,7 +13,7 @@ from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import BadRequestError
 from trainboard.http import params
-from trainboard.http.context import Experiment, experiment
+from trainboard.http.context import ServedExperiment, experiment
 from trainboard.http.message_schemas import message_schema
 from trainboard.http.openapi import declare, json_body, json_text, text
 from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
@@ -34,7 +34,7 @@ EXPERIMENT_REQUEST = message_schema(GetExperimentRequest.DESCRIPTOR)
 SESSION_GROUPS_REQUEST = message_schema(ListSessionGroupsRequest.DESCRIPTOR)
 METRIC_EVALS_REQUEST = message_schema(ListMetricEvalsRequest.DESCRIPTOR)
 # Per experiment, what the plugin computed from its data.
-_MEMOS: weakref.WeakKeyDictionary[Experiment, Memo] = weakref.WeakKeyDictionary()
+_MEMOS: weakref.WeakKeyDictionary[ServedExperiment, Memo] = weakref.WeakKeyDictionary()
 _MEMOS_LOCK = threading.Lock()
 
 
@@ -43,7 +43,7 @@ async def _message(request: Request, message_class: Any) -> Any:
     return parse_request(text, message_class)
 
 
-def _remember(found: Experiment) -> Remember:
+def _remember(found: ServedExperiment) -> Remember:
     """Remembering for the experiment's data as it is now, until the store's generation moves on."""
     with _MEMOS_LOCK:
         memo = _MEMOS.setdefault(found, Memo())

@@ -10,7 +10,7 @@ from starlette.routing import BaseRoute, Route
 from trainboard.analysis.projections import METHODS
 from trainboard.errors import BadRequestError
 from trainboard.http import params
-from trainboard.http.context import Experiment, experiment
+from trainboard.http.context import ServedExperiment, experiment
 from trainboard.http.openapi import BYTES, RUN, TAG, TEXT, declare, integer, text
 from trainboard.http.responses import BytesResponse, JSONResponse, TextResponse
 from trainboard.plugins import projector
@@ -23,16 +23,16 @@ NAME = text("name", required=True)
 NUM_ROWS = integer("num_rows", minimum=1)
 
 
-def run_configs(found: Experiment) -> dict[str, projector.RunConfig]:
+def run_configs(found: ServedExperiment) -> dict[str, projector.RunConfig]:
     return projector.configs(found.provider, found.id)
 
 
-def is_active(found: Experiment) -> bool:
+def is_active(found: ServedExperiment) -> bool:
     """Whether any run has a projector config with embeddings (asked by every plugins listing)."""
     return bool(run_configs(found))
 
 
-def _config(request: Request) -> tuple[projector.RunConfig, Experiment]:
+def _config(request: Request) -> tuple[projector.RunConfig, ServedExperiment]:
     """The config of the run the request names, and the experiment that holds its files."""
     run = params.optional(request.query_params, "run")
     if run is None:

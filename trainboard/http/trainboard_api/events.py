@@ -24,7 +24,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import PublicError
-from trainboard.http.context import Experiment, experiment
+from trainboard.http.context import ServedExperiment, experiment
 from trainboard.http.openapi import declare
 from trainboard.http.responses import SECURITY_HEADERS
 
@@ -41,14 +41,14 @@ class TooManyStreamsError(PublicError):
     kind = "Service unavailable"
 
 
-def snapshot(found: Experiment) -> dict[str, object]:
+def snapshot(found: ServedExperiment) -> dict[str, object]:
     return {**found.progress.as_json(), "generation": found.provider.generation(experiment_id=found.id)}
 
 
 class Watcher:
     """Reads one experiment's snapshot every POLL_SECONDS while anyone listens, and hands each change to them."""
 
-    def __init__(self, found: Experiment) -> None:
+    def __init__(self, found: ServedExperiment) -> None:
         self._experiment = found
         self.listeners: set[asyncio.Queue[dict[str, object]]] = set()
         self.last: dict[str, object] | None = None
@@ -97,7 +97,7 @@ class Streams:
         self.open = 0
         self.closing = asyncio.Event()
 
-    async def follow(self, found: Experiment) -> AsyncIterator[bytes]:
+    async def follow(self, found: ServedExperiment) -> AsyncIterator[bytes]:
         queue: asyncio.Queue[dict[str, object]] = asyncio.Queue(maxsize=1)
         watcher = self.watchers.setdefault(found.id, Watcher(found))
         watcher.add(queue)

@@ -1,5 +1,5 @@
 """/data/trainboard/frames/{kind}: the tables `trainboard.open(...)` builds from a store (trainboard.api), built here
-from this server's store and sent as an Arrow IPC stream (trainboard/api/transport.py), so that
+through this server's provider and sent as an Arrow IPC stream (trainboard/api/transport.py), so that
 `trainboard.open("http://...")` gives the same data frames as the store itself. Needs pyarrow on the server."""
 
 from __future__ import annotations
@@ -61,13 +61,13 @@ def frames(request: Request) -> StreamingResponse:
     api = api_experiment(request)
     chosen = selection(request, api)
     read = _kinds(api, chosen, params.optional(request.query_params, "plugin"))[kind]
-    return StreamingResponse(_stream(read), media_type=MEDIA_TYPE, headers=SECURITY_HEADERS)
+    # Built before the answer starts, so that a read the provider refuses is a 400.
+    return StreamingResponse(_stream(to_arrow(read())), media_type=MEDIA_TYPE, headers=SECURITY_HEADERS)
 
 
-def _stream(read: Callable[[], Table]) -> Iterator[bytes]:
+def _stream(table: Any) -> Iterator[bytes]:
     import pyarrow as pa
 
-    table: Any = to_arrow(read())
     sink = Chunks()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         for batch in table.to_batches(BATCH):

@@ -1,5 +1,5 @@
 """What a request's `run`, `run_regex`, `tag`, `tag_regex`, `first_step`, `last_step` and `latest` parameters select,
-and the trainboard.api experiment a request reads (every point, through the provider's store reader)."""
+and the trainboard.api experiment a request reads (every point, through the experiment's provider)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from starlette.requests import Request
 
 from trainboard.api.experiment import Experiment
 from trainboard.api.selection import Names
-from trainboard.errors import InvalidArgumentError, NotFoundError
+from trainboard.errors import InvalidArgumentError
 from trainboard.http import openapi, params
 from trainboard.http.context import experiment
 from trainboard.plugins.regex import compile_regex, error, error_text
@@ -38,18 +38,18 @@ class Selection:
 def api_experiment(request: Request) -> Experiment:
     """The experiment the URL names (as of its pin, below .../at/<pin>/), read point by point."""
     found = experiment(request)
-    reader = found.provider.reader
-    row = next((row for row in reader.experiments() if row.id == found.id), None)
-    if row is None:
-        raise NotFoundError(f"no experiment with id {found.id!r}")
-    return Experiment(reader, row, backend="arrow")
+    # NotFoundError for an experiment deleted since this server first served it.
+    metadata = found.provider.experiment_metadata(experiment_id=found.id)
+    return Experiment(
+        found.provider, found.id, name=metadata.experiment_name, location=metadata.data_location, backend="arrow"
+    )
 
 
 def selection(request: Request, api: Experiment) -> Selection:
     query = request.query_params
     steps = _steps(query)
-    runs = _names(query, "run", lambda: [run.name for run in api.store.runs(api.id)])
-    tags = _names(query, "tag", lambda: sorted({row.tag for row in api.store.series(api.id)}))
+    runs = _names(query, "run", api.run_names)
+    tags = _names(query, "tag", api.tag_names)
     return Selection(runs, tags, steps)
 
 

@@ -16,7 +16,7 @@ from trainboard.plugins.hparams.values import MetricName, SessionGroup
 ORDER_UNSPECIFIED, ORDER_ASC, ORDER_DESC = range(3)
 
 Extractor = Callable[[SessionGroup], Any]
-Filter = Callable[[SessionGroup], bool]
+GroupPredicate = Callable[[SessionGroup], bool]
 
 # Stands for values in a discrete filter that are no number, string or boolean: equal to no column value.
 _UNMATCHABLE = object()
@@ -46,7 +46,7 @@ def extractor(column: Any) -> Extractor:
     raise BadRequestError(f'Got ColParam with both "metric" and "hparam" fields unset: {column}')
 
 
-def column_filter(column: Any, extract: Extractor) -> Filter | None:
+def column_filter(column: Any, extract: Extractor) -> GroupPredicate | None:
     """Whether a session group passes the column's filter; None when the column filters nothing."""
     include_missing = not column.exclude_missing_values
     which = column.WhichOneof("filter")

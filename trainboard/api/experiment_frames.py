@@ -1,0 +1,59 @@
+"""`ExperimentFrames`: what `trainboard.open(...)` returns, from a store (`Experiment`) or a server
+(`RemoteExperiment`): the same methods, giving the same data frames."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Self
+
+from trainboard.api.selection import Names, Steps
+
+
+class ExperimentFrames(Protocol):
+    """Each method returns a new frame: pandas by default, polars with `backend="polars"`, a pyarrow table with
+    `backend="arrow"`; `close()` (or a `with` block) lets go of the store or connection."""
+
+    id: str
+    name: str
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def close(self) -> None: ...
+
+    def runs(self, *, backend: str | None = None) -> Any:
+        """One row per run: run, start_time, its hparams (by name) and the last value of each scalar tag
+        (`final/<tag>`, NaN where the run has no such tag)."""
+
+    def hparams(self, *, backend: str | None = None) -> Any:
+        """The HParams dashboard's table: one row per session (session, group, status, start_time, end_time), its
+        hparams by name and its metrics' last values by metric name (`group/tag` for a metric of a sub-run)."""
+
+    def scalars(
+        self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None
+    ) -> Any:
+        """Every scalar point: run, tag, step, wall_time, value; points as logged."""
+
+    def histograms(
+        self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None
+    ) -> Any:
+        """One row per histogram bucket: run, tag, step, wall_time, left, right, count."""
+
+    def tensors(
+        self,
+        runs: Names = None,
+        tags: Names = None,
+        steps: Steps = None,
+        *,
+        plugin: str | None = None,
+        backend: str | None = None,
+    ) -> Any:
+        """Every tensor point of any plugin (or of `plugin`): run, tag, plugin, step, wall_time, dtype, shape, value
+        (a numpy array in pandas; a flat list in polars and arrow, `shape` giving its shape)."""
+
+    def images(self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None) -> Any:
+        """One row per image: run, tag, step, wall_time, index (within its step), width, height, image (the encoded
+        bytes, PNG as the writers log them)."""
+
+    def text(self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None) -> Any:
+        """Every text point: run, tag, step, wall_time, text (a string; an array of strings for a text table)."""
