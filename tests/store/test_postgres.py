@@ -21,6 +21,7 @@ from trainboard.store.errors import StoreUnavailable
 from trainboard.store.opening import open_store
 from trainboard.store.postgres.backend import PICKS_SQL, POINT
 from trainboard.store.postgres.migrations import MIGRATIONS
+from trainboard.store.writer import FileWrite
 
 pytestmark = pytest.mark.postgres
 
@@ -103,7 +104,9 @@ def test_writers_of_one_experiment_take_turns(postgres_url: str) -> None:
     def second_writer() -> None:
         holding.wait(5)
         try:
-            second.write_batch(experiment_id, "run", cursor(100), RunState(), batch, restarted=False, previous=None)
+            second.write_batch(
+                experiment_id, FileWrite("run", cursor(100), RunState(), batch, restarted=False, previous=None)
+            )
             outcome.append(None)
         except StaleOffsetError as error:
             outcome.append(error)
@@ -128,7 +131,7 @@ def test_a_downsampled_read_touches_a_small_part_of_a_long_series(postgres_url: 
     count = 400_000
     steps = np.arange(count, dtype=np.int64)
     batch = Batch(operations=[ScalarSeries("loss", steps, steps * 0.5, steps * 0.25)], metadata={"loss": SCALARS})
-    store.write_batch(experiment_id, "run", cursor(1), RunState(), batch, restarted=False, previous=None)
+    store.write_batch(experiment_id, FileWrite("run", cursor(1), RunState(), batch, restarted=False, previous=None))
     (row,) = store.series(experiment_id)
     sampled = store.scalars(experiment_id, row.id, downsample=20)
     assert sampled.steps.tolist() == sample_indices(count, 20).tolist()

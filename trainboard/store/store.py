@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
-from trainboard.normaliser.points import Batch, DataClass, RunState
+from trainboard.normaliser.points import DataClass, RunState
 from trainboard.reader.tail import FileCursor
 from trainboard.store.backend import Backend, Transaction
 from trainboard.store.batches import ChunkDamaged, write_operations
@@ -339,18 +339,8 @@ class Store:
             }
         return state
 
-    def write_batch(
-        self,
-        experiment_id: str,
-        run: str,
-        cursor: FileCursor,
-        state: RunState,
-        batch: Batch,
-        *,
-        restarted: bool,
-        previous: FileCursor | None,
-    ) -> None:
-        self.write_batches(experiment_id, [FileWrite(run, cursor, state, batch, restarted, previous)])
+    def write_batch(self, experiment_id: str, write: FileWrite) -> None:
+        self.write_batches(experiment_id, [write])
 
     def write_batches(self, experiment_id: str, writes: Sequence[FileWrite]) -> None:
         try:
