@@ -21,9 +21,9 @@ from trainboard.normaliser.points import (
     TensorPoint,
 )
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import StaleOffsetError
 from trainboard.store.batches import CHUNK_POINTS
 from trainboard.store.downsample import sample_indices
+from trainboard.store.errors import StaleOffsetError
 from trainboard.store.store import Store
 from trainboard.store.values import SeriesRow, StepRange
 from trainboard.store.writer import FileWrite
@@ -236,7 +236,7 @@ def test_readers_see_committed_data_while_a_write_is_open(store: Store) -> None:
     entered, release = threading.Event(), threading.Event()
 
     def slow_write() -> None:
-        with store.backend.transaction(eid(store)) as transaction:
+        with store.database.transaction(eid(store)) as transaction:
             transaction.delete_points_from([row.id], 0)
             entered.set()
             release.wait(5)
@@ -463,14 +463,14 @@ def test_scalars_are_not_found_under_another_experiment(store: Store) -> None:
     assert len(store.scalars(second, series_id, steps=StepRange(first=10, last=CHUNK_POINTS + 10))) == 0
     assert len(store.scalars(second, series_id, steps=StepRange(latest=3))) == 0
     assert store.last_scalars(second, [series_id]) == {}
-    # The backend's own reads, given the first experiment's chunk ids.
-    chunk_ids = store.backend.scalar_chunk_index(first, series_id).ids.tolist()
+    # The database's own reads, given the first experiment's chunk ids.
+    chunk_ids = store.database.scalar_chunk_index(first, series_id).ids.tolist()
     assert len(chunk_ids) == 3
-    assert store.backend.scalar_chunk_index(second, series_id).ids.tolist() == []
-    assert store.backend.scalar_chunks(second, chunk_ids) == []
-    assert len(store.backend.scalar_picks(second, [(chunk_ids[0], [0, 1]), (chunk_ids[2], [0])])) == 0
-    assert store.backend.last_scalars(second, [series_id]) == {}
-    assert store.backend.damaged_files(second, chunk_ids=chunk_ids) == []
+    assert store.database.scalar_chunk_index(second, series_id).ids.tolist() == []
+    assert store.database.scalar_chunks(second, chunk_ids) == []
+    assert len(store.database.scalar_picks(second, [(chunk_ids[0], [0, 1]), (chunk_ids[2], [0])])) == 0
+    assert store.database.last_scalars(second, [series_id]) == {}
+    assert store.database.damaged_files(second, chunk_ids=chunk_ids) == []
 
 
 def test_tensors_are_not_found_under_another_experiment(store: Store) -> None:
@@ -479,11 +479,11 @@ def test_tensors_are_not_found_under_another_experiment(store: Store) -> None:
     assert [t.tensor for t in store.tensors(first, series_id, steps=StepRange(latest=1))] == [f"{first}19".encode()]
     assert store.tensors(second, series_id) == []
     assert store.tensors(second, series_id, downsample=3, steps=StepRange(first=2, last=9)) == []
-    point_ids = store.backend.tensor_index(first, series_id, StepRange()).ids.tolist()
+    point_ids = store.database.tensor_index(first, series_id, StepRange()).ids.tolist()
     assert len(point_ids) == 20
-    assert store.backend.tensor_index(second, series_id, StepRange()).ids.tolist() == []
-    assert store.backend.tensor_values(second, point_ids) == []
-    assert store.backend.damaged_files(second, tensor_ids=point_ids) == []
+    assert store.database.tensor_index(second, series_id, StepRange()).ids.tolist() == []
+    assert store.database.tensor_values(second, point_ids) == []
+    assert store.database.damaged_files(second, tensor_ids=point_ids) == []
 
 
 def test_blob_sequences_and_blobs_are_not_found_under_another_experiment(store: Store) -> None:
@@ -493,6 +493,6 @@ def test_blob_sequences_and_blobs_are_not_found_under_another_experiment(store: 
     assert [store.blob(key) for key in keys] == [f"{first}{s}".encode() for s in range(5)]
     assert store.blob_sequences(second, series_id) == []
     assert store.blob_sequences(second, series_id, steps=StepRange(latest=2)) == []
-    assert store.backend.blob_sequences(second, series_id, StepRange()) == []
+    assert store.database.blob_sequences(second, series_id, StepRange()) == []
     assert [store.blob(key.replace(first, second, 1)) for key in keys] == [None] * 5
-    assert store.backend.damaged_files(second, blob_keys=keys) == []
+    assert store.database.damaged_files(second, blob_keys=keys) == []

@@ -20,7 +20,7 @@ from trainboard.reader.dialect import is_projector_config, is_structure_graph_fi
 from trainboard.reader.logdir import FileStat
 from trainboard.reader.received import ReceivedFile, ReceivedFiles
 from trainboard.reader.tail import FileCursor, is_restarted
-from trainboard.store.backend import StaleOffsetError
+from trainboard.store.errors import StaleOffsetError
 from trainboard.store.values import ExperimentRow
 from trainboard.store.writer import StoreWriter
 

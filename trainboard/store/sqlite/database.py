@@ -20,14 +20,14 @@ import orjson
 
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import (
+from trainboard.store.database import (
     BlobSequenceRecord,
     ScalarChunk,
-    StaleOffsetError,
     SummaryDelta,
     TensorRecord,
 )
-from trainboard.store.errors import StoreDamaged, StoreUnavailable
+from trainboard.store.errors import StaleOffsetError, StoreDamaged
+from trainboard.store.migrations import migrate
 from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import SQLITE, Matches, compile_filter
 from trainboard.store.run_values import HParamRow, ValueRow, final_value
@@ -147,7 +147,7 @@ def is_damage(error: sqlite3.Error) -> bool:
 class Guarded:
     """Has a backend whose damage its methods report (`guarded`)."""
 
-    sqlite: SqliteBackend
+    sqlite: SqliteDatabase
 
 
 def guarded(method: Callable[Concatenate[Self, Params], Result]) -> Callable[Concatenate[Self, Params], Result]:
@@ -182,7 +182,7 @@ BUSY_SECONDS = 120
 
 
 @guard_methods
-class SqliteBackend(Guarded):
+class SqliteDatabase(Guarded):
     def __init__(self, path: str | Path, first_load: FirstLoad | None = None) -> None:
         """The store at `path`; with `first_load`, filled without waiting for the disk until `settle`."""
         self.path = Path(path)
@@ -229,26 +229,15 @@ class SqliteBackend(Guarded):
                 raise self.damaged(sqlite3.DatabaseError(f"{table}: {problems[0]}"))
 
     def _migrate(self) -> None:
-        with self.write_lock:
-            db = self.writer
-            db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
-            known = {name for name, _ in MIGRATIONS} | OLD_MIGRATIONS
-            newer = [name for (name,) in db.execute("SELECT name FROM migrations") if name not in known]
-            if newer:
-                raise StoreUnavailable(
-                    f"the store {self.path} was migrated by a newer trainboard ({', '.join(sorted(newer))}):"
-                    " upgrade trainboard, or give another --db"
-                )
-            for name, sql in MIGRATIONS:
-                # Looked up inside the write transaction: processes opening a new store at once apply each once.
-                with self._immediate():
-                    if db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone() is None:
-                        for statement in sql.split(";"):
-                            if statement.strip():
-                                db.execute(statement)
-                        if name in BACKFILLS:
-                            BACKFILLS[name](db)
-                        db.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
+        # Write transactions take turns across processes, and SQLite changes its schema in one.
+        migrate(
+            MIGRATIONS,
+            self._immediate,
+            placeholder="?",
+            location=f"the store {self.path}",
+            backfills=BACKFILLS,
+            retired=OLD_MIGRATIONS,
+        )
 
     @contextlib.contextmanager
     def _immediate(self) -> Iterator[sqlite3.Connection]:
@@ -551,7 +540,7 @@ class SqliteBackend(Guarded):
         )
         return [path for (path,) in rows]
 
-    def adopt_claims(self, other: SqliteBackend) -> None:
+    def adopt_claims(self, other: SqliteDatabase) -> None:
         """Hold the writer claims `other` holds (a store built again in its place)."""
         self._writer_locks += other._writer_locks
         other._writer_locks = []
@@ -649,7 +638,7 @@ class SqliteBackend(Guarded):
 
 @guard_methods
 class SqliteTransaction(Guarded):
-    def __init__(self, sqlite: SqliteBackend, db: sqlite3.Connection, experiment_id: str) -> None:
+    def __init__(self, sqlite: SqliteDatabase, db: sqlite3.Connection, experiment_id: str) -> None:
         self.sqlite = sqlite
         self._db = db
         self._experiment_id = experiment_id
