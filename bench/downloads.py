@@ -26,6 +26,7 @@ from tests.servers import store_serving
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.opening import open_store
+from trainboard.store.writer import FileWrite
 
 TAG = "train/loss"
 TARGETS = {"parquet": 1.0, "csv": 2.0, "json": 2.0}
@@ -47,7 +48,9 @@ def write_store(db: str, points: int, runs: int, tags: int) -> str:
             operations = [ScalarSeries(name, steps, wall_times, curve + rng.normal(0, 0.01, per_run)) for name in names]
             batch = Batch(operations=operations, metadata=dict.fromkeys(names, metadata))
             cursor = FileCursor(path=f"/run{run}", offset=per_run, size=per_run, mtime=0.0, head=b"")
-            store.write_batch(experiment.id, f"run{run}", cursor, RunState(), batch, restarted=False, previous=None)
+            store.write_batch(
+                experiment.id, FileWrite(f"run{run}", cursor, RunState(), batch, restarted=False, previous=None)
+            )
         return experiment.id
     finally:
         store.close()

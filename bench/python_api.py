@@ -27,6 +27,7 @@ from bench.engine import Shape, logdir_for
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.opening import open_store
+from trainboard.store.writer import FileWrite
 
 RUNS, TAGS = 100, 10
 
@@ -47,7 +48,9 @@ def write_store(path: Path, points: int) -> None:
                 metadata={f"tag{tag}": metadata for tag in range(TAGS)},
             )
             cursor = FileCursor(path=f"/run{run}", offset=per_series, size=per_series, mtime=0.0, head=b"")
-            store.write_batch(experiment.id, f"run{run:03}", cursor, RunState(), batch, restarted=False, previous=None)
+            store.write_batch(
+                experiment.id, FileWrite(f"run{run:03}", cursor, RunState(), batch, restarted=False, previous=None)
+            )
     finally:
         store.close()
 

@@ -38,6 +38,7 @@ from tests.servers import BIN, store_serving
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.opening import open_store
+from trainboard.store.writer import FileWrite
 
 DONE = re.compile(r"ingest done: .* in ([0-9.]+) s")
 READS = 30
@@ -156,7 +157,9 @@ def long_series_reads(backend: Backend, points: int, scratch: Path) -> tuple[flo
                 operations=[ScalarSeries("x", part, part / 10.0, np.sin(part / 1000.0))], metadata={"x": metadata}
             )
             cursor = FileCursor(path="/long", offset=start + len(part), size=points, mtime=0.0, head=b"")
-            store.write_batch(experiment.id, "long", cursor, RunState(), batch, restarted=False, previous=previous)
+            store.write_batch(
+                experiment.id, FileWrite("long", cursor, RunState(), batch, restarted=False, previous=previous)
+            )
             previous = cursor
         (row,) = store.series(experiment.id)
         in_process = []

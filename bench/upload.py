@@ -55,6 +55,7 @@ from tests.servers import BIN
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.opening import open_store
+from trainboard.store.writer import FileWrite
 
 DONE = re.compile(r"(?:upload|ingest) done: .*?([0-9,]+) new points in")
 # A small logdir uploaded to each server before anything is timed: its first chunks load the read kernels.
@@ -284,7 +285,9 @@ def long_series(url: str, points: int) -> None:
             part = steps[start : start + 1_000_000]
             batch = Batch(operations=[ScalarSeries("x", part, part / 10.0, np.sin(part / 1000.0))], metadata=metadata)
             cursor = FileCursor(path="/long", offset=start + len(part), size=points, mtime=0.0, head=b"")
-            store.write_batch(experiment.id, "long", cursor, RunState(), batch, restarted=False, previous=previous)
+            store.write_batch(
+                experiment.id, FileWrite("long", cursor, RunState(), batch, restarted=False, previous=previous)
+            )
             previous = cursor
     finally:
         store.close()

@@ -24,6 +24,7 @@ from trainboard.provider.values import IndexRange, RunTagFilter, StepRange
 from trainboard.reader.protos.tensor_pb2 import TensorProto
 from trainboard.reader.tail import FileCursor
 from trainboard.store.downsample import sample_indices
+from trainboard.store.writer import FileWrite
 
 SCALARS = SeriesMetadata(plugin_name="scalars", data_class=DataClass.SCALAR)
 
@@ -46,12 +47,14 @@ def stored(tmp_path: Path) -> Iterator[TestStore]:
         }
         store.store.write_batch(
             store.experiment_id,
-            run,
-            FileCursor(path=f"/{run}", offset=1, size=1, mtime=0.0, head=b""),
-            RunState(start_time=start),
-            Batch(operations=ops, metadata=metadata),
-            restarted=False,
-            previous=None,
+            FileWrite(
+                run,
+                FileCursor(path=f"/{run}", offset=1, size=1, mtime=0.0, head=b""),
+                RunState(start_time=start),
+                Batch(operations=ops, metadata=metadata),
+                restarted=False,
+                previous=None,
+            ),
         )
     yield store
     store.close()
@@ -191,11 +194,13 @@ def test_a_derived_answer_is_kept_until_the_data_changes(stored: TestStore, prov
     assert provider.derived(experiment_id, "runs", run_names) is first and len(builds) == 1
     stored.store.write_batch(
         experiment_id,
-        "test",
-        FileCursor(path="/test", offset=1, size=1, mtime=0.0, head=b""),
-        RunState(start_time=1.0),
-        Batch(operations=[ScalarPoint(tag="a", step=0, wall_time=1.0, value=0.5)], metadata={"a": SCALARS}),
-        restarted=False,
-        previous=None,
+        FileWrite(
+            "test",
+            FileCursor(path="/test", offset=1, size=1, mtime=0.0, head=b""),
+            RunState(start_time=1.0),
+            Batch(operations=[ScalarPoint(tag="a", step=0, wall_time=1.0, value=0.5)], metadata={"a": SCALARS}),
+            restarted=False,
+            previous=None,
+        ),
     )
     assert provider.derived(experiment_id, "runs", run_names) == sorted([*first, "test"]) and len(builds) == 2

@@ -21,11 +21,12 @@ from trainboard.normaliser.points import (
     TensorPoint,
 )
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import StaleOffsetError
 from trainboard.store.batches import CHUNK_POINTS
 from trainboard.store.downsample import sample_indices
+from trainboard.store.errors import StaleOffsetError
 from trainboard.store.store import Store
 from trainboard.store.values import SeriesRow, StepRange
+from trainboard.store.writer import FileWrite
 
 StoreOpener = Callable[[], Store]
 
@@ -45,7 +46,7 @@ def write(store: Store, run: str, at: FileCursor, state: RunState, batch: Batch,
     """A batch read from where the store says the file was read up to, as ingest writes it."""
     experiment_id = store.create_experiment(EXPERIMENT).id
     previous = store.file_cursors(experiment_id).get(at.path)
-    store.write_batch(experiment_id, run, at, state, batch, restarted=restarted, previous=previous)
+    store.write_batch(experiment_id, FileWrite(run, at, state, batch, restarted=restarted, previous=previous))
 
 
 def eid(store: Store) -> str:
@@ -235,7 +236,7 @@ def test_readers_see_committed_data_while_a_write_is_open(store: Store) -> None:
     entered, release = threading.Event(), threading.Event()
 
     def slow_write() -> None:
-        with store.backend.transaction(eid(store)) as transaction:
+        with store.database.transaction(eid(store)) as transaction:
             transaction.delete_points_from([row.id], 0)
             entered.set()
             release.wait(5)
@@ -310,12 +311,17 @@ def test_a_batch_from_a_stale_offset_is_refused(store: Store) -> None:
     """Two writers on one file: the second batch read from offset 0 would double every point."""
     experiment_id = eid(store)
     batch = scalar_batch("a", range(100))
-    store.write_batch(experiment_id, "r", cursor("/f", 100), RunState(), batch, restarted=False, previous=None)
-    with pytest.raises(StaleOffsetError):
-        store.write_batch(experiment_id, "r", cursor("/f", 100), RunState(), batch, restarted=False, previous=None)
+    store.write_batch(
+        experiment_id, FileWrite("r", cursor("/f", 100), RunState(), batch, restarted=False, previous=None)
+    )
     with pytest.raises(StaleOffsetError):
         store.write_batch(
-            experiment_id, "r", cursor("/f", 200), RunState(), batch, restarted=False, previous=cursor("/f", 50)
+            experiment_id, FileWrite("r", cursor("/f", 100), RunState(), batch, restarted=False, previous=None)
+        )
+    with pytest.raises(StaleOffsetError):
+        store.write_batch(
+            experiment_id,
+            FileWrite("r", cursor("/f", 200), RunState(), batch, restarted=False, previous=cursor("/f", 50)),
         )
     (row,) = store.series(experiment_id)
     assert row.point_count == 100 and len(store.scalars(experiment_id, row.id)) == 100
@@ -371,12 +377,9 @@ def test_experiments_are_apart(store: Store) -> None:
     for experiment, count in ((first, 3), (second, 5)):
         store.write_batch(
             experiment.id,
-            "r",
-            cursor("/f", 1),
-            RunState(),
-            scalar_batch("a", range(count)),
-            restarted=False,
-            previous=None,
+            FileWrite(
+                "r", cursor("/f", 1), RunState(), scalar_batch("a", range(count)), restarted=False, previous=None
+            ),
         )
     for experiment, count in ((first, 3), (second, 5)):
         (row,) = store.series(experiment.id)
@@ -429,3 +432,67 @@ def test_one_writer_per_experiment(store: Store, open_test_store: StoreOpener) -
     assert second.claim_writer(other)
     store.close()
     assert second.claim_writer(first)
+
+
+def two_experiments(store: Store) -> tuple[str, str, dict[str, SeriesRow]]:
+    """Two experiments holding the same kinds of series (scalars over three chunks, tensors, images) of different
+    contents; the first one's series by tag."""
+    first, second = store.create_experiment("first").id, store.create_experiment("second").id
+    for experiment_id in (first, second):
+        content = experiment_id.encode()
+        batch = scalar_batch("a", range(2 * CHUNK_POINTS + 5))
+        batch.operations += [
+            TensorPoint(tag="h", step=s, wall_time=float(s), tensor=content + b"%d" % s) for s in range(20)
+        ]
+        batch.operations += [
+            BlobSequencePoint(tag="i", step=s, wall_time=float(s), blobs=(content + b"%d" % s,)) for s in range(5)
+        ]
+        batch.metadata.update(h=HISTOGRAMS, i=IMAGES)
+        store.write_batch(
+            experiment_id, FileWrite("r", cursor("/f", 1), RunState(), batch, restarted=False, previous=None)
+        )
+    return first, second, {row.tag: row for row in store.series(first)}
+
+
+def test_scalars_are_not_found_under_another_experiment(store: Store) -> None:
+    first, second, rows = two_experiments(store)
+    series_id = rows["a"].id
+    assert len(store.scalars(first, series_id)) == rows["a"].point_count
+    assert len(store.scalars(second, series_id)) == 0
+    assert len(store.scalars(second, series_id, downsample=10)) == 0
+    assert len(store.scalars(second, series_id, steps=StepRange(first=10, last=CHUNK_POINTS + 10))) == 0
+    assert len(store.scalars(second, series_id, steps=StepRange(latest=3))) == 0
+    assert store.last_scalars(second, [series_id]) == {}
+    # The database's own reads, given the first experiment's chunk ids.
+    chunk_ids = store.database.scalar_chunk_index(first, series_id).ids.tolist()
+    assert len(chunk_ids) == 3
+    assert store.database.scalar_chunk_index(second, series_id).ids.tolist() == []
+    assert store.database.scalar_chunks(second, chunk_ids) == []
+    assert len(store.database.scalar_picks(second, [(chunk_ids[0], [0, 1]), (chunk_ids[2], [0])])) == 0
+    assert store.database.last_scalars(second, [series_id]) == {}
+    assert store.database.damaged_files(second, chunk_ids=chunk_ids) == []
+
+
+def test_tensors_are_not_found_under_another_experiment(store: Store) -> None:
+    first, second, rows = two_experiments(store)
+    series_id = rows["h"].id
+    assert [t.tensor for t in store.tensors(first, series_id, steps=StepRange(latest=1))] == [f"{first}19".encode()]
+    assert store.tensors(second, series_id) == []
+    assert store.tensors(second, series_id, downsample=3, steps=StepRange(first=2, last=9)) == []
+    point_ids = store.database.tensor_index(first, series_id, StepRange()).ids.tolist()
+    assert len(point_ids) == 20
+    assert store.database.tensor_index(second, series_id, StepRange()).ids.tolist() == []
+    assert store.database.tensor_values(second, point_ids) == []
+    assert store.database.damaged_files(second, tensor_ids=point_ids) == []
+
+
+def test_blob_sequences_and_blobs_are_not_found_under_another_experiment(store: Store) -> None:
+    first, second, rows = two_experiments(store)
+    series_id = rows["i"].id
+    keys = [key for point in store.blob_sequences(first, series_id) for key in point.blob_keys]
+    assert [store.blob(key) for key in keys] == [f"{first}{s}".encode() for s in range(5)]
+    assert store.blob_sequences(second, series_id) == []
+    assert store.blob_sequences(second, series_id, steps=StepRange(latest=2)) == []
+    assert store.database.blob_sequences(second, series_id, StepRange()) == []
+    assert [store.blob(key.replace(first, second, 1)) for key in keys] == [None] * 5
+    assert store.database.damaged_files(second, blob_keys=keys) == []

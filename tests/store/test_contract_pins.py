@@ -23,6 +23,7 @@ from trainboard.store.blobs import blob_key
 from trainboard.store.reader import StoreReader
 from trainboard.store.store import Store
 from trainboard.store.values import StepRange
+from trainboard.store.writer import FileWrite
 
 StoreOpener = Callable[[], Store]
 
@@ -36,7 +37,7 @@ def write(store: Store, experiment_id: str, run: str, path: str, batch: Batch) -
     previous = store.file_cursors(experiment_id).get(path)
     offset = 1 if previous is None else previous.offset + 1
     at = FileCursor(path=path, offset=offset, size=offset, mtime=1.0, head=b"head")
-    store.write_batch(experiment_id, run, at, RunState(), batch, restarted=False, previous=previous)
+    store.write_batch(experiment_id, FileWrite(run, at, RunState(), batch, restarted=False, previous=previous))
 
 
 def points(steps: range, *, scalar: str = "", tensor: str = "", image: str = "") -> Batch:

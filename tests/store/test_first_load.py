@@ -61,7 +61,7 @@ def synchronous(path: Path) -> int:
     """The synchronous setting of the store's writer, read through the store (it is per connection)."""
     store = open_store(str(path), rebuildable=True)
     try:
-        return int(store.backend.sqlite.writer.execute("PRAGMA synchronous").fetchone()[0])  # type: ignore[attr-defined]
+        return int(store.database.sqlite.writer.execute("PRAGMA synchronous").fetchone()[0])  # type: ignore[attr-defined]
     finally:
         store.close()
 
@@ -72,7 +72,7 @@ def test_a_new_rebuildable_store_loads_unsynced_then_syncs_as_usual(tmp_path: Pa
     store = open_store(str(path), rebuildable=True)
     try:
         assert sentinel_of(path).exists()
-        writer = store.backend.sqlite.writer  # type: ignore[attr-defined]
+        writer = store.database.sqlite.writer  # type: ignore[attr-defined]
         assert writer.execute("PRAGMA synchronous").fetchone()[0] == 0  # OFF
         experiment = store.create_experiment("logs")
         assert store.claim_writer(experiment.id)

@@ -15,12 +15,12 @@ from tests.pgserver import PostgresServer
 from tests.servers import free_port
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import StaleOffsetError
 from trainboard.store.downsample import sample_indices
-from trainboard.store.errors import StoreUnavailable
+from trainboard.store.errors import StaleOffsetError, StoreUnavailable
 from trainboard.store.opening import open_store
-from trainboard.store.postgres.backend import PICKS_SQL, POINT
-from trainboard.store.postgres.migrations import MIGRATIONS
+from trainboard.store.postgres.database import PICKS_SQL
+from trainboard.store.postgres.migrations import MIGRATIONS, POINT
+from trainboard.store.writer import FileWrite
 
 pytestmark = pytest.mark.postgres
 
@@ -103,14 +103,16 @@ def test_writers_of_one_experiment_take_turns(postgres_url: str) -> None:
     def second_writer() -> None:
         holding.wait(5)
         try:
-            second.write_batch(experiment_id, "run", cursor(100), RunState(), batch, restarted=False, previous=None)
+            second.write_batch(
+                experiment_id, FileWrite("run", cursor(100), RunState(), batch, restarted=False, previous=None)
+            )
             outcome.append(None)
         except StaleOffsetError as error:
             outcome.append(error)
 
     thread = threading.Thread(target=second_writer)
     thread.start()
-    with first.backend.transaction(experiment_id) as transaction:
+    with first.database.transaction(experiment_id) as transaction:
         run_id = transaction.save_run("run", RunState())
         transaction.save_file(run_id, cursor(100), expected_offset=None)
         holding.set()
@@ -128,7 +130,7 @@ def test_a_downsampled_read_touches_a_small_part_of_a_long_series(postgres_url: 
     count = 400_000
     steps = np.arange(count, dtype=np.int64)
     batch = Batch(operations=[ScalarSeries("loss", steps, steps * 0.5, steps * 0.25)], metadata={"loss": SCALARS})
-    store.write_batch(experiment_id, "run", cursor(1), RunState(), batch, restarted=False, previous=None)
+    store.write_batch(experiment_id, FileWrite("run", cursor(1), RunState(), batch, restarted=False, previous=None))
     (row,) = store.series(experiment_id)
     sampled = store.scalars(experiment_id, row.id, downsample=20)
     assert sampled.steps.tolist() == sample_indices(count, 20).tolist()
@@ -136,7 +138,7 @@ def test_a_downsampled_read_touches_a_small_part_of_a_long_series(postgres_url: 
 
     # The same query, explained: the buffers it touches (table, indexes and TOAST) against the TOAST pages that
     # hold the series.
-    index = store.backend.scalar_chunk_index(experiment_id, row.id)
+    index = store.database.scalar_chunk_index(experiment_id, row.id)
     starts = np.concatenate(([0], np.cumsum(index.counts)))
     picked = sample_indices(count, 20)
     chunk_of = np.searchsorted(starts, picked, side="right") - 1

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from trainboard.normaliser.frames import normalise_frames
-from trainboard.normaliser.points import Batch, RunState
+from trainboard.normaliser.points import RunState
 from trainboard.normaliser.projector import AT_ROOT, IN_ASSETS, IN_RUN, projector_batch
 from trainboard.normaliser.structure_graph import structure_graph_batch
 from trainboard.reader.dialect import is_projector_config, is_structure_graph_file
@@ -19,6 +19,7 @@ from trainboard.reader.logdir import RunSource
 from trainboard.reader.projector import read_projector_files
 from trainboard.reader.structure_graph import read_structure_graph
 from trainboard.reader.tail import FileCursor, read_new
+from trainboard.store.writer import FileWrite
 
 # Told after each commit: the bytes of the file it covered and the points it added.
 Report = Callable[[int, int], None]
@@ -27,17 +28,7 @@ Report = Callable[[int, int], None]
 class BatchSink(Protocol):
     """What takes a file's records: a store (`StoreWriter.write_batch`), or `GroupedWrites` on their way to one."""
 
-    def write_batch(
-        self,
-        experiment_id: str,
-        run: str,
-        cursor: FileCursor,
-        state: RunState,
-        batch: Batch,
-        *,
-        restarted: bool,
-        previous: FileCursor | None,
-    ) -> None: ...
+    def write_batch(self, experiment_id: str, write: FileWrite) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +68,8 @@ def load_events(
         if tail.frames is None or (not len(tail.frames) and not tail.restarted and tail.cursor == cursor):
             return cursor
         batch = normalise_frames(tail.frames, state, path=target.path)
-        target.store.write_batch(
-            target.experiment_id, target.run, tail.cursor, state, batch, restarted=tail.restarted, previous=cursor
-        )
+        write = FileWrite(target.run, tail.cursor, state, batch, restarted=tail.restarted, previous=cursor)
+        target.store.write_batch(target.experiment_id, write)
         previous_offset = 0 if cursor is None or tail.restarted else cursor.offset
         report(tail.cursor.offset - previous_offset, batch.point_count())
         cursor = tail.cursor
@@ -95,9 +85,8 @@ def load_structure_graph(
     if models is None:
         return new_cursor
     batch = structure_graph_batch(models)
-    target.store.write_batch(
-        target.experiment_id, target.run, new_cursor, state, batch, restarted=True, previous=cursor
-    )
+    write = FileWrite(target.run, new_cursor, state, batch, restarted=True, previous=cursor)
+    target.store.write_batch(target.experiment_id, write)
     report(new_cursor.size, batch.point_count())
     return new_cursor
 
@@ -116,9 +105,8 @@ def load_projector_files(
     if files is None:
         return new_cursor
     batch = projector_batch(files, place, position)
-    target.store.write_batch(
-        target.experiment_id, target.run, new_cursor, state, batch, restarted=True, previous=cursor
-    )
+    write = FileWrite(target.run, new_cursor, state, batch, restarted=True, previous=cursor)
+    target.store.write_batch(target.experiment_id, write)
     report(new_cursor.size, batch.point_count())
     return new_cursor
 

@@ -3,8 +3,6 @@ a few kilobytes spent most of its ingest in commits and their per-file statement
 
 from __future__ import annotations
 
-from trainboard.normaliser.points import Batch, RunState
-from trainboard.reader.tail import FileCursor
 from trainboard.store.writer import FileWrite
 
 
@@ -17,18 +15,8 @@ class GroupedWrites:
         # What each write told the progress: bytes read and points added, once committed.
         self.reports: list[tuple[int, int]] = []
 
-    def write_batch(
-        self,
-        experiment_id: str,
-        run: str,
-        cursor: FileCursor,
-        state: RunState,
-        batch: Batch,
-        *,
-        restarted: bool,
-        previous: FileCursor | None,
-    ) -> None:
-        self.writes.append(FileWrite(run, cursor, state, batch, restarted, previous))
+    def write_batch(self, experiment_id: str, write: FileWrite) -> None:
+        self.writes.append(write)
 
     def report(self, bytes_read: int, points: int) -> None:
         self.reports.append((bytes_read, points))

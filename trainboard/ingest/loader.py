@@ -24,8 +24,7 @@ from trainboard.normaliser.points import RunState
 from trainboard.reader.dialect import is_projector_config
 from trainboard.reader.logdir import FileStat, RunSource
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import StaleOffsetError
-from trainboard.store.errors import StoreDamaged
+from trainboard.store.errors import StaleOffsetError, StoreDamaged
 from trainboard.store.writer import StoreWriter
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from trainboard.ingest.upload_protocol import Chunk, OffsetMismatch, Receipt, ex
 from trainboard.normaliser.points import RunState
 from trainboard.reader.received import ReceivedFile, ReceivedFiles
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import StaleOffsetError
+from trainboard.store.errors import StaleOffsetError
 from trainboard.store.values import ExperimentRow
 from trainboard.store.writer import StoreWriter
 

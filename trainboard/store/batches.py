@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 from trainboard.normaliser.points import Batch, BlobSequencePoint, Purge, ScalarPoint, ScalarSeries, TensorPoint
-from trainboard.store.backend import (
+from trainboard.store.blobs import PendingBlobs, blob_key
+from trainboard.store.checksums import scalar_checksum, tensor_checksum
+from trainboard.store.database import (
     BlobSequenceRecord,
     ScalarChunk,
     SummaryDelta,
     TensorRecord,
     Transaction,
 )
-from trainboard.store.blobs import PendingBlobs, blob_key
-from trainboard.store.checksums import scalar_checksum, tensor_checksum
 from trainboard.store.errors import StoreDamaged
 from trainboard.store.values import ScalarColumns
 

@@ -1,4 +1,5 @@
-"""Why a store cannot be used, worded for the user; served as 503s when a request meets them."""
+"""The store's errors: why a store cannot be used, worded for the user and served as 503s when a request meets them;
+and a write refused because another writer got there first."""
 
 from __future__ import annotations
 
@@ -19,3 +20,7 @@ class StoreDamaged(StoreUnavailable):
     def __init__(self, message: str, *, structural: bool = False) -> None:
         super().__init__(message)
         self.structural = structural
+
+
+class StaleOffsetError(Exception):
+    """A batch read a file from an offset that is no longer the stored one: another writer got there first."""

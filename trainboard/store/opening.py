@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-from trainboard.store.backend import Backend
 from trainboard.store.blobs import BlobStore
+from trainboard.store.database import Database
 from trainboard.store.errors import StoreDamaged, StoreUnavailable
 from trainboard.store.store import Store
 
 if TYPE_CHECKING:
-    from trainboard.store.sqlite.backend import SqliteBackend
+    from trainboard.store.sqlite.database import SqliteDatabase
     from trainboard.store.sqlite.first_load import FirstLoad
 
 logger = logging.getLogger("trainboard.store")
@@ -40,12 +40,12 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, cached: bool = False) -> Store:
     scheme = urlsplit(db).scheme if "://" in db or db.startswith("sqlite:") else ""
     if scheme in POSTGRES_SCHEMES:
-        from trainboard.store.postgres.backend import PostgresBackend
         from trainboard.store.postgres.blobs import PostgresBlobs
+        from trainboard.store.postgres.database import PostgresDatabase
 
         blob_store = _blob_store(blobs)
         try:
-            postgres = PostgresBackend(db, location=redacted(db))
+            postgres = PostgresDatabase(db, location=redacted(db))
         except StoreUnavailable:
             if blob_store is not None:
                 blob_store.close()
@@ -53,13 +53,13 @@ def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, 
         return Store(postgres, blob_store or PostgresBlobs(postgres), location=redacted(db))
     if scheme not in ("", "sqlite"):
         raise StoreUnavailable(f"{db}: unknown store scheme {scheme!r} (expected a path, sqlite: or postgresql://)")
-    from trainboard.store.sqlite.backend import SqliteBackend, is_damage
     from trainboard.store.sqlite.blobs import SqliteBlobs
+    from trainboard.store.sqlite.database import SqliteDatabase, is_damage
 
     path = sqlite_path(db)
     first_load = _first_load(path) if rebuildable else None
     try:
-        sqlite = SqliteBackend(path, first_load)
+        sqlite = SqliteDatabase(path, first_load)
     except (sqlite3.DatabaseError, StoreDamaged) as error:
         damaged = isinstance(error, StoreDamaged) or is_damage(error)
         if not (rebuildable and damaged and (cached or _is_sqlite_file(path))):
@@ -70,8 +70,8 @@ def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, 
     except OSError as error:
         raise StoreUnavailable(_sqlite_failure(path, error)) from None
 
-    def renew(old: Backend) -> tuple[Backend, BlobStore, str]:
-        assert isinstance(old, SqliteBackend)
+    def renew(old: Database) -> tuple[Database, BlobStore, str]:
+        assert isinstance(old, SqliteDatabase)
         moved = move_aside(path)
         new = _opened_sqlite(path)
         new.adopt_claims(old)
@@ -98,11 +98,11 @@ def _first_load(path: Path) -> FirstLoad | None:
     return first_load
 
 
-def _opened_sqlite(path: Path, first_load: FirstLoad | None = None) -> SqliteBackend:
-    from trainboard.store.sqlite.backend import SqliteBackend
+def _opened_sqlite(path: Path, first_load: FirstLoad | None = None) -> SqliteDatabase:
+    from trainboard.store.sqlite.database import SqliteDatabase
 
     try:
-        return SqliteBackend(path, first_load)
+        return SqliteDatabase(path, first_load)
     except (OSError, sqlite3.Error) as error:
         raise StoreUnavailable(_sqlite_failure(path, error)) from None
 

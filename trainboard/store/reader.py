@@ -1,4 +1,5 @@
-"""The read contract: what the provider reads from a store, every call naming its experiment.
+"""The read contract: what the provider reads from a store, every call naming its experiment, and finding
+nothing of another: not its series or points, whatever ids are given (a blob's key names its experiment).
 
 Reads never wait for ingest: a reader sees the last committed batch of every file.
 """

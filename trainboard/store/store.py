@@ -22,12 +22,12 @@ from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
-from trainboard.normaliser.points import Batch, DataClass, RunState
+from trainboard.normaliser.points import DataClass, RunState
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import Backend, Transaction
 from trainboard.store.batches import ChunkDamaged, write_operations
 from trainboard.store.blobs import BlobStore, PendingBlobs
 from trainboard.store.checksums import VerifiedChunks, blob_matches, scalar_checksum, tensor_checksum
+from trainboard.store.database import Database, Transaction
 from trainboard.store.downsample import sample_indices
 from trainboard.store.errors import StoreDamaged
 from trainboard.store.pinned import PinnedReader
@@ -60,16 +60,16 @@ REBUILD_HINT = "it is being rebuilt from the logdir: try again in a moment"
 RESTORE_HINT = "ingest the experiment again, or restore the store from a backup"
 
 # A database moved aside and a new one in its place, with its blob store, and where the old one went.
-Renewal = Callable[[Backend], tuple[Backend, BlobStore, str]]
+Renewal = Callable[[Database], tuple[Database, BlobStore, str]]
 
 
 class Store:
-    """Implements `StoreReader`, `StoreWriter` and `StoreKeeper`; thread-safe when its backend and blob store are."""
+    """Implements `StoreReader`, `StoreWriter` and `StoreKeeper`; thread-safe when its database and blob store are."""
 
-    def __init__(self, backend: Backend, blobs: BlobStore, *, location: str, renew: Renewal | None = None) -> None:
-        self.backend = backend
+    def __init__(self, database: Database, blobs: BlobStore, *, location: str, renew: Renewal | None = None) -> None:
+        self.database = database
         self.blobs = blobs
-        self.accounts = backend.accounts
+        self.accounts = database.accounts
         # Where the store is, for messages: a path or a URL without its password.
         self.location = location
         self._renew = renew
@@ -79,36 +79,36 @@ class Store:
         # again at its next pass.
         self._rebuilders: dict[str, Callable[[], None]] = {}
         self._damaged_files: dict[str, set[str]] = {}
-        self._retired: list[tuple[Backend, BlobStore]] = []
+        self._retired: list[tuple[Database, BlobStore]] = []
         self._generation_offset = 0
         self._lock = threading.Lock()
 
     def close(self) -> None:
-        for backend, blobs in [*self._retired, (self.backend, self.blobs)]:
-            backend.close()
+        for database, blobs in [*self._retired, (self.database, self.blobs)]:
+            database.close()
             blobs.close()
 
     # Experiments.
 
     def experiments(self) -> list[ExperimentRow]:
-        return self.backend.experiments()
+        return self.database.experiments()
 
     def create_experiment(self, name: str, description: str = "", location: str = "") -> ExperimentRow:
-        for experiment in self.backend.experiments():
+        for experiment in self.database.experiments():
             if experiment.name == name:
                 break
         else:
-            experiment = self.backend.create_experiment(secrets.token_urlsafe(9), name, description, location)
+            experiment = self.database.create_experiment(secrets.token_urlsafe(9), name, description, location)
         self._experiments[experiment.id] = experiment
         return experiment
 
     def generation(self, experiment_id: str) -> int:
         # A database built again counts from 0: offset, so that no generation of the old one is seen again.
-        generation = self.backend.generation(experiment_id)
+        generation = self.database.generation(experiment_id)
         return generation if generation < 0 else generation + self._generation_offset
 
     def delete_experiment(self, experiment_id: str) -> bool:
-        if not self.backend.delete_experiment(experiment_id):
+        if not self.database.delete_experiment(experiment_id):
             return False
         # After the commit: a blob store that fails here leaves blobs that nothing names, never points without blobs.
         self.blobs.delete_experiment(experiment_id)
@@ -118,26 +118,26 @@ class Store:
 
     def create_pin(self, experiment_id: str) -> Pin | None:
         pin_id = secrets.token_urlsafe(9)
-        self.backend.create_pin(experiment_id, pin_id, time.time())
-        return self.backend.pin(experiment_id, pin_id)
+        self.database.create_pin(experiment_id, pin_id, time.time())
+        return self.database.pin(experiment_id, pin_id)
 
     def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
-        return self.backend.pin(experiment_id, pin_id)
+        return self.database.pin(experiment_id, pin_id)
 
     def pinned(self, experiment_id: str, pin_id: str) -> PinnedReader | None:
-        pin = self.backend.pin(experiment_id, pin_id)
+        pin = self.database.pin(experiment_id, pin_id)
         return None if pin is None else PinnedReader(self, pin)
 
     def claim_writer(self, experiment_id: str) -> bool:
-        return self.backend.claim_writer(experiment_id)
+        return self.database.claim_writer(experiment_id)
 
     # Reads.
 
     def runs(self, experiment_id: str) -> list[RunRow]:
-        return self.backend.runs(experiment_id)
+        return self.database.runs(experiment_id)
 
     def plugin_names(self, experiment_id: str) -> list[str]:
-        return self.backend.plugin_names(experiment_id)
+        return self.database.plugin_names(experiment_id)
 
     def series(
         self,
@@ -148,7 +148,7 @@ class Store:
         runs: Collection[str] | None = None,
         tags: Collection[str] | None = None,
     ) -> list[SeriesRow]:
-        return self.backend.series(experiment_id, plugin_name=plugin_name, data_class=data_class, runs=runs, tags=tags)
+        return self.database.series(experiment_id, plugin_name=plugin_name, data_class=data_class, runs=runs, tags=tags)
 
     def scalars(
         self,
@@ -160,7 +160,7 @@ class Store:
         head: int | None = None,
     ) -> ScalarColumns:
         """`StoreReader.scalars`; with `head`, of the series' first `head` points only (as a pin saw it)."""
-        index = self.backend.scalar_chunk_index(experiment_id, series_id)
+        index = self.database.scalar_chunk_index(experiment_id, series_id)
         if head is not None:
             index = _cut(index, head)
         if steps is None or steps == ALL_STEPS:
@@ -201,7 +201,7 @@ class Store:
 
     def _checked_chunks(self, experiment_id: str, chunk_ids: list[int]) -> list[ScalarColumns]:
         """Whole chunks, each checked against its checksum (and remembered as checked)."""
-        chunks = self.backend.scalar_chunks(experiment_id, chunk_ids)
+        chunks = self.database.scalar_chunks(experiment_id, chunk_ids)
         damaged = []
         for chunk_id, (columns, checksum) in zip(chunk_ids, chunks, strict=True):
             if checksum < 0:
@@ -236,10 +236,10 @@ class Store:
             positions = within + indices - starts[chunk_of]
             return ScalarColumns(columns.steps[positions], columns.wall_times[positions], columns.values[positions])
         picks = [(int(index.ids[chunk]), (indices[chunk_of == chunk] - starts[chunk]).tolist()) for chunk in picked]
-        return self.backend.scalar_picks(experiment_id, picks)
+        return self.database.scalar_picks(experiment_id, picks)
 
     def last_scalars(self, experiment_id: str, series_ids: Collection[int]) -> dict[int, ScalarColumns]:
-        lasts = self.backend.last_scalars(experiment_id, series_ids)
+        lasts = self.database.last_scalars(experiment_id, series_ids)
         ids = np.array([chunk_id for chunk_id, _, _ in lasts.values()], dtype=np.int64)
         checksums = np.array([checksum for _, checksum, _ in lasts.values()], dtype=np.int64)
         unchecked = self._verified.unchecked(ids, checksums)
@@ -254,7 +254,7 @@ class Store:
         matches: Matches = {}
         if patterns:
             # The database has no RE2: the patterns are matched here against the texts they could meet.
-            every = run_values(self.backend.run_values(experiment_id, pin_id=pin_id, where=None, matches={}))
+            every = run_values(self.database.run_values(experiment_id, pin_id=pin_id, where=None, matches={}))
             for compare in patterns:
                 texts = (
                     [values.run for values in every]
@@ -262,7 +262,7 @@ class Store:
                     else {str(v) for values in every if isinstance(v := values.hparams.get(compare.field), str)}
                 )
                 matches[compare] = sorted(text for text in texts if compare.pattern.search(text))
-        return run_values(self.backend.run_values(experiment_id, pin_id=pin_id, where=where, matches=matches))
+        return run_values(self.database.run_values(experiment_id, pin_id=pin_id, where=where, matches=matches))
 
     def tensors(
         self,
@@ -276,12 +276,12 @@ class Store:
         """`StoreReader.tensors`; with `head`, of the series' first `head` points only."""
         steps = steps or ALL_STEPS
         if head is None:
-            index = self.backend.tensor_index(experiment_id, series_id, _bounds(steps))
+            index = self.database.tensor_index(experiment_id, series_id, _bounds(steps))
         else:
-            index = _within(self.backend.tensor_index(experiment_id, series_id, ALL_STEPS), head, steps)
+            index = _within(self.database.tensor_index(experiment_id, series_id, ALL_STEPS), head, steps)
         positions = _positions(len(index.ids), downsample, steps)
         point_ids = index.ids[positions].tolist()
-        values = self.backend.tensor_values(experiment_id, point_ids)
+        values = self.database.tensor_values(experiment_id, point_ids)
         rows = [
             TensorRow(step=step, wall_time=wall_time, tensor=tensor)
             for step, wall_time, (tensor, _) in zip(
@@ -309,9 +309,9 @@ class Store:
         """`StoreReader.blob_sequences`; with `head`, of the series' first `head` points only."""
         steps = steps or ALL_STEPS
         if head is None:
-            rows = self.backend.blob_sequences(experiment_id, series_id, _bounds(steps))
+            rows = self.database.blob_sequences(experiment_id, series_id, _bounds(steps))
         else:
-            rows = self.backend.blob_sequences(experiment_id, series_id, ALL_STEPS)[:head]
+            rows = self.database.blob_sequences(experiment_id, series_id, ALL_STEPS)[:head]
             rows = [row for row in rows if steps.contains(row.step)]
         return [rows[i] for i in _positions(len(rows), downsample, steps).tolist()]
 
@@ -328,29 +328,19 @@ class Store:
     # Writes.
 
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]:
-        return self.backend.file_cursors(experiment_id)
+        return self.database.file_cursors(experiment_id)
 
     def run_state(self, experiment_id: str, run: str) -> RunState | None:
-        state = self.backend.run_state(experiment_id, run)
+        state = self.database.run_state(experiment_id, run)
         if state is not None:
             state.first_metadata = {
                 row.tag: row.metadata
-                for row in self.backend.series(experiment_id, plugin_name=None, data_class=None, runs=[run], tags=None)
+                for row in self.database.series(experiment_id, plugin_name=None, data_class=None, runs=[run], tags=None)
             }
         return state
 
-    def write_batch(
-        self,
-        experiment_id: str,
-        run: str,
-        cursor: FileCursor,
-        state: RunState,
-        batch: Batch,
-        *,
-        restarted: bool,
-        previous: FileCursor | None,
-    ) -> None:
-        self.write_batches(experiment_id, [FileWrite(run, cursor, state, batch, restarted, previous)])
+    def write_batch(self, experiment_id: str, write: FileWrite) -> None:
+        self.write_batches(experiment_id, [write])
 
     def write_batches(self, experiment_id: str, writes: Sequence[FileWrite]) -> None:
         try:
@@ -361,7 +351,7 @@ class Store:
     def _write_batches(self, experiment_id: str, writes: Sequence[FileWrite]) -> None:
         new_blobs = PendingBlobs(self.blobs)
         deleted: list[str] = []
-        with self.backend.transaction(experiment_id) as transaction:
+        with self.database.transaction(experiment_id) as transaction:
             for write in writes:
                 deleted += self._write_one(transaction, experiment_id, write, new_blobs)
             # Blobs land before the points that name them commit; a crash in between leaves only unnamed blobs.
@@ -392,7 +382,7 @@ class Store:
     def forget_files(self, experiment_id: str, paths: Collection[str]) -> None:
         if not paths:
             return
-        with self.backend.transaction(experiment_id) as transaction:
+        with self.database.transaction(experiment_id) as transaction:
             gone = transaction.unreferenced(set(transaction.delete_files(paths)))
         self._delete_blobs(experiment_id, gone)
 
@@ -402,11 +392,11 @@ class Store:
         it does only under that lock."""
         if not keys:
             return
-        with self.backend.transaction(experiment_id) as transaction:
+        with self.database.transaction(experiment_id) as transaction:
             self.blobs.delete(transaction.unreferenced(keys))
 
     def settle(self) -> None:
-        self.backend.settle()
+        self.database.settle()
 
     # Damage.
 
@@ -414,8 +404,8 @@ class Store:
         """A loader of this process rebuilds the experiment from its logdir: damage found is reported to it (`wake`),
         for its next pass to take (`take_damaged_files`, `rebuild`)."""
         self._rebuilders[experiment_id] = wake
-        self.backend.damage_hint = REBUILD_HINT if self._renew is not None else RESTORE_HINT
-        self.backend.on_damage = wake
+        self.database.damage_hint = REBUILD_HINT if self._renew is not None else RESTORE_HINT
+        self.database.on_damage = wake
 
     def take_damaged_files(self, experiment_id: str) -> list[str]:
         """The experiment's files found to hold damaged points since the last call, to be read again."""
@@ -424,7 +414,7 @@ class Store:
 
     def structure_damage(self) -> str | None:
         """What broke the database's own structure, when a read or write found it so; None if nothing did."""
-        return self.backend.damage
+        return self.database.damage
 
     def can_rebuild(self) -> bool:
         return self._renew is not None
@@ -434,13 +424,13 @@ class Store:
         created or opened (empty, with the same ids) and its writer claims; where the old one went."""
         assert self._renew is not None, "only a store that can be renewed is rebuilt"
         with self._lock:
-            old = (self.backend, self.blobs)
-            backend, blobs, moved = self._renew(self.backend)
+            old = (self.database, self.blobs)
+            database, blobs, moved = self._renew(self.database)
             for e in self._experiments.values():
-                backend.create_experiment(e.id, e.name, e.description, e.location)
-            backend.damage_hint = old[0].damage_hint
-            backend.on_damage = old[0].on_damage
-            self.backend, self.blobs, self.accounts = backend, blobs, backend.accounts
+                database.create_experiment(e.id, e.name, e.description, e.location)
+            database.damage_hint = old[0].damage_hint
+            database.on_damage = old[0].on_damage
+            self.database, self.blobs, self.accounts = database, blobs, database.accounts
             self._retired.append(old)
             self._damaged_files.clear()
             self._verified.clear()
@@ -458,7 +448,7 @@ class Store:
     ) -> StoreDamaged:
         """The error for points found damaged, logged; the files they came from are read again where a loader
         rebuilds the experiment."""
-        paths = self.backend.damaged_files(
+        paths = self.database.damaged_files(
             experiment_id, chunk_ids=chunk_ids, tensor_ids=tensor_ids, blob_keys=blob_keys
         )
         source = f" read from {', '.join(paths)}" if paths else ""

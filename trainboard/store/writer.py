@@ -6,7 +6,7 @@ read from, so that even two writers never double a point."""
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Protocol
 
 from trainboard.normaliser.points import Batch, RunState
@@ -16,12 +16,14 @@ from trainboard.store.values import ExperimentRow, Pin
 
 @dataclass(frozen=True, slots=True)
 class FileWrite:
-    """One file's new records for `write_batches` (the arguments of `write_batch`)."""
+    """One file's new records, read from `previous` (None: from its start) up to `cursor`; `restarted`: the file was
+    written again from its start, and the points read from it before are replaced."""
 
     run: str
     cursor: FileCursor
     state: RunState
     batch: Batch
+    _: KW_ONLY
     restarted: bool
     previous: FileCursor | None
 
@@ -38,19 +40,9 @@ class StoreWriter(Protocol):
     def run_state(self, experiment_id: str, run: str) -> RunState | None:
         """What the normaliser remembers about `run`, or None for a run never written."""
 
-    def write_batch(
-        self,
-        experiment_id: str,
-        run: str,
-        cursor: FileCursor,
-        state: RunState,
-        batch: Batch,
-        *,
-        restarted: bool,
-        previous: FileCursor | None,
-    ) -> None:
+    def write_batch(self, experiment_id: str, write: FileWrite) -> None:
         """Commit one file's new records atomically: the points, the run's state and the file's new offset. Raise
-        `StaleOffsetError` if the stored cursor is no longer `previous` (another writer moved it)."""
+        `StaleOffsetError` if the stored cursor is no longer `write.previous` (another writer moved it)."""
 
     def write_batches(self, experiment_id: str, writes: Sequence[FileWrite]) -> None:
         """`write_batch` for each write, all in one transaction: for many small files, whose commits would cost more

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from trainboard.store.blobs import split_blob_key
-from trainboard.store.postgres.backend import PostgresBackend
+from trainboard.store.postgres.database import PostgresDatabase
 
 # bytea values are limited to 1 GB, and each chunk is one parameter held in memory on both sides.
 CHUNK_BYTES = 16 << 20
@@ -14,8 +14,8 @@ CHUNK_BYTES = 16 << 20
 class PostgresBlobs:
     """Writes inside the batch's transaction when called from one, so that a batch's blobs commit with its points."""
 
-    def __init__(self, backend: PostgresBackend) -> None:
-        self._backend = backend
+    def __init__(self, database: PostgresDatabase) -> None:
+        self._database = database
 
     def put(self, blobs: Mapping[str, bytes | memoryview]) -> None:
         if not blobs:
@@ -27,7 +27,7 @@ class PostgresBlobs:
             for view in [memoryview(data)]
             for chunk, start in enumerate(range(0, max(1, len(view)), CHUNK_BYTES))
         ]
-        with self._backend.writing() as connection, connection.cursor() as cursor:
+        with self._database.writing() as connection, connection.cursor() as cursor:
             cursor.executemany(
                 "INSERT INTO blobs (experiment_id, blob_key, chunk, data) VALUES (%s, %s, %s, %s)"
                 " ON CONFLICT DO NOTHING",
@@ -35,7 +35,7 @@ class PostgresBlobs:
             )
 
     def get(self, key: str) -> bytes | None:
-        with self._backend.pool.connection() as connection:
+        with self._database.pool.connection() as connection:
             rows = connection.execute(
                 "SELECT data FROM blobs WHERE experiment_id = %s AND blob_key = %s ORDER BY chunk",
                 (split_blob_key(key)[0], key),
@@ -49,7 +49,7 @@ class PostgresBlobs:
     def delete(self, keys: Collection[str]) -> None:
         if not keys:
             return
-        with self._backend.writing() as connection:
+        with self._database.writing() as connection:
             connection.execute(
                 "DELETE FROM blobs b USING unnest(%s::text[], %s::text[]) AS gone (experiment_id, blob_key)"
                 " WHERE b.experiment_id = gone.experiment_id AND b.blob_key = gone.blob_key",
@@ -57,8 +57,8 @@ class PostgresBlobs:
             )
 
     def delete_experiment(self, experiment_id: str) -> None:
-        with self._backend.writing() as connection:
+        with self._database.writing() as connection:
             connection.execute("DELETE FROM blobs WHERE experiment_id = %s", (experiment_id,))
 
     def close(self) -> None:
-        """The backend closes the pool."""
+        """The database closes the pool."""

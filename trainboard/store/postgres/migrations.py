@@ -1,4 +1,4 @@
-"""The PostgreSQL schema as named, ordered migrations, each applied once and recorded in `migrations`.
+"""The PostgreSQL schema as named, ordered migrations, which `trainboard.store.migrations` applies each once.
 
 Every primary key starts with `experiment_id`, and every foreign key and unique constraint includes it, so that the
 tables can be distributed by experiment (Citus) without a rewrite; docs/storage.md explains the layout. Ids are
@@ -6,6 +6,19 @@ bigint identities, unique across experiments, that never leave the store.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
+from trainboard.store.run_values import final_value, hparam_rows
+from trainboard.store.values import ScalarColumns
+
+# One packed scalar point of `scalar_chunks.points`.
+POINT = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -267,3 +280,31 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
 ]
+
+
+def _backfill_run_values(connection: psycopg.Connection[Any]) -> None:
+    """The hyperparameters of the runs and the last values of the series' last chunks stored before 0008."""
+    for experiment_id, run_id, content in connection.execute(
+        "SELECT experiment_id, run_id, plugin_content FROM series WHERE plugin_name = %s AND tag = %s",
+        (HPARAMS_PLUGIN, SESSION_START_INFO_TAG),
+    ).fetchall():
+        for row in hparam_rows(content):
+            connection.execute(
+                "INSERT INTO run_hparams (experiment_id, run_id, name, number, text) VALUES (%s, %s, %s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (experiment_id, run_id, *row),
+            )
+    for experiment_id, chunk_id, packed in connection.execute(
+        f"SELECT DISTINCT ON (experiment_id, series_id) experiment_id, chunk_id,"
+        f" substring(points FROM (point_count - 1) * {POINT.itemsize} + 1 FOR {POINT.itemsize})"
+        " FROM scalar_chunks ORDER BY experiment_id, series_id, chunk_id DESC"
+    ).fetchall():
+        last = np.frombuffer(packed, POINT)
+        connection.execute(
+            "UPDATE scalar_chunks SET last_value = %s WHERE experiment_id = %s AND chunk_id = %s",
+            (final_value(ScalarColumns(last["step"], last["wall_time"], last["value"])), experiment_id, chunk_id),
+        )
+
+
+# Run after a migration, in its transaction: what SQL alone cannot fill.
+BACKFILLS: dict[str, Callable[[psycopg.Connection[Any]], None]] = {"0008_run_values": _backfill_run_values}

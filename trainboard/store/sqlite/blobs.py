@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping
 
 import orjson
 
-from trainboard.store.sqlite.backend import Guarded, SqliteBackend, guard_methods
+from trainboard.store.sqlite.database import Guarded, SqliteDatabase, guard_methods
 from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
 
 CHUNK_BYTES = 64 << 20
@@ -17,16 +17,16 @@ CHUNK_BYTES = 64 << 20
 class SqliteBlobs(Guarded):
     """Writes on the backend's writer connection: inside a batch's transaction when called from one."""
 
-    def __init__(self, backend: SqliteBackend) -> None:
-        self._backend = backend
-        self.sqlite = backend
+    def __init__(self, database: SqliteDatabase) -> None:
+        self._database = database
+        self.sqlite = database
 
     def put(self, blobs: Mapping[str, bytes | memoryview]) -> None:
         if not blobs:
             return
         small = {key: data for key, data in blobs.items() if len(data) < LARGE_VALUE}
-        with self._backend.write_lock:
-            writer = self._backend.writer
+        with self._database.write_lock:
+            writer = self._database.writer
             writer.executemany(
                 "INSERT INTO blobs (blob_key, chunk, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [(key, 0, data) for key, data in small.items()],
@@ -48,7 +48,7 @@ class SqliteBlobs(Guarded):
 
     def get(self, key: str) -> bytes | None:
         rows = (
-            self._backend.reader()
+            self._database.reader()
             .execute("SELECT data FROM blobs WHERE blob_key = ? ORDER BY chunk", (key,))
             .fetchall()
         )
@@ -60,18 +60,18 @@ class SqliteBlobs(Guarded):
     def delete(self, keys: Collection[str]) -> None:
         if not keys:
             return
-        with self._backend.write_lock:
-            self._backend.writer.execute(
+        with self._database.write_lock:
+            self._database.writer.execute(
                 "DELETE FROM blobs WHERE blob_key IN (SELECT value FROM json_each(?))",
                 (orjson.dumps(list(keys)).decode(),),
             )
 
     def delete_experiment(self, experiment_id: str) -> None:
         # Its keys, `<experiment id>/<hex digest>`, sort between these two ('/' comes just before '0').
-        with self._backend.write_lock:
-            self._backend.writer.execute(
+        with self._database.write_lock:
+            self._database.writer.execute(
                 "DELETE FROM blobs WHERE blob_key > ? AND blob_key < ?", (f"{experiment_id}/", f"{experiment_id}0")
             )
 
     def close(self) -> None:
-        """The backend closes the connection."""
+        """The database closes the connection."""

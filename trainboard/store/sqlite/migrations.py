@@ -1,4 +1,4 @@
-"""The SQLite schema as named, ordered migrations, each applied once and recorded in `migrations`."""
+"""The SQLite schema as named, ordered migrations, which `trainboard.store.migrations` applies each once."""
 
 from __future__ import annotations
 

@@ -18,21 +18,20 @@ import psycopg
 import psycopg_pool
 
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
-from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import (
+from trainboard.store.database import (
     BlobSequenceRecord,
     ScalarChunk,
-    StaleOffsetError,
     SummaryDelta,
     TensorRecord,
 )
-from trainboard.store.errors import StoreUnavailable
+from trainboard.store.errors import StaleOffsetError, StoreUnavailable
+from trainboard.store.migrations import migrate
 from trainboard.store.postgres.accounts import PostgresAccounts
-from trainboard.store.postgres.migrations import MIGRATIONS
+from trainboard.store.postgres.migrations import BACKFILLS, MIGRATIONS, POINT
 from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import POSTGRES, Matches, compile_filter
-from trainboard.store.run_values import HParamRow, ValueRow, final_value, hparam_rows
+from trainboard.store.run_values import HParamRow, ValueRow, final_value
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -45,8 +44,6 @@ from trainboard.store.values import (
     StepRange,
 )
 
-# One packed scalar point (see migrations.py).
-POINT = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
 CONNECT_SECONDS = 10
 POOL_SIZE = 16
 # The points at (chunk id, byte offset + 1) pairs, in the order given.
@@ -120,7 +117,7 @@ _VALUES = (
 )
 
 
-class PostgresBackend:
+class PostgresDatabase:
     def __init__(self, url: str, *, location: str | None = None, pool_size: int = POOL_SIZE) -> None:
         """Open the database at `url` (a postgresql:// URL) and bring its schema up to date; `location` names it in
         messages (the URL without its password)."""
@@ -705,48 +702,15 @@ class PostgresTransaction:
 
 
 def _migrate(connection: psycopg.Connection[Any], location: str) -> None:
-    with connection.transaction():
-        # Held until this transaction ends: another process opening the same database waits, then finds it migrated.
-        connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        connection.execute(
-            "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)"
-        )
-        applied = {name for (name,) in connection.execute("SELECT name FROM migrations")}
-        newer = applied - {name for name, _ in MIGRATIONS}
-        if newer:
-            raise StoreUnavailable(
-                f"the database {location} was migrated by a newer trainboard ({', '.join(sorted(newer))}):"
-                " upgrade trainboard"
-            )
-        for name, sql in MIGRATIONS:
-            if name not in applied:
-                connection.execute(sql.encode())
-                if name == "0008_run_values":
-                    _backfill_run_values(connection)
-                connection.execute("INSERT INTO migrations (name, applied_at) VALUES (%s, %s)", (name, time.time()))
+    @contextlib.contextmanager
+    def in_turn() -> Iterator[psycopg.Connection[Any]]:
+        with connection.transaction():
+            # Held until the transaction ends: another process opening the same database waits, then finds it
+            # migrated.
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            yield connection
 
-
-def _backfill_run_values(connection: psycopg.Connection[Any]) -> None:
-    """The hyperparameters of the runs and the last values of the series' last chunks stored before 0008."""
-    for experiment_id, run_id, content in connection.execute(
-        "SELECT experiment_id, run_id, plugin_content FROM series WHERE plugin_name = %s AND tag = %s",
-        (HPARAMS_PLUGIN, SESSION_START_INFO_TAG),
-    ).fetchall():
-        for row in hparam_rows(content):
-            connection.execute(
-                "INSERT INTO run_hparams (experiment_id, run_id, name, number, text) VALUES (%s, %s, %s, %s, %s)"
-                " ON CONFLICT DO NOTHING",
-                (experiment_id, run_id, *row),
-            )
-    for experiment_id, chunk_id, packed in connection.execute(
-        f"SELECT DISTINCT ON (experiment_id, series_id) experiment_id, chunk_id,"
-        f" substring(points FROM (point_count - 1) * {POINT.itemsize} + 1 FOR {POINT.itemsize})"
-        " FROM scalar_chunks ORDER BY experiment_id, series_id, chunk_id DESC"
-    ).fetchall():
-        connection.execute(
-            "UPDATE scalar_chunks SET last_value = %s WHERE experiment_id = %s AND chunk_id = %s",
-            (final_value(_unpacked(packed)), experiment_id, chunk_id),
-        )
+    migrate(MIGRATIONS, in_turn, placeholder="%s", location=f"the database {location}", backfills=BACKFILLS)
 
 
 def _reason(error: Exception) -> str:

@@ -20,14 +20,14 @@ import orjson
 
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
-from trainboard.store.backend import (
+from trainboard.store.database import (
     BlobSequenceRecord,
     ScalarChunk,
-    StaleOffsetError,
     SummaryDelta,
     TensorRecord,
 )
-from trainboard.store.errors import StoreDamaged, StoreUnavailable
+from trainboard.store.errors import StaleOffsetError, StoreDamaged
+from trainboard.store.migrations import migrate
 from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import SQLITE, Matches, compile_filter
 from trainboard.store.run_values import HParamRow, ValueRow, final_value
@@ -122,6 +122,19 @@ Params = ParamSpec("Params")
 Result = TypeVar("Result")
 
 
+# Every read names its experiment, and ids are unique across experiments: a point is read only through a series of the
+# experiment named. One series, checked once (bound: series id, experiment id).
+_SERIES_OF_EXPERIMENT = "(SELECT id FROM series WHERE id = ? AND experiment_id = ?)"
+# Of series ids given as JSON, those of the experiment, each looked up by its key (bound: the ids, experiment id).
+_SERIES_IN_EXPERIMENT = "SELECT value FROM json_each(?) WHERE (SELECT experiment_id FROM series WHERE id = value) = ?"
+
+
+def _of_experiment(points: str) -> str:
+    """A condition keeping the rows of `points` (a point table or its alias) whose series is the experiment's (bound:
+    experiment id)."""
+    return f"(SELECT experiment_id FROM series WHERE id = {points}.series_id) = ?"
+
+
 def _json(values: Collection[object]) -> str:
     return orjson.dumps(list(values)).decode()
 
@@ -134,7 +147,7 @@ def is_damage(error: sqlite3.Error) -> bool:
 class Guarded:
     """Has a backend whose damage its methods report (`guarded`)."""
 
-    sqlite: SqliteBackend
+    sqlite: SqliteDatabase
 
 
 def guarded(method: Callable[Concatenate[Self, Params], Result]) -> Callable[Concatenate[Self, Params], Result]:
@@ -169,7 +182,7 @@ BUSY_SECONDS = 120
 
 
 @guard_methods
-class SqliteBackend(Guarded):
+class SqliteDatabase(Guarded):
     def __init__(self, path: str | Path, first_load: FirstLoad | None = None) -> None:
         """The store at `path`; with `first_load`, filled without waiting for the disk until `settle`."""
         self.path = Path(path)
@@ -216,26 +229,15 @@ class SqliteBackend(Guarded):
                 raise self.damaged(sqlite3.DatabaseError(f"{table}: {problems[0]}"))
 
     def _migrate(self) -> None:
-        with self.write_lock:
-            db = self.writer
-            db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
-            known = {name for name, _ in MIGRATIONS} | OLD_MIGRATIONS
-            newer = [name for (name,) in db.execute("SELECT name FROM migrations") if name not in known]
-            if newer:
-                raise StoreUnavailable(
-                    f"the store {self.path} was migrated by a newer trainboard ({', '.join(sorted(newer))}):"
-                    " upgrade trainboard, or give another --db"
-                )
-            for name, sql in MIGRATIONS:
-                # Looked up inside the write transaction: processes opening a new store at once apply each once.
-                with self._immediate():
-                    if db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone() is None:
-                        for statement in sql.split(";"):
-                            if statement.strip():
-                                db.execute(statement)
-                        if name in BACKFILLS:
-                            BACKFILLS[name](db)
-                        db.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
+        # Write transactions take turns across processes, and SQLite changes its schema in one.
+        migrate(
+            MIGRATIONS,
+            self._immediate,
+            placeholder="?",
+            location=f"the store {self.path}",
+            backfills=BACKFILLS,
+            retired=OLD_MIGRATIONS,
+        )
 
     @contextlib.contextmanager
     def _immediate(self) -> Iterator[sqlite3.Connection]:
@@ -381,23 +383,32 @@ class SqliteBackend(Guarded):
     def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex:
         rows = self.reader().execute(
             "SELECT id, point_count, min_step, max_step, COALESCE(checksum, -1) FROM scalar_chunks"
-            " WHERE series_id = ? ORDER BY id",
-            (series_id,),
+            f" WHERE series_id = {_SERIES_OF_EXPERIMENT} ORDER BY id",
+            (series_id, experiment_id),
         )
         return ChunkIndex.of(rows.fetchall())
 
     def scalar_chunks(self, experiment_id: str, chunk_ids: Collection[int]) -> list[tuple[ScalarColumns, int]]:
-        return [(_unpacked(*blobs), checksum) for *blobs, checksum in self._chunk_columns(chunk_ids)]
+        return [(_unpacked(*blobs), checksum) for *blobs, checksum in self._chunk_columns(experiment_id, chunk_ids)]
 
     def scalar_picks(self, experiment_id: str, picks: list[tuple[int, list[int]]]) -> ScalarColumns:
         """Read in place through SQLite's incremental blob I/O: a chunk that gives few points gives only those 8-byte
         records, one that gives many is read whole (one call instead of one per point)."""
-        count = sum(len(positions) for _, positions in picks)
-        columns = [np.empty(count, dtype) for dtype in PACKED_DTYPES]
         connection = self.reader()
         at = 0
         connection.execute("BEGIN")  # one snapshot for every column of every chunk
         try:
+            owned = {
+                chunk_id
+                for (chunk_id,) in connection.execute(
+                    "SELECT c.id FROM scalar_chunks c WHERE c.id IN (SELECT value FROM json_each(?))"
+                    f" AND {_of_experiment('c')}",
+                    (_json([chunk_id for chunk_id, _ in picks]), experiment_id),
+                )
+            }
+            picks = [(chunk_id, positions) for chunk_id, positions in picks if chunk_id in owned]
+            count = sum(len(positions) for _, positions in picks)
+            columns = [np.empty(count, dtype) for dtype in PACKED_DTYPES]
             for chunk_id, positions in picks:
                 chosen = slice(at, at + len(positions))
                 for column, name, dtype in zip(columns, PACKED_COLUMNS, PACKED_DTYPES, strict=True):
@@ -415,16 +426,17 @@ class SqliteBackend(Guarded):
             connection.execute("COMMIT")
         return ScalarColumns(*columns)
 
-    def _chunk_columns(self, chunk_ids: Collection[int]) -> list[tuple[bytes, bytes, bytes, int]]:
-        """The packed columns and checksum (-1: none) of these chunks, in the order of `chunk_ids` (a series' chunks
-        in order have increasing ids: the rowid order, which needs no sort of rows that hold the blobs)."""
+    def _chunk_columns(self, experiment_id: str, chunk_ids: Collection[int]) -> list[tuple[bytes, bytes, bytes, int]]:
+        """The packed columns and checksum (-1: none) of those of these chunks that are the experiment's, in the order
+        of `chunk_ids` (a series' chunks in order have increasing ids: the rowid order, which needs no sort of rows
+        that hold the blobs)."""
         rows = self.reader().execute(
-            "SELECT id, steps, wall_times, scalar_values, COALESCE(checksum, -1) FROM scalar_chunks"
-            " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
-            (_json(chunk_ids),),
+            "SELECT c.id, c.steps, c.wall_times, c.scalar_values, COALESCE(c.checksum, -1) FROM scalar_chunks c"
+            f" WHERE c.id IN (SELECT value FROM json_each(?)) AND {_of_experiment('c')} ORDER BY c.id",
+            (_json(chunk_ids), experiment_id),
         )
         by_id = {chunk_id: columns for chunk_id, *columns in rows}
-        return [by_id[chunk_id] for chunk_id in chunk_ids]
+        return [by_id[chunk_id] for chunk_id in chunk_ids if chunk_id in by_id]
 
     def run_values(
         self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches
@@ -440,8 +452,8 @@ class SqliteBackend(Guarded):
         rows = self.reader().execute(
             "SELECT c.series_id, c.id, COALESCE(c.checksum, -1), c.steps, c.wall_times, c.scalar_values"
             " FROM scalar_chunks c JOIN (SELECT MAX(id) AS id FROM scalar_chunks"
-            " WHERE series_id IN (SELECT value FROM json_each(?)) GROUP BY series_id) last ON c.id = last.id",
-            (_json(series_ids),),
+            f" WHERE series_id IN ({_SERIES_IN_EXPERIMENT}) GROUP BY series_id) last ON c.id = last.id",
+            (_json(series_ids), experiment_id),
         )
         return {
             series_id: (
@@ -457,7 +469,11 @@ class SqliteBackend(Guarded):
         }
 
     def tensor_index(self, experiment_id: str, series_id: int, steps: StepRange) -> PointIndex:
-        sql, params = _in_steps("SELECT id, step, wall_time FROM tensor_points WHERE series_id = ?", series_id, steps)
+        sql, params = _in_steps(
+            f"SELECT id, step, wall_time FROM tensor_points WHERE series_id = {_SERIES_OF_EXPERIMENT}",
+            [series_id, experiment_id],
+            steps,
+        )
         rows = self.reader().execute(sql + " ORDER BY id", params).fetchall()
         return PointIndex(
             ids=np.array([row[0] for row in rows], dtype=np.int64),
@@ -471,8 +487,8 @@ class SqliteBackend(Guarded):
         db = self.reader()
         rows = db.execute(
             "SELECT t.id, CASE WHEN length(t.tensor) < ? THEN t.tensor END, COALESCE(t.checksum, -1)"
-            " FROM json_each(?) j JOIN tensor_points t ON t.id = j.value ORDER BY j.key",
-            (LARGE_VALUE, _json(point_ids)),
+            f" FROM json_each(?) j JOIN tensor_points t ON t.id = j.value WHERE {_of_experiment('t')} ORDER BY j.key",
+            (LARGE_VALUE, _json(point_ids), experiment_id),
         ).fetchall()
         found = []
         for point_id, tensor, checksum in rows:
@@ -486,8 +502,8 @@ class SqliteBackend(Guarded):
         sql, params = _in_steps(
             "SELECT p.step, p.wall_time, (SELECT json_group_array(blob_key) FROM"
             " (SELECT blob_key FROM blob_refs WHERE point_id = p.id ORDER BY position))"
-            " FROM blob_points p WHERE p.series_id = ?",
-            series_id,
+            f" FROM blob_points p WHERE p.series_id = {_SERIES_OF_EXPERIMENT}",
+            [series_id, experiment_id],
             steps,
             column="p.step",
         )
@@ -524,7 +540,7 @@ class SqliteBackend(Guarded):
         )
         return [path for (path,) in rows]
 
-    def adopt_claims(self, other: SqliteBackend) -> None:
+    def adopt_claims(self, other: SqliteDatabase) -> None:
         """Hold the writer claims `other` holds (a store built again in its place)."""
         self._writer_locks += other._writer_locks
         other._writer_locks = []
@@ -622,7 +638,7 @@ class SqliteBackend(Guarded):
 
 @guard_methods
 class SqliteTransaction(Guarded):
-    def __init__(self, sqlite: SqliteBackend, db: sqlite3.Connection, experiment_id: str) -> None:
+    def __init__(self, sqlite: SqliteDatabase, db: sqlite3.Connection, experiment_id: str) -> None:
         self.sqlite = sqlite
         self._db = db
         self._experiment_id = experiment_id
@@ -680,7 +696,11 @@ class SqliteTransaction(Guarded):
                 for tag, m in metadata.items()
             ],
         )
-        return dict(db.execute("SELECT tag, id FROM series WHERE run_id = ?", (run_id,)).fetchall())
+        return dict(
+            db.execute(
+                "SELECT tag, id FROM series WHERE run_id = ? AND experiment_id = ?", (run_id, self._experiment_id)
+            ).fetchall()
+        )
 
     def save_hparams(self, run_id: int, hparams: list[HParamRow]) -> None:
         self._db.executemany(
@@ -756,32 +776,27 @@ class SqliteTransaction(Guarded):
         )
 
     def series_reaching(self, run_id: int, step: int, tags: Collection[str] | None) -> list[int]:
-        sql = "SELECT id FROM series WHERE run_id = ? AND max_step >= ?"
-        params: list[object] = [run_id, step]
+        sql = "SELECT id FROM series WHERE run_id = ? AND experiment_id = ? AND max_step >= ?"
+        params: list[object] = [run_id, self._experiment_id, step]
         if tags is not None:
             sql += " AND tag IN (SELECT value FROM json_each(?))"
             params.append(_json(tags))
         return [series_id for (series_id,) in self._db.execute(sql, params)]
 
     def delete_points_from(self, series_ids: Collection[int], step: int) -> list[str]:
-        ids = _json(series_ids)
+        params = (_json(series_ids), self._experiment_id, step)
         db = self._db
-        db.execute(
-            "DELETE FROM scalar_chunks WHERE series_id IN (SELECT value FROM json_each(?)) AND min_step >= ?",
-            (ids, step),
-        )
-        db.execute(
-            "DELETE FROM tensor_points WHERE series_id IN (SELECT value FROM json_each(?)) AND step >= ?", (ids, step)
-        )
+        db.execute(f"DELETE FROM scalar_chunks WHERE series_id IN ({_SERIES_IN_EXPERIMENT}) AND min_step >= ?", params)
+        db.execute(f"DELETE FROM tensor_points WHERE series_id IN ({_SERIES_IN_EXPERIMENT}) AND step >= ?", params)
         return self._delete_blob_points(
-            "SELECT id FROM blob_points WHERE series_id IN (SELECT value FROM json_each(?)) AND step >= ?", (ids, step)
+            f"SELECT id FROM blob_points WHERE series_id IN ({_SERIES_IN_EXPERIMENT}) AND step >= ?", params
         )
 
     def chunks_straddling(self, series_ids: Collection[int], step: int) -> list[tuple[int, ScalarColumns, int]]:
         rows = self._db.execute(
             "SELECT id, steps, wall_times, scalar_values, COALESCE(checksum, -1) FROM scalar_chunks"
-            " WHERE series_id IN (SELECT value FROM json_each(?)) AND min_step < ? AND max_step >= ?",
-            (_json(series_ids), step, step),
+            f" WHERE series_id IN ({_SERIES_IN_EXPERIMENT}) AND min_step < ? AND max_step >= ?",
+            (_json(series_ids), self._experiment_id, step, step),
         )
         return [(chunk_id, _unpacked(*blobs), checksum) for chunk_id, *blobs, checksum in rows]
 
@@ -803,9 +818,14 @@ class SqliteTransaction(Guarded):
 
     def delete_file_points(self, file_id: int) -> list[str]:
         db = self._db
+        row = db.execute(
+            "SELECT run_id FROM files WHERE id = ? AND experiment_id = ?", (file_id, self._experiment_id)
+        ).fetchone()
+        if row is None:
+            return []
+        (run_id,) = row
         db.execute("DELETE FROM scalar_chunks WHERE file_id = ?", (file_id,))
         db.execute("DELETE FROM tensor_points WHERE file_id = ?", (file_id,))
-        (run_id,) = db.execute("SELECT run_id FROM files WHERE id = ?", (file_id,)).fetchone()
         deleted = self._delete_blob_points("SELECT id FROM blob_points WHERE file_id = ?", (file_id,))
         self.refresh_summaries([s for (s,) in db.execute("SELECT id FROM series WHERE run_id = ?", (run_id,))])
         return deleted
@@ -850,8 +870,8 @@ class SqliteTransaction(Guarded):
             " WHERE series_id = series.id UNION ALL SELECT MAX(wall_time) FROM blob_points"
             " WHERE series_id = series.id)),"
             " max_length = COALESCE((SELECT MAX(length) FROM blob_points WHERE series_id = series.id), 0)"
-            " WHERE id IN (SELECT value FROM json_each(?))",
-            (_json(series_ids),),
+            " WHERE id IN (SELECT value FROM json_each(?)) AND experiment_id = ?",
+            (_json(series_ids), self._experiment_id),
         )
 
     def unreferenced(self, blob_keys: Collection[str]) -> list[str]:
@@ -872,8 +892,7 @@ class SqliteTransaction(Guarded):
         return keys
 
 
-def _in_steps(sql: str, series_id: int, steps: StepRange, *, column: str = "step") -> tuple[str, list[object]]:
-    params: list[object] = [series_id]
+def _in_steps(sql: str, params: list[object], steps: StepRange, *, column: str = "step") -> tuple[str, list[object]]:
     if steps.first is not None:
         sql += f" AND {column} >= ?"
         params.append(steps.first)

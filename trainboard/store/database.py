@@ -2,7 +2,8 @@
 
 `trainboard.store.store.Store` builds everything the provider and ingest need on top of these (sampling, step ranges,
 chunk packing, restart purges, series summaries), so that SQLite and PostgreSQL share that logic. Every call names the
-experiment; ids (runs, files, series, chunks, points) are the backend's own and never leave the store.
+experiment, and a read finds only that experiment's rows, whatever ids it is given (`tests/store/test_contract.py`);
+ids (runs, files, series, chunks, points) are the backend's own and never leave the store.
 """
 
 from __future__ import annotations
@@ -76,17 +77,13 @@ class SummaryDelta:
     max_length: int = 0
 
 
-class StaleOffsetError(Exception):
-    """A batch read a file from an offset that is no longer the stored one: another writer got there first."""
-
-
 class Transaction(Protocol):
     """One atomic write to one experiment; the experiment's generation and update time move when it commits."""
 
     def save_run(self, run: str, state: RunState) -> int: ...
 
     def save_file(self, run_id: int, cursor: FileCursor, *, expected_offset: int | None) -> int:
-        """Record how far a file was read; raise StaleOffsetError unless its stored offset is `expected_offset`
+        """Record how far a file was read; raise `StaleOffsetError` unless its stored offset is `expected_offset`
         (None: the file was never read)."""
 
     def save_series(self, run_id: int, metadata: dict[str, SeriesMetadata]) -> dict[str, int]:
@@ -129,7 +126,7 @@ class Transaction(Protocol):
         """Those of `blob_keys` that no point of the experiment holds any more."""
 
 
-class Backend(Protocol):
+class Database(Protocol):
     """A database holding experiments. Reads may run in any thread; `transaction` serialises writes."""
 
     # Damage found in the database's own structure (None: none found; SQLite reports it, PostgreSQL checks its own):
