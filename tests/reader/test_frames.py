@@ -15,7 +15,7 @@ SEEDS = 150
 
 def _answers(way: str) -> list[tuple[object, ...]]:
     """frame and find_header of each fuzz input from each position."""
-    answers = []
+    answers: list[tuple[object, ...]] = []
     with running(way, KERNEL):
         for seed in range(SEEDS):
             data = np.frombuffer(case(seed).data, dtype=np.uint8)
