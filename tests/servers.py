@@ -80,10 +80,16 @@ def tensorboard_server(logdir: Path, scratch: Path) -> Iterator[Server]:
 
 @contextmanager
 def trainboard_server(
-    logdir: Path, scratch: Path, *flags: str, path_prefix: str = "", python: Path = BIN / "python"
+    logdir: Path,
+    scratch: Path,
+    *flags: str,
+    path_prefix: str = "",
+    python: Path = BIN / "python",
+    env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """trainboard on `logdir` with its store in `scratch`, every point kept, after its ingest reports done; its routes
-    under `path_prefix` when given; run by `python` (another venv's, to run on other versions of its dependencies)."""
+    under `path_prefix` when given; run by `python` (another venv's, to run on other versions of its dependencies)
+    in `env` (else this process's environment)."""
     port = free_port()
     command = [
         str(python),
@@ -102,7 +108,7 @@ def trainboard_server(
     def ingested(client: httpx.Client) -> bool:
         return client.get(f"{path_prefix}/data/ingest_progress").raise_for_status().json()["done"] is True
 
-    with running(command, port, scratch / "trainboard.log", ingested) as server:
+    with running(command, port, scratch / "trainboard.log", ingested, env=env) as server:
         yield server
 
 

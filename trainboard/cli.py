@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import FrameType
 
-from trainboard import __version__, tensorboard_flags
+from trainboard import __version__, kernels, tensorboard_flags
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
 from trainboard.settings import SETTINGS, Setting, Settings, parse_samples_per_plugin, parse_switch
@@ -353,6 +353,8 @@ def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
         # The store opens here, so that its errors come before the URL.
         app = local_app(settings, progress) if command == "trainboard" else store_app(settings)
     print(f"trainboard {__version__} at {url(settings, listener)} (Press CTRL+C to quit)", file=sys.stderr)
+    if note := kernels.pure_python_note():
+        print(note, file=sys.stderr)
     if not settings.bind_all and "host" not in given:
         print(
             f"Serving on {settings.host} only; to expose to the network, use a proxy or pass --bind_all",

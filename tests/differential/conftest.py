@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,16 +19,17 @@ from tests.servers import (
     trainboard_store_server,
     trainboard_uploaded_server,
 )
+from trainboard.kernels import PURE_PYTHON
 
 
-@pytest.fixture(scope="session", params=["sqlite", "protobuf-floor", "postgres", "uploaded"])
+@pytest.fixture(scope="session", params=["sqlite", "protobuf-floor", "pure-python", "postgres", "uploaded"])
 def candidate(
     request: pytest.FixtureRequest, full_logdir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
-    """The server compared with TensorBoard: trainboard on its SQLite store (on the newest protobuf, and on the oldest
-    that pyproject.toml admits, in .venv-floor), and `trainboard ingest` + `serve` on
-    PostgreSQL (the logdir's experiment at /experiment/<id>/), and `trainboard upload` of the logdir into `trainboard
-    serve` on PostgreSQL and S3; with --candidate=tensorboard a second TensorBoard."""
+    """The server compared with TensorBoard: trainboard on its SQLite store (on the newest protobuf, on the oldest
+    that pyproject.toml admits, in .venv-floor, and on the pure-Python paths, without its C kernels), and
+    `trainboard ingest` + `serve` on PostgreSQL (the logdir's experiment at /experiment/<id>/), and `trainboard upload`
+    of the logdir into `trainboard serve` on PostgreSQL and S3; with --candidate=tensorboard a second TensorBoard."""
     if request.config.getoption("candidate") == "tensorboard":
         if request.param != "sqlite":
             pytest.skip("TensorBoard checks the harness once")
@@ -40,6 +42,10 @@ def candidate(
             full_logdir, tmp_path_factory.mktemp("candidate-floor"), python=floor_python()
         ) as server:
             yield dataclasses.replace(server, protobuf_floor=True)
+    elif request.param == "pure-python":
+        environment = {**os.environ, PURE_PYTHON: "1"}
+        with trainboard_server(full_logdir, tmp_path_factory.mktemp("candidate-pure"), env=environment) as server:
+            yield server
     elif request.param == "postgres":
         postgres: PostgresServer = request.getfixturevalue("postgres")
         db = postgres.create_database("differential")

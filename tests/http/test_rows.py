@@ -3,6 +3,8 @@ objects, which the answers were before; the C kernel refuses what is not three f
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import orjson
 import pytest
@@ -10,11 +12,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from tests.kernels import running
 from trainboard.http._rows import interleave
 from trainboard.http.responses import render_json
 from trainboard.http.rows import rows_json, runs_rows_json
 from trainboard.plugins import scalars
 from trainboard.provider.values import ScalarColumns
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _compiled() -> Iterator[None]:
+    """These tests are of the C kernel (against the pure-Python path as reference), whatever TRAINBOARD_PURE_PYTHON
+    says."""
+    with running("compiled", "trainboard.http._rows"):
+        yield
+
 
 # The store's values are float64; float32 columns are written as their float64 values.
 floats = st.one_of(

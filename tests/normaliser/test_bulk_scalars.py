@@ -6,9 +6,11 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.kernels import WAYS, running
 from trainboard.normaliser.frames import _groups, normalise_frames
 from trainboard.normaliser.normalise import normalise
 from trainboard.normaliser.points import Batch, Purge, RunState, ScalarPoint, ScalarSeries
@@ -72,9 +74,11 @@ def comparable(operations: list[object]) -> list[object]:
     return [*result, by_tag]
 
 
+@pytest.mark.parametrize("way", WAYS)
 @settings(max_examples=300, deadline=None)
 @given(st.lists(events(), max_size=40), st.integers(min_value=1, max_value=4))
-def test_bulk_and_event_by_event_agree(written: list[Event], reads: int) -> None:
+def test_bulk_and_event_by_event_agree(way: str, written: list[Event], reads: int) -> None:
+    """Compiled, the simple scalar events take the bulk path; in pure Python, the stretches of frames.py without it."""
     stream = io.BytesIO()
     for event in written:
         write_record(stream, event.SerializeToString())
@@ -87,12 +91,13 @@ def test_bulk_and_event_by_event_agree(written: list[Event], reads: int) -> None
     actual_state, actual = RunState(), Batch()
     offset = 0
     # Several reads of one file, as a growing file is read, each continuing where the last stopped.
-    for cut in sorted({len(data) * part // reads for part in range(1, reads + 1)}):
-        frames = read_frames(io.BytesIO(data[:cut]), offset, path="x", limit=len(data) + 1)
-        batch = normalise_frames(frames, actual_state, path="x")
-        actual.operations += batch.operations
-        actual.metadata.update(batch.metadata)
-        offset = frames.end
+    with running(way, "trainboard.normaliser._scalars"):
+        for cut in sorted({len(data) * part // reads for part in range(1, reads + 1)}):
+            frames = read_frames(io.BytesIO(data[:cut]), offset, path="x", limit=len(data) + 1)
+            batch = normalise_frames(frames, actual_state, path="x")
+            actual.operations += batch.operations
+            actual.metadata.update(batch.metadata)
+            offset = frames.end
 
     assert comparable(flattened(actual)) == comparable(flattened(expected))
     assert actual.metadata == expected.metadata

@@ -5,16 +5,27 @@ event gives (TensorProto bytes equal); every undamaged event of histograms only 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from google.protobuf.message import DecodeError
 
+from tests.kernels import running
 from trainboard.normaliser import histogram_kernel
 from trainboard.normaliser.normalise import normalise_event, normalise_histograms
 from trainboard.normaliser.points import Batch, DataClass, RunState, SeriesMetadata
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.summary_pb2 import HistogramProto, Summary
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _compiled() -> Iterator[None]:
+    """These tests are of the C kernel (against the pure-Python path as reference), whatever TRAINBOARD_PURE_PYTHON
+    says."""
+    with running("compiled", "trainboard.normaliser._histograms"):
+        yield
+
 
 INPUTS = 5_000
 EDGES = (0.0, -1.0, 2.5, 1e39, -1e39, float("nan"), float("inf"), 1e-45)

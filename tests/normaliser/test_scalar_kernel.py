@@ -6,15 +6,26 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from google.protobuf.message import DecodeError
 
+from tests.kernels import running
 from trainboard.normaliser import scalar_kernel
 from trainboard.normaliser.frames import Decoded
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.summary_pb2 import Summary
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _compiled() -> Iterator[None]:
+    """These tests are of the C kernel (against the pure-Python path as reference), whatever TRAINBOARD_PURE_PYTHON
+    says."""
+    with running("compiled", "trainboard.normaliser._scalars"):
+        yield
+
 
 INPUTS = 20_000
 # Not the empty tag: proto3 leaves it out, and a value without a tag goes to the general path.

@@ -13,14 +13,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from trainboard.reader.records import (
-    HEADER_SIZE,
-    MAX_RECORD_SIZE,
-    READ_LIMIT,
-    masked_crc,
-    read_frames,
-    write_record,
-)
+from trainboard.reader.frames import HEADER_SIZE, MAX_RECORD_SIZE, masked_crc
+from trainboard.reader.records import READ_LIMIT, read_frames, write_record
 
 DAMAGE = ("none", "truncated", "bit flip", "garbage", "claim past the end", "claim past the limit")
 

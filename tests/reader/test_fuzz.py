@@ -7,14 +7,19 @@ import logging
 
 import pytest
 
+from tests.kernels import WAYS, running
 from tests.reader.fuzzing import DAMAGE, case, verdicts
 
-INPUTS = 100_000
+# The pure-Python framing is compared with the kernel's in tests/reader/test_frames.py: fewer inputs suffice here.
+# Other seeds, so other paths: the reader says each damage of a path once in a process.
+SEEDS = {"compiled": range(100_000), "pure-python": range(100_000, 105_000)}
 READER = logging.getLogger("trainboard.reader")
 
 
-def test_every_intact_record_is_read_once_in_order_and_damage_is_logged_once() -> None:
-    wrong = [(found.seed, found.damage, what) for found, what in verdicts(range(INPUTS), READER) if what is not None]
+@pytest.mark.parametrize("way", WAYS)
+def test_every_intact_record_is_read_once_in_order_and_damage_is_logged_once(way: str) -> None:
+    with running(way, "trainboard.reader._framing"):
+        wrong = [(found.seed, found.damage, what) for found, what in verdicts(SEEDS[way], READER) if what is not None]
     assert not wrong, wrong[:10]
 
 

@@ -23,10 +23,11 @@ from tensorboardX import summary
 from tests.stores import TestStore
 from trainboard.normaliser.frames import normalise_frames
 from trainboard.normaliser.points import RunState
+from trainboard.reader.frames import HEADER_SIZE, masked_crc
 from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.summary_pb2 import Summary
-from trainboard.reader.records import HEADER_SIZE, READ_LIMIT, masked_crc, read_frames, read_records, write_record
+from trainboard.reader.records import READ_LIMIT, read_frames, read_records, write_record
 from trainboard.reader.tail import FileCursor, read_new
 
 payloads = st.lists(st.binary(min_size=0, max_size=64), min_size=1, max_size=12)

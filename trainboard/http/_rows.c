@@ -38,8 +38,8 @@ static PyObject *interleave(PyObject *module, PyObject *args) {
     Py_ssize_t lengths[COLUMNS], counts[COLUMNS], numbers = 0;
     int flat = 1;
     for (int column = 0; column < COLUMNS; column++) {
-        texts[column] = PyBytes_AS_STRING(columns[column]);
-        lengths[column] = PyBytes_GET_SIZE(columns[column]);
+        texts[column] = PyBytes_AsString(columns[column]);
+        lengths[column] = PyBytes_Size(columns[column]);
     }
     Py_BEGIN_ALLOW_THREADS;
     for (int column = 0; column < COLUMNS && flat; column++) {
@@ -56,7 +56,7 @@ static PyObject *interleave(PyObject *module, PyObject *args) {
     const Py_ssize_t size = 2 + numbers + 4 * count + (count ? count - 1 : 0);
     PyObject *result = PyBytes_FromStringAndSize(NULL, size);
     if (result == NULL) return NULL;
-    char *out = PyBytes_AS_STRING(result);
+    char *out = PyBytes_AsString(result);
     Py_BEGIN_ALLOW_THREADS;
     const char *next[COLUMNS];
     for (int column = 0; column < COLUMNS; column++) next[column] = texts[column] + 1;

@@ -1,10 +1,11 @@
 """One read's records → a Batch, with the points and purges that event-by-event normalising gives.
 
 Simple scalar events (the bulk of every logdir) are decoded by a compiled kernel into one column series per tag;
-the other records are parsed and normalised one by one. Only SessionLog, file_version and graph events can purge
-in a version-2 file, so between two of them ("barriers") the order of points matters only within a tag: the simple
-events of such a stretch are kept in one bulk step, then its other summary events in order. A stretch where a tag
-appears both ways, and any old-format file (where any summary may purge), is taken strictly in file order.
+the other records (and, without the kernel, every record) are parsed and normalised one by one. Only SessionLog,
+file_version and graph events can purge in a version-2 file, so between two of them ("barriers") the order of points
+matters only within a tag: the simple events of such a stretch are kept in one bulk step, then its other summary
+events in order. A stretch where a tag appears both ways, and any old-format file (where any summary may purge), is
+taken strictly in file order.
 """
 
 from __future__ import annotations
@@ -135,8 +136,7 @@ def _stretch(
         for index in others[bisect_left(others, start) : bisect_left(others, stop)]
         if (event := events[index]) is not None
     ]
-    old_format = state.file_version is None or state.file_version < 2
-    if old_format or _shared_tags(frames, decoded, start, stop, summaries):
+    if state.old_format or _shared_tags(frames, decoded, start, stop, summaries):
         _in_file_order(frames, decoded, events, start, stop, state, batch, path)
         return
     first_simple = _first_simple(decoded, start, stop)
@@ -224,7 +224,7 @@ def _bulk_scalars(frames: Frames, decoded: Decoded, start: int, stop: int, state
     that is not UTF-8."""
     simple_records = np.flatnonzero(decoded.simple[start:stop]) + start
     steps = decoded.steps[simple_records]
-    if state.file_version is None or state.file_version < 2:
+    if state.old_format:
         previous = np.concatenate([[state.most_recent_step], steps[:-1]])
         if (steps < previous).any():
             return False

@@ -1,5 +1,6 @@
 """Legacy histogram events decoded in C (_histograms.c) straight into the tensors TensorBoard migrates them to: the
-second most common event of a logdir, without a protobuf object per event. Anything else is left to the parser."""
+second most common event of a logdir, without a protobuf object per event. Anything else is left to the parser, and
+without the kernel (trainboard.kernels) every event is."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from trainboard.normaliser import _histograms
+from trainboard import kernels
 
 
 class HistogramEvent(NamedTuple):
@@ -21,7 +22,10 @@ class HistogramEvent(NamedTuple):
 def decode(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> dict[int, HistogramEvent]:
     """The histogram events among the records (payload at starts[i], lengths[i]), by i; a tag that is not UTF-8
     leaves its event to the parser."""
-    found = _histograms.decode(
+    kernel = kernels.compiled("trainboard.normaliser._histograms")
+    if kernel is None:
+        return {}
+    found = kernel.decode(
         data, np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64)
     )
     wall_times, steps = np.frombuffer(found[1], dtype=np.float64), np.frombuffer(found[2], dtype=np.int64)

@@ -68,7 +68,7 @@ def normalise_event(event: Event, state: RunState, batch: Batch) -> None:
     kind = event.WhichOneof("what")
     if kind == "summary":
         values = event.summary.value
-        if state.file_version is None or state.file_version < 2:
+        if state.old_format:
             purge = _out_of_order_purge(event.step, state, [value.tag for value in values])
             if purge is not None:
                 operations.append(purge)
@@ -78,7 +78,7 @@ def normalise_event(event: Event, state: RunState, batch: Batch) -> None:
                 _keep(legacy.migrate(value), event, state, batch)
     elif kind in ("graph_def", "tagged_run_metadata"):
         value = _graph_value(event, kind)
-        if state.file_version is None or state.file_version < 2:
+        if state.old_format:
             purge = _out_of_order_purge(event.step, state, [value.tag])
             if purge is not None:
                 operations.append(purge)
@@ -104,7 +104,7 @@ def normalise_histograms(event: HistogramEvent, state: RunState, batch: Batch) -
         return False
     if state.start_time is None:
         state.start_time = event.wall_time
-    if state.file_version is None or state.file_version < 2:
+    if state.old_format:
         purge = _out_of_order_purge(event.step, state, tags)
         if purge is not None:
             batch.operations.append(purge)
@@ -150,7 +150,7 @@ def _out_of_order_purge(step: int, state: RunState, tags: list[str]) -> Purge | 
 
 def _restart_purge(step: int, state: RunState) -> Purge | None:
     """Version 2 files: every SessionLog.START after the first drops all points from its step on."""
-    if state.file_version is None or state.file_version < 2:
+    if state.old_format:
         return None
     if not state.seen_session_start:
         state.seen_session_start = True

@@ -90,6 +90,12 @@ class RunState:
     # The first metadata of each tag: it decides the data class of all the tag's values.
     first_metadata: dict[str, SeriesMetadata] = field(default_factory=dict)
 
+    @property
+    def old_format(self) -> bool:
+        """Whether the file is older than version 2 (or says no version): there a summary whose step goes back
+        purges, and a restart does not."""
+        return self.file_version is None or self.file_version < 2
+
 
 @dataclass(slots=True)
 class Batch:

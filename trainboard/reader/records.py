@@ -13,17 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-import google_crc32c
 import numpy as np
 
 from trainboard.reader import frames
+from trainboard.reader.frames import FOOTER_SIZE, HEADER_SIZE, masked_crc
 
 logger = logging.getLogger("trainboard.reader")
 
-HEADER_SIZE = 12
-FOOTER_SIZE = 4
-# No real record is this large; a header claiming more is corrupt even when its CRC happens to match.
-MAX_RECORD_SIZE = 2 * 1024 * 1024 * 1024
 # Read at most this much at a time; a record larger than this is read whole.
 READ_LIMIT = 64 * 1024 * 1024
 # A record larger than READ_LIMIT is read into one buffer this much at a time.
@@ -38,11 +34,6 @@ class Record:
     offset: int
     end: int
     payload: bytes
-
-
-def masked_crc(data: bytes | bytearray) -> int:
-    crc: int = google_crc32c.value(data)
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
 def write_record(stream: BinaryIO, payload: bytes) -> None:
@@ -92,7 +83,7 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
     """
     stream.seek(offset)
     raw: bytes | bytearray = stream.read(limit)
-    if len(raw) == limit >= HEADER_SIZE and _valid_header(raw):
+    if len(raw) == limit >= HEADER_SIZE and frames.valid_header(raw):
         (length,) = _LENGTH.unpack_from(raw, 0)
         wanted = HEADER_SIZE + length + FOOTER_SIZE
         # Only when the file holds the whole record: a read of up to 2 GB asked of a short file still allocates it.
@@ -148,11 +139,6 @@ def _read_whole(stream: BinaryIO, offset: int, size: int) -> bytearray:
             filled += len(piece)
     del buffer[filled:]
     return buffer
-
-
-def _valid_header(data: bytes | bytearray) -> bool:
-    (length,) = _LENGTH.unpack_from(data, 0)
-    return bool(length <= MAX_RECORD_SIZE and _CRC.unpack_from(data, 8)[0] == masked_crc(data[:8]))
 
 
 # Per file, the offset of the record last said to reach past the end of the file.

@@ -19,9 +19,9 @@ from trainboard.ingest.files import config_place
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.upload_protocol import Chunk, expected_offset
 from trainboard.reader.dialect import is_projector_config, is_structure_graph_file
+from trainboard.reader.frames import FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_SIZE, masked_crc
 from trainboard.reader.logdir import FileStat, LogDir, resolve_posix
 from trainboard.reader.projector import MAX_CONFIG_SIZE, named_paths
-from trainboard.reader.records import FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_SIZE, masked_crc
 from trainboard.reader.structure_graph import MAX_SIZE as MAX_STRUCTURE_GRAPH_SIZE
 from trainboard.reader.structure_graph import looks_like_structure_graph
 from trainboard.reader.tail import HEAD_SIZE, FileCursor
