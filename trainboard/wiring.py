@@ -24,6 +24,7 @@ from trainboard.reader.logdir import LogDir, RunSource
 from trainboard.reader.logdir_spec import LogDirSpec
 from trainboard.settings import Settings
 from trainboard.store.errors import StoreUnavailable
+from trainboard.store.local import store_url
 from trainboard.store.opening import open_store
 
 logger = logging.getLogger("trainboard")
@@ -40,7 +41,8 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     """The logdir's store opened (errors raise `StoreUnavailable` here, before anything is served), ingest started
     with the app and stopped after it."""
     location = settings.logdir or settings.logdir_spec
-    store = open_store(settings.store_url(location), settings.blobs or None, rebuildable=True, cached=not settings.db)
+    url = store_url(settings.db, location, spec=bool(settings.logdir_spec))
+    store = open_store(url, settings.blobs or None, rebuildable=True, cached=not settings.db)
     experiment = store.create_experiment(location, location=location)
     # A second `trainboard` on the same logdir and store serves what the first one writes, and writes nothing.
     writing = store.claim_writer(experiment.id)

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trainboard.api.experiment import Experiment
-from trainboard.settings import Settings
 from trainboard.store.errors import StoreUnavailable
+from trainboard.store.local import store_url
 from trainboard.store.opening import POSTGRES_SCHEMES, open_store, sqlite_path
 from trainboard.store.store import Store
 from trainboard.store.values import ExperimentRow
@@ -67,7 +67,7 @@ def _logdir_experiment(
         logdir = os.path.expanduser(logdir)
         if not Path(logdir).is_dir():
             raise FileNotFoundError(f"no logdir or store at {logdir}")
-    url = Settings(db=db or "").store_url(logdir)
+    url = store_url(db or "", logdir)
     store = open_store(url, blobs)
     try:
         row = _logdir_row(store, logdir, experiment)
