@@ -1,6 +1,7 @@
 """The `trainboard` command: TensorBoard's flags where they make sense, plus --db and --ui; and its team commands,
 `trainboard ingest` (a logdir into one experiment of a store, without serving), `trainboard serve` (every experiment
-of a store, reading no logdir), `trainboard upload` (a logdir to a `trainboard serve`) and the account commands.
+of a store, reading no logdir), `trainboard upload` (a logdir to a `trainboard serve`), the account commands and
+`trainboard stores` (the local stores). Every command fails the one way: it raises `CommandError`, which `main` prints.
 
 Flags mean what TensorBoard's mean: 127.0.0.1 unless --host or --bind_all (not both) is given, port 6006 or the next
 free one when --port is not given, --logdir or --logdir_spec (not both). Without either, a demo logdir is served.

@@ -132,9 +132,11 @@ def run_export(settings: Settings) -> None:
 
     source = settings.logdir or settings.db
     db = settings.db if settings.logdir else None
-    with open_experiment(
-        source, experiment=settings.experiment or None, db=db, blobs=settings.blobs or None
-    ) as experiment:
+    try:
+        opened = open_experiment(source, experiment=settings.experiment or None, db=db, blobs=settings.blobs or None)
+    except FileNotFoundError as error:
+        raise CommandError(str(error)) from None
+    with opened as experiment:
         if not isinstance(experiment, Experiment):
             raise CommandError(f"{source} is a server; export its store (--db) instead")
         written = export(experiment, settings.format, Path(settings.out))
