@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import NoReturn
 
 from trainboard.access.accounts import AccountError, Accounts
 from trainboard.access.roles import Role
+from trainboard.errors import CommandError, UsageError
 from trainboard.settings import Settings
 from trainboard.store.accounts import TokenRow
-from trainboard.store.errors import StoreUnavailable
 from trainboard.store.opening import open_store
 from trainboard.store.store import Store
 
@@ -29,35 +28,38 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 
 def run_account_command(command: str, settings: Settings, given: frozenset[str], values: dict[str, str]) -> None:
     """One of COMMANDS, its flags and positional `values` parsed by the CLI."""
-    try:
-        store = open_store(settings.db)
-    except StoreUnavailable as error:
-        _fail(str(error))
+    role = _role(settings, given)
+    store = open_store(settings.db)
     try:
         accounts = Accounts(store.accounts)
         if command == "users add":
             user = accounts.add_user(values["name"])
             print(f"Added user {user.name!r} to {store.location}", file=sys.stderr)
         elif command == "tokens create":
-            _create(store, accounts, settings, given)
+            _create(store, accounts, settings, role)
         elif command == "tokens revoke":
             token = accounts.revoke(values["token"])
             print(f"Revoked token {token.id}", file=sys.stderr)
         else:
             _list(store, accounts, settings.user or None)
     except AccountError as error:
-        _fail(str(error))
+        raise CommandError(str(error)) from None
     finally:
         store.close()
 
 
-def _create(store: Store, accounts: Accounts, settings: Settings, given: frozenset[str]) -> None:
-    experiment_id = None
-    if settings.experiment:
-        experiment_id = _experiment_id(store, settings.experiment)
-    elif "role" in given:
-        _fail("--role is the token's role on an experiment: give --experiment too")
-    role = Role.named(settings.role) if settings.role else None
+def _role(settings: Settings, given: frozenset[str]) -> Role | None:
+    """--role, which only a token limited to one experiment takes."""
+    if "role" in given and not settings.experiment:
+        raise UsageError("--role is the token's role on an experiment: give --experiment too")
+    try:
+        return Role.named(settings.role) if settings.role else None
+    except ValueError as error:
+        raise UsageError(f"argument --role: {error}") from None
+
+
+def _create(store: Store, accounts: Accounts, settings: Settings, role: Role | None) -> None:
+    experiment_id = _experiment_id(store, settings.experiment) if settings.experiment else None
     row, token = accounts.create_token(
         settings.user, experiment_id=experiment_id, role=role, expires_days=settings.expires or None
     )
@@ -90,7 +92,7 @@ def _experiment_id(store: Store, name: str) -> str:
     for experiment in store.experiments():
         if experiment.name == name:
             return experiment.id
-    _fail(f"no experiment named {name!r} in {store.location}")
+    raise CommandError(f"no experiment named {name!r} in {store.location}")
 
 
 def _scope(store: Store, token: TokenRow) -> str:
@@ -107,8 +109,3 @@ def _expiry(token: TokenRow) -> str:
 
 def _date(seconds: float | None) -> str:
     return "" if seconds is None else time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(seconds))
-
-
-def _fail(message: str) -> NoReturn:
-    print(f"trainboard: error: {message}", file=sys.stderr)
-    raise SystemExit(1)

@@ -1,6 +1,7 @@
 """The `trainboard` command: TensorBoard's flags where they make sense, plus --db and --ui; and its team commands,
 `trainboard ingest` (a logdir into one experiment of a store, without serving), `trainboard serve` (every experiment
-of a store, reading no logdir), `trainboard upload` (a logdir to a `trainboard serve`) and the account commands.
+of a store, reading no logdir), `trainboard upload` (a logdir to a `trainboard serve`), the account commands and
+`trainboard stores` (the local stores). Every command fails the one way: it raises `CommandError`, which `main` prints.
 
 Flags mean what TensorBoard's mean: 127.0.0.1 unless --host or --bind_all (not both) is given, port 6006 or the next
 free one when --port is not given, --logdir or --logdir_spec (not both). Without either, a demo logdir is served.
@@ -20,20 +21,20 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import FrameType
+from typing import Any, NoReturn
 
 from trainboard import __version__, kernels, tensorboard_flags
+from trainboard.errors import CommandError, UsageError
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
-from trainboard.settings import SETTINGS, Setting, Settings, parse_samples_per_plugin, parse_switch
+from trainboard.settings import DEFAULT_PORT, SETTINGS, Setting, Settings, parse_switch
 
-UIS = ("trainboard", "tensorboard", "tsvis")
-DEFAULT_PORT = 6006
 # When --port is not given, as TensorBoard: 6006, else the next free port of the 100 after it.
 PORT_ATTEMPTS = 100
 BACKLOG = 2048
 
 
-class ListenError(Exception):
+class ListenError(CommandError):
     """Why the server could not listen, worded for the user."""
 
 
@@ -53,6 +54,11 @@ COMMANDS = {
     "hash.",
     "tokens revoke": "Revoke a token, named by its id (or the start of it) as `trainboard tokens list` shows it.",
     "tokens list": "List the tokens of a store (or of one user), without their secrets.",
+    "stores": "List the local stores: the SQLite file in the user's cache directory that `trainboard --logdir` reads"
+    " each logdir into (its logdir, whether that still exists, its size, when it was last used). `trainboard stores"
+    " prune` removes them.",
+    "stores prune": "Remove the local stores whose logdir is gone and, with --unused_days, those unused for that many"
+    " days; never one that a running trainboard has open.",
 }
 # What each command cannot do without.
 REQUIRED = {
@@ -84,7 +90,7 @@ def parse_command(
     positional: Sequence[str] = (),
 ) -> tuple[Settings, frozenset[str], dict[str, str]]:
     """As `parse_flags`, and the values of the command's `positional` arguments by name."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="trainboard" if command == "trainboard" else f"trainboard {command}",
         description=COMMANDS[command] + " Every flag can also be set by its TRAINBOARD_* environment variable "
         "(TRAINBOARD_PORT=6007); a flag wins. See docs/settings.md.",
@@ -104,8 +110,8 @@ def parse_command(
         parser.add_argument(name)
     flags = vars(parser.parse_args(argv))
     arguments = {name: flags.pop(name) for name in positional}
-    values: dict[str, object] = {}
-    given: set[str] = set()
+    # Each value as its setting's parse made it: the type of its field.
+    values: dict[str, Any] = {}
     for setting in settings_of_command:
         variable = f"TRAINBOARD_{setting.name.upper()}"
         if setting.name in flags:
@@ -118,10 +124,9 @@ def parse_command(
                 parser.error(f"environment variable {variable}={environ[variable]!r}: {error}")
         else:
             value = None
-        values[setting.name] = setting.default if value is None else value
         if value is not None:
-            given.add(setting.name)
-    settings = Settings(**values)  # type: ignore[arg-type]
+            values[setting.name] = value
+    settings, given = Settings(**values), frozenset(values)
     if command == "trainboard":
         tensorboard_flags.apply(parser, flags, logdir=settings.logdir, logdir_spec=settings.logdir_spec)
     _check(parser, settings, given)
@@ -132,26 +137,26 @@ def parse_command(
         parser.error("--logdir (or --logdir_spec) is required")
     if command == "export" and not (settings.logdir or settings.db):
         parser.error("--logdir or --db is required")
-    try:
-        sampling = parse_samples_per_plugin(settings.samples_per_plugin)
-    except ValueError as error:
-        parser.error(str(error))
-    logdir = settings.logdir if "://" in settings.logdir else os.path.expanduser(settings.logdir)
-    return dataclasses.replace(settings, logdir=logdir, sampling=sampling), frozenset(given), arguments
+    return settings, given, arguments
+
+
+class _Parser(argparse.ArgumentParser):
+    """Its errors raised as `UsageError`, which `main` prints as it prints every command's failure."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, self.format_usage())
 
 
 def _parser_of(setting: Setting) -> Callable[[str], object]:
     return setting.parse or type(setting.default)
 
 
-def _check(parser: argparse.ArgumentParser, settings: Settings, given: set[str]) -> None:
-    """Combinations TensorBoard refuses, and the --ui choice."""
+def _check(parser: argparse.ArgumentParser, settings: Settings, given: frozenset[str]) -> None:
+    """Combinations TensorBoard refuses, and a --ui whose package is missing."""
     if settings.logdir and settings.logdir_spec:
         parser.error("may not give both --logdir and --logdir_spec")
     if settings.bind_all and "host" in given:
         parser.error("may not give both --host and --bind_all")
-    if settings.ui not in UIS:
-        parser.error(f"--ui must be one of {', '.join(UIS)}, not {settings.ui!r}")
     if settings.ui == "tensorboard":
         from trainboard.http.ui import tensorboard_ui
 
@@ -237,11 +242,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Ctrl+C or SIGTERM: uvicorn shuts down cleanly (the app's lifespan closes the store), then raises the signal
     # again for its default effect: a KeyboardInterrupt (after asyncio's CancelledError), or death by SIGTERM. A
     # shutdown the user asked for is no failure: exit 0, no traceback. Before the server runs, the same.
+    # A command that fails raises CommandError: one line on stderr (after the usage for a wrong command line).
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         _run(argv)
     except KeyboardInterrupt:
         raise SystemExit(0) from None
+    except CommandError as error:
+        usage = error.usage if isinstance(error, UsageError) else ""
+        print(f"{usage}trainboard: error: {error}", file=sys.stderr)
+        raise SystemExit(error.exit_code) from None
 
 
 def _interrupt(number: int, frame: FrameType | None) -> None:
@@ -256,39 +266,55 @@ def _account_command(arguments: list[str]) -> None:
     command = f"{group} {rest[0]}" if rest else group
     if command not in ACCOUNT_COMMANDS:
         choices = ", ".join(f"`trainboard {name}`" for name in ACCOUNT_COMMANDS if name.startswith(group))
-        print(f"usage: trainboard {group} ...\ntrainboard: error: expected one of {choices}", file=sys.stderr)
-        raise SystemExit(2)
+        raise UsageError(f"expected one of {choices}", f"usage: trainboard {group} ...\n")
     settings, given, values = parse_command(rest[1:], command=command, positional=ACCOUNT_COMMANDS[command])
     run_account_command(command, settings, given, values)
 
 
+def _stores_command(arguments: list[str]) -> None:
+    from trainboard.store_commands import list_stores, prune_stores
+
+    if arguments[:1] == ["prune"]:
+        settings, _ = parse_flags(arguments[1:], command="stores prune")
+        prune_stores(settings.unused_days or None)
+    else:
+        parse_flags(arguments, command="stores")
+        list_stores()
+
+
 def _run(argv: Sequence[str] | None) -> None:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    from trainboard.store.errors import StoreUnavailable
+
+    try:
+        _command(arguments)
+    except StoreUnavailable as error:
+        raise CommandError(str(error)) from None
+
+
+def _command(arguments: list[str]) -> None:
     if arguments and arguments[0] in ("users", "tokens"):
         _account_command(arguments)
+        return
+    if arguments and arguments[0] == "stores":
+        _stores_command(arguments[1:])
         return
     command = (
         arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve", "export", "upload") else "trainboard"
     )
     settings, given = parse_flags(arguments, command=command)
-    from trainboard.store.errors import StoreUnavailable
+    if command == "ingest":
+        _ingest(settings)
+    elif command == "upload":
+        from trainboard.uploader.command import run_upload
 
-    try:
-        if command == "ingest":
-            _ingest(settings)
-        elif command == "upload":
-            from trainboard.uploader.command import run_upload
+        run_upload(settings)
+    elif command == "export":
+        from trainboard.wiring import export
 
-            run_upload(settings)
-        elif command == "export":
-            from trainboard.wiring import export
-
-            export(settings)
-        else:
-            _serve(settings, given, command)
-    except StoreUnavailable as error:
-        print(f"trainboard: error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+        export(settings)
+    else:
+        _serve(settings, given, command)
 
 
 def _ingest(settings: Settings) -> None:
@@ -326,11 +352,7 @@ def _uncollected() -> Iterator[None]:
 
 
 def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
-    try:
-        listener = listen(settings, scan="port" not in given)
-    except ListenError as error:
-        print(f"trainboard: error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+    listener = listen(settings, scan="port" not in given)
     if command == "trainboard" and not settings.logdir and not settings.logdir_spec:
         from trainboard.demo import demo_logdir  # only without a logdir: not on a server's way to its first answer
 

@@ -2,6 +2,7 @@
 
 Handlers and the provider raise only these. The http layer turns them into responses in the shape of the surface
 that was asked (TensorBoard's plain text, TS-VIS's envelope, trainboard's JSON); any other exception is a bug.
+The command line has its own: `CommandError`, which `trainboard.cli.main` prints.
 """
 
 from __future__ import annotations
@@ -58,3 +59,20 @@ class TooManyRequestsError(PublicError):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class CommandError(Exception):
+    """Why a command could not do what it was asked, worded for the user: `trainboard.cli.main` prints
+    `trainboard: error: MESSAGE` on stderr and exits with `exit_code`."""
+
+    exit_code = 1
+
+
+class UsageError(CommandError):
+    """The command line is wrong (a flag, a variable, a combination): exit code 2, after the command's `usage`."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, usage: str = "") -> None:
+        super().__init__(message)
+        self.usage = usage

@@ -1,22 +1,28 @@
-"""Every setting, declared once: its flag, type, default and help. CLI flags and TRAINBOARD_* variables set them."""
+"""Every setting, declared once: a field of `Settings` with its type, default and help. CLI flags and TRAINBOARD_*
+variables set them (trainboard/cli.py), and docs/settings.md documents them (a test checks it). A leaf: it imports
+nothing of trainboard, so that every layer may take its settings."""
 
 from __future__ import annotations
 
 import argparse
-import hashlib
+import dataclasses
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
+from typing import TypeVar
 
-import platformdirs
+Value = TypeVar("Value")
 
-from trainboard.analysis import MAX_PROJECTION_POINTS
+# The commands that take a setting, by the names cli.py gives them.
+SERVING = ("trainboard", "serve")
+INGEST = ("trainboard", "ingest")
+STORE = ("trainboard", "ingest", "serve")
+ACCOUNTS = ("users add", "tokens create", "tokens revoke", "tokens list")
 
 
 @dataclass(frozen=True, slots=True)
 class Setting:
-    """One setting: `--name` on the command line, `TRAINBOARD_NAME` in the environment.
+    """One setting, as `SETTINGS` lists it: `--name` on the command line, `TRAINBOARD_NAME` in the environment.
 
     `parse` turns the text of either into a value (raising ValueError or argparse.ArgumentTypeError with a message
     for the user); by default the default's type does. A parsed None means "as if not given".
@@ -26,8 +32,19 @@ class Setting:
     default: object
     help: str
     parse: Callable[[str], object] | None = None
-    # The commands that take it: `trainboard` itself (serve a logdir), `trainboard ingest`, `trainboard serve`.
-    commands: tuple[str, ...] = ("trainboard", "serve")
+    # The commands that take it: `trainboard` itself (serve a logdir), `trainboard ingest`, `trainboard serve`, ...
+    commands: tuple[str, ...] = SERVING
+
+
+def _setting(
+    default: Value,
+    help: str,
+    parse: Callable[[str], Value | None] | None = None,
+    *,
+    commands: tuple[str, ...] = SERVING,
+) -> Value:
+    """A field of `Settings`: its default, and the rest of its `Setting` kept in the field's metadata."""
+    return dataclasses.field(default=default, metadata={"help": help, "parse": parse, "commands": commands})
 
 
 def parse_port(text: str) -> int | None:
@@ -105,21 +122,6 @@ def parse_days(text: str) -> float:
     return days
 
 
-def parse_role(text: str) -> str:
-    if text.strip().lower() not in ROLES:
-        raise argparse.ArgumentTypeError(f"must be one of {', '.join(ROLES)}, not {text!r}")
-    return text.strip().lower()
-
-
-EXPORT_FORMATS = ("parquet", "csv", "jsonl", "tfevents")
-
-
-def parse_export_format(text: str) -> str:
-    if text.strip().lower() not in EXPORT_FORMATS:
-        raise argparse.ArgumentTypeError(f"must be one of {', '.join(EXPORT_FORMATS)}, not {text!r}")
-    return text.strip().lower()
-
-
 def parse_path_prefix(text: str) -> str:
     """TensorBoard's rule: a trailing slash is dropped, a prefix must start with one."""
     prefix = text.rstrip("/")
@@ -128,190 +130,164 @@ def parse_path_prefix(text: str) -> str:
     return prefix
 
 
-LOCAL = ("trainboard",)
-INGEST = ("trainboard", "ingest")
-STORE = ("trainboard", "ingest", "serve")
-# The account commands (trainboard/account_commands.py).
-ACCOUNTS = ("users add", "tokens create", "tokens revoke", "tokens list")
-ROLES = ("read", "write", "admin")
+def parse_logdir(text: str) -> str:
+    """A local path with `~` expanded, or an fsspec URL as given."""
+    return text if "://" in text else os.path.expanduser(text)
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting(
-        "logdir",
-        "",
-        "Log directory (local path or fsspec URL such as s3://bucket/runs); a demo if empty. For upload, a local path.",
-        commands=(*INGEST, "export", "upload"),
-    ),
-    Setting("logdir_spec", "", "Comma-separated name:path pairs, as TensorBoard's --logdir_spec.", commands=INGEST),
-    Setting("host", "127.0.0.1", "Address to listen on (only this machine by default); excludes --bind_all."),
-    Setting("bind_all", False, "Listen on every interface, IPv4 and IPv6, instead of --host."),
-    Setting(
-        "allowed_hosts",
-        "",
-        "Comma-separated Host names to answer besides localhost and --host (against DNS rebinding); * for any.",
-    ),
-    Setting(
-        "port",
-        6006,
-        "Port to listen on: 6006 or the next free one when not given, 0 for any free port.",
-        parse_port,
-    ),
-    Setting(
-        "reuse_port",
-        False,
-        "true: set SO_REUSEPORT on the listening socket, so that another process may listen on the port too.",
-        parse_true_false,
-    ),
-    Setting(
-        "reload_interval",
-        5.0,
-        "Seconds between looks for new data; 0 loads once.",
-        parse_seconds,
-        commands=(*INGEST, "upload"),
-    ),
-    Setting(
-        "samples_per_plugin", "", "Points per series by plugin, e.g. 'scalars=500,images=all' (0 or all: every point)."
-    ),
-    Setting("path_prefix", "", "Serve under this URL path prefix, e.g. /tensorboard.", parse_path_prefix),
-    Setting("window_title", "", "Browser window title."),
-    Setting(
-        "db",
-        "",
-        "Store: a path, sqlite:PATH, sqlite:///PATH or postgresql://...; by default one SQLite file per logdir in the"
-        " user's cache directory.",
-        commands=(*STORE, *ACCOUNTS, "export"),
-    ),
-    Setting(
-        "blobs",
-        "",
-        "Blob store for images, audio and other blobs: s3://bucket/prefix (AWS_* environment and config files for"
-        " credentials and endpoint); by default blobs stay in the database.",
-        commands=(*STORE, "export"),
-    ),
-    Setting(
-        "experiment",
-        "",
-        "Name of the experiment to ingest or upload into (created when new); for tokens create, the one experiment"
-        " the token is limited to; for export, the experiment of --db to export.",
-        commands=("ingest", "tokens create", "export", "upload"),
-    ),
-    Setting(
-        "watch",
-        False,
-        "Keep ingesting (or uploading) new data every --reload_interval instead of exiting.",
-        commands=("ingest", "upload"),
-    ),
-    Setting(
-        "server", "", "URL of the trainboard serve to upload to, e.g. https://board.example.org.", commands=("upload",)
-    ),
-    Setting(
-        "token",
-        "",
-        "Token to upload with (better given as TRAINBOARD_TOKEN, which process listings do not show).",
-        commands=("upload",),
-    ),
-    Setting(
-        "forget_deleted",
-        False,
-        "Files deleted from the logdir leave the experiment too; only when this logdir is its one source.",
-        commands=("upload",),
-    ),
-    Setting(
-        "no_auth",
-        False,
-        "Serve every experiment to anyone who can connect, without tokens: only on a trusted network.",
-        commands=("serve",),
-    ),
-    Setting(
-        "upload_rate",
-        20.0,
-        "Upload requests per second each token may make after its --upload_burst (per replica); 0: no limit.",
-        parse_rate,
-        commands=("serve",),
-    ),
-    Setting(
-        "upload_burst",
-        100,
-        "Upload requests a token may make at once before --upload_rate applies (per replica).",
-        parse_positive_count,
-        commands=("serve",),
-    ),
-    Setting(
-        "user",
-        "",
-        "The user whose token to create, or whose tokens to list.",
-        commands=("tokens create", "tokens list"),
-    ),
-    Setting(
-        "role",
-        "",
-        "With --experiment: the token's role there, read, write or admin (read when not given); the user is given it.",
-        parse_role,
-        commands=("tokens create",),
-    ),
-    Setting(
-        "expires", 0.0, "Days until the token expires; never when not given.", parse_days, commands=("tokens create",)
-    ),
-    Setting(
-        "format",
-        "parquet",
-        "Export format: parquet, csv, jsonl or tfevents.",
-        parse_export_format,
-        commands=("export",),
-    ),
-    Setting("out", "", "Directory to export into (created when missing).", commands=("export",)),
-    Setting("ui", "trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis."),
-    Setting(
-        "max_projection_points",
-        MAX_PROJECTION_POINTS,
-        "Most points an embedding projection (PCA, t-SNE, UMAP) takes; larger embeddings are refused.",
-        parse_positive_count,
-    ),
-)
+
+def _choice(choices: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text.strip().lower() not in choices:
+            raise argparse.ArgumentTypeError(f"must be one of {', '.join(choices)}, not {text!r}")
+        return text.strip().lower()
+
+    return parse
+
+
+def parse_sampling(text: str) -> str:
+    """--samples_per_plugin, checked (`Settings.sampling` reads it)."""
+    try:
+        parse_samples_per_plugin(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+# The port when --port is not given; trainboard takes the next free one if it is taken, as TensorBoard does.
+DEFAULT_PORT = 6006
+# The web UIs --ui may serve at /.
+UIS = ("trainboard", "tensorboard", "tsvis")
+EXPORT_FORMATS = ("parquet", "csv", "jsonl", "tfevents")
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    logdir: str = ""
-    logdir_spec: str = ""
-    host: str = "127.0.0.1"
-    bind_all: bool = False
-    allowed_hosts: str = ""
-    port: int = 6006
-    reuse_port: bool = False
-    reload_interval: float = 5.0
-    samples_per_plugin: str = ""
-    path_prefix: str = ""
-    window_title: str = ""
-    db: str = ""
-    blobs: str = ""
-    experiment: str = ""
-    watch: bool = False
-    server: str = ""
-    token: str = ""
-    forget_deleted: bool = False
-    no_auth: bool = False
-    upload_rate: float = 20.0
-    upload_burst: int = 100
-    user: str = ""
-    role: str = ""
-    expires: float = 0.0
-    format: str = "parquet"
-    out: str = ""
-    ui: str = "trainboard"
-    max_projection_points: int = MAX_PROJECTION_POINTS
-    sampling: dict[str, int | None] = field(default_factory=dict)
+    logdir: str = _setting(
+        "",
+        "Log directory (local path or fsspec URL such as s3://bucket/runs); a demo if empty. For upload, a local path.",
+        parse_logdir,
+        commands=(*INGEST, "export", "upload"),
+    )
+    logdir_spec: str = _setting("", "Comma-separated name:path pairs, as TensorBoard's --logdir_spec.", commands=INGEST)
+    host: str = _setting("127.0.0.1", "Address to listen on (only this machine by default); excludes --bind_all.")
+    bind_all: bool = _setting(False, "Listen on every interface, IPv4 and IPv6, instead of --host.")
+    allowed_hosts: str = _setting(
+        "",
+        "Comma-separated Host names to answer besides localhost and --host (against DNS rebinding); * for any.",
+    )
+    port: int = _setting(
+        DEFAULT_PORT,
+        f"Port to listen on: {DEFAULT_PORT} or the next free one when not given, 0 for any free port.",
+        parse_port,
+    )
+    reuse_port: bool = _setting(
+        False,
+        "true: set SO_REUSEPORT on the listening socket, so that another process may listen on the port too.",
+        parse_true_false,
+    )
+    reload_interval: float = _setting(
+        5.0, "Seconds between looks for new data; 0 loads once.", parse_seconds, commands=(*INGEST, "upload")
+    )
+    samples_per_plugin: str = _setting(
+        "",
+        "Points per series by plugin, e.g. 'scalars=500,images=all' (0 or all: every point).",
+        parse_sampling,
+    )
+    path_prefix: str = _setting("", "Serve under this URL path prefix, e.g. /tensorboard.", parse_path_prefix)
+    window_title: str = _setting("", "Browser window title.")
+    db: str = _setting(
+        "",
+        "Store: a path, sqlite:PATH, sqlite:///PATH or postgresql://...; by default one SQLite file per logdir in the"
+        " user's cache directory.",
+        commands=(*STORE, *ACCOUNTS, "export"),
+    )
+    blobs: str = _setting(
+        "",
+        "Blob store for images, audio and other blobs: s3://bucket/prefix (AWS_* environment and config files for"
+        " credentials and endpoint); by default blobs stay in the database.",
+        commands=(*STORE, "export"),
+    )
+    experiment: str = _setting(
+        "",
+        "Name of the experiment to ingest or upload into (created when new); for tokens create, the one experiment"
+        " the token is limited to; for export, the experiment of --db to export.",
+        commands=("ingest", "tokens create", "export", "upload"),
+    )
+    watch: bool = _setting(
+        False,
+        "Keep ingesting (or uploading) new data every --reload_interval instead of exiting.",
+        commands=("ingest", "upload"),
+    )
+    server: str = _setting(
+        "", "URL of the trainboard serve to upload to, e.g. https://board.example.org.", commands=("upload",)
+    )
+    token: str = _setting(
+        "",
+        "Token to upload with (better given as TRAINBOARD_TOKEN, which process listings do not show).",
+        commands=("upload",),
+    )
+    forget_deleted: bool = _setting(
+        False,
+        "Files deleted from the logdir leave the experiment too; only when this logdir is its one source.",
+        commands=("upload",),
+    )
+    no_auth: bool = _setting(
+        False,
+        "Serve every experiment to anyone who can connect, without tokens: only on a trusted network.",
+        commands=("serve",),
+    )
+    upload_rate: float = _setting(
+        20.0,
+        "Upload requests per second each token may make after its --upload_burst (per replica); 0: no limit.",
+        parse_rate,
+        commands=("serve",),
+    )
+    upload_burst: int = _setting(
+        100,
+        "Upload requests a token may make at once before --upload_rate applies (per replica).",
+        parse_positive_count,
+        commands=("serve",),
+    )
+    user: str = _setting(
+        "", "The user whose token to create, or whose tokens to list.", commands=("tokens create", "tokens list")
+    )
+    role: str = _setting(
+        "",
+        "With --experiment: the token's role there, read, write or admin (read when not given); the user is given it.",
+        commands=("tokens create",),
+    )
+    expires: float = _setting(
+        0.0, "Days until the token expires; never when not given.", parse_days, commands=("tokens create",)
+    )
+    format: str = _setting(
+        "parquet",
+        "Export format: parquet, csv, jsonl or tfevents.",
+        _choice(EXPORT_FORMATS),
+        commands=("export",),
+    )
+    out: str = _setting("", "Directory to export into (created when missing).", commands=("export",))
+    ui: str = _setting("trainboard", "Web UI to serve at /: trainboard, tensorboard or tsvis.", _choice(UIS))
+    max_projection_points: int = _setting(
+        100_000,
+        "Most points an embedding projection (PCA, t-SNE, UMAP) takes; larger embeddings are refused.",
+        parse_positive_count,
+    )
+    unused_days: float = _setting(
+        0.0,
+        "Also remove the local stores unused for this many days (fractions allowed).",
+        parse_days,
+        commands=("stores prune",),
+    )
 
-    def store_url(self, logdir: str) -> str:
-        """The store for a logdir: --db, or a SQLite file in the cache directory keyed by the logdir."""
-        if self.db:
-            return self.db
-        key = hashlib.sha256(_normalised(logdir).encode()).hexdigest()[:16]
-        return str(Path(platformdirs.user_cache_dir("trainboard")) / f"{key}.sqlite")
+    @property
+    def sampling(self) -> dict[str, int | None]:
+        """--samples_per_plugin parsed: plugin name -> points per series (None: all)."""
+        return parse_samples_per_plugin(self.samples_per_plugin)
 
 
-def _normalised(logdir: str) -> str:
-    return logdir if "://" in logdir else os.path.abspath(os.path.expanduser(logdir))
+SETTINGS: tuple[Setting, ...] = tuple(
+    Setting(field.name, field.default, **field.metadata) for field in dataclasses.fields(Settings)
+)
 
 
 # The key of --samples_per_plugin's bare `all`.
@@ -327,7 +303,7 @@ def parse_samples_per_plugin(spec: str) -> dict[str, int | None]:
             continue
         name, equals, count = item.partition("=")
         if not equals or not name.strip():
-            raise ValueError(f"--samples_per_plugin expects name=count pairs, got {item!r}")
+            raise ValueError(f"expected name=count pairs, not {item!r}")
         count = count.strip().lower()
         if count == "all":
             sampling[name.strip()] = None
@@ -335,8 +311,8 @@ def parse_samples_per_plugin(spec: str) -> dict[str, int | None]:
         try:
             value = int(count)
         except ValueError:
-            raise ValueError(f"--samples_per_plugin count for {name.strip()!r} must be an integer or 'all'") from None
+            raise ValueError(f"the count for {name.strip()!r} must be an integer or 'all'") from None
         if value < 0:
-            raise ValueError(f"--samples_per_plugin count for {name.strip()!r} must not be negative")
+            raise ValueError(f"the count for {name.strip()!r} must not be negative")
         sampling[name.strip()] = None if value == 0 else value
     return sampling

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, TextIO
 
 from trainboard import __version__
+from trainboard.errors import CommandError
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +147,5 @@ def _inspect(
         )
     except InspectError as error:
         stdout.flush()
-        print(f"trainboard: error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+        raise CommandError(str(error)) from None
     raise SystemExit(0)

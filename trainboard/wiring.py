@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 
 from trainboard.access.accounts import Accounts
+from trainboard.errors import CommandError
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
 from trainboard.ingest.loader import Loader, default_workers
@@ -29,6 +30,7 @@ from trainboard.reader.logdir import LogDir, RunSource
 from trainboard.reader.logdir_spec import LogDirSpec
 from trainboard.settings import Settings
 from trainboard.store.errors import StoreUnavailable
+from trainboard.store.local import store_url
 from trainboard.store.opening import POSTGRES_SCHEMES, open_store, sqlite_path
 from trainboard.store.store import Store
 from trainboard.store.values import ExperimentRow
@@ -52,7 +54,8 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     """The logdir's store opened (errors raise `StoreUnavailable` here, before anything is served), ingest started
     with the app and stopped after it."""
     location = settings.logdir or settings.logdir_spec
-    store = open_store(settings.store_url(location), settings.blobs or None, rebuildable=True, cached=not settings.db)
+    url = store_url(settings.db, location, spec=bool(settings.logdir_spec))
+    store = open_store(url, settings.blobs or None, rebuildable=True, cached=not settings.db)
     experiment = store.create_experiment(location, location=location)
     # A second `trainboard` on the same logdir and store serves what the first one writes, and writes nothing.
     writing = store.claim_writer(experiment.id)
@@ -182,11 +185,13 @@ def export(settings: Settings) -> None:
 
     source = settings.logdir or settings.db
     db = settings.db if settings.logdir else None
-    with open_experiment(
-        source, experiment=settings.experiment or None, db=db, blobs=settings.blobs or None
-    ) as experiment:
+    try:
+        opened = open_experiment(source, experiment=settings.experiment or None, db=db, blobs=settings.blobs or None)
+    except FileNotFoundError as error:
+        raise CommandError(str(error)) from None
+    with opened as experiment:
         if not isinstance(experiment, Experiment):
-            raise SystemExit(f"trainboard export: {source} is a server; export its store (--db) instead")
+            raise CommandError(f"{source} is a server; export its store (--db) instead")
         run_export(experiment, settings)
 
 
@@ -220,7 +225,7 @@ def _logdir_experiment(
         logdir = os.path.expanduser(logdir)
         if not Path(logdir).is_dir():
             raise FileNotFoundError(f"no logdir or store at {logdir}")
-    url = Settings(db=db or "").store_url(logdir)
+    url = store_url(db or "", logdir)
     store = open_store(url, blobs)
     try:
         row = _logdir_row(store, logdir, experiment)

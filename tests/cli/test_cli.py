@@ -122,8 +122,12 @@ def test_host_may_be_ipv6_and_the_url_has_the_path_prefix(tmp_path: Path) -> Non
             {"TRAINBOARD_BIND_ALL": "maybe"},
             "environment variable TRAINBOARD_BIND_ALL='maybe': expected 1/true/yes/on or 0/false/no/off",
         ),
-        (["--samples_per_plugin=scalars"], {}, "--samples_per_plugin expects name=count pairs, got 'scalars'"),
-        (["--ui=web"], {}, "--ui must be one of trainboard, tensorboard, tsvis, not 'web'"),
+        (
+            ["--samples_per_plugin=scalars"],
+            {},
+            "argument --samples_per_plugin: expected name=count pairs, not 'scalars'",
+        ),
+        (["--ui=web"], {}, "argument --ui: must be one of trainboard, tensorboard, tsvis, not 'web'"),
         (
             ["--ui=tsvis", "--path_prefix=/board"],
             {},

@@ -67,6 +67,14 @@ def test_a_store_that_cannot_be_used_is_one_line_before_any_url(tmp_path: Path, 
     assert "http://" not in errors and "Traceback" not in errors
 
 
+def test_an_export_of_a_store_that_is_not_there_is_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.sqlite"
+    flags = ("export", f"--db={missing}", f"--out={tmp_path / 'out'}")
+    finished = subprocess.run(command(*flags), capture_output=True, text=True, timeout=60)
+    assert finished.returncode == 1, finished.stderr
+    assert finished.stderr.splitlines() == [f"trainboard: error: no logdir or store at {missing}"]
+
+
 def test_an_unreachable_postgresql_is_one_line_without_its_password(tmp_path: Path) -> None:
     db = f"postgresql://trainboard:hunter2@127.0.0.1:{free_port()}/store"
     finished = subprocess.run(command("serve", f"--db={db}", "--port=0"), capture_output=True, timeout=60)

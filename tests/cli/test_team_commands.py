@@ -194,3 +194,14 @@ def test_two_servers_on_one_logdir_and_store_keep_every_point_once(tmp_path: Pat
     with trainboard(tmp_path / "again", *flags) as again, httpx.Client(base_url=again.url) as client:
         points = client.get("data/plugin/scalars/scalars?run=train&tag=loss").raise_for_status().json()
         assert [step for _, step, _ in points] == list(range(100))
+
+
+def test_a_bad_role_is_a_usage_error_before_the_store_opens(tmp_path: Path) -> None:
+    store = tmp_path / "store.sqlite"
+    flags = (f"--db={store}", "--user=ada", "--experiment=runs", "--role=boss")
+    done = subprocess.run(command("tokens", "create", *flags), capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "trainboard: error: argument --role: unknown role 'boss': expected one of read, write, admin"
+    ]
+    assert not store.exists()

@@ -18,7 +18,7 @@ from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.dialect import is_projector_config
 from trainboard.reader.logdir import LogDir
-from trainboard.settings import Settings, parse_samples_per_plugin
+from trainboard.settings import Settings
 from trainboard.store.opening import open_store
 
 WORKERS = 4
@@ -87,16 +87,15 @@ def serving(logdir: Path, db: Path) -> Iterator[TestClient]:
     store = open_store(str(db))
     try:
         experiment = store.create_experiment(str(logdir), location=str(logdir))
-        sampling = parse_samples_per_plugin("all")
+        settings = Settings(logdir=str(logdir), samples_per_plugin="all")
         experiments = Experiments(
             DataProvider(store),
             store,
             progress={experiment.id: IngestProgress.finished()},
             elsewhere=IngestProgress.finished(),
             default=experiment.id,
-            sampling=sampling,
+            sampling=settings.sampling,
         )
-        settings = Settings(logdir=str(logdir), samples_per_plugin="all", sampling=sampling)
         with TestClient(create_app(experiments, settings), base_url="http://localhost") as client:
             yield client
     finally:

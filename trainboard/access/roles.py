@@ -18,7 +18,11 @@ class Role(IntEnum):
         try:
             return cls[name.strip().upper()]
         except KeyError:
-            raise ValueError(f"unknown role {name!r}: expected read, write or admin") from None
+            raise ValueError(f"unknown role {name!r}: expected one of {', '.join(ROLE_NAMES)}") from None
 
     def __str__(self) -> str:
         return self.name.lower()
+
+
+# The roles by name, lowest first, as the CLI and the HTTP API take them.
+ROLE_NAMES = tuple(str(role) for role in Role)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trainboard.analysis import MAX_PROJECTION_POINTS
 from trainboard.analysis.projections import project
 
 Key = tuple[str, str, int, str, int]  # run, tag, step, method, dims
@@ -46,7 +45,7 @@ class ProjectionCache:
         method: str,
         dims: int,
         *,
-        max_points: int = MAX_PROJECTION_POINTS,
+        max_points: int | None = None,
     ) -> np.ndarray:
         """`project(embeddings, method, dims)`, computed once per key and content; the array is read-only."""
         key: Key = (run, tag, step, method, dims)

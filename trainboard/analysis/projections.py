@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from trainboard.analysis import MAX_PROJECTION_POINTS
 from trainboard.errors import InvalidArgumentError
 
 METHODS = ("pca", "tsne", "umap")
@@ -31,14 +30,15 @@ UMAP_NEIGHBOURS = 15
 MIN_NEIGHBOURHOOD = 3
 
 
-def project(embeddings: np.ndarray, method: str, dims: int, *, max_points: int = MAX_PROJECTION_POINTS) -> np.ndarray:
-    """An `(n, dims)` float64 array of the projected points, NaN for the points that have non-finite values."""
+def project(embeddings: np.ndarray, method: str, dims: int, *, max_points: int | None = None) -> np.ndarray:
+    """An `(n, dims)` float64 array of the projected points, NaN for the points that have non-finite values; more
+    than `max_points` points (when given) are refused."""
     if method not in METHODS:
         raise InvalidArgumentError(f"projection method must be one of {', '.join(METHODS)}, not {method!r}")
     if dims not in DIMENSIONS:
         raise InvalidArgumentError(f"projections have 2 or 3 dimensions, not {dims}")
     points = _points(embeddings)
-    if len(points) > max_points:
+    if max_points is not None and len(points) > max_points:
         raise InvalidArgumentError(
             f"{len(points):,} points are more than the {max_points:,} that projections take; "
             "raise the limit with --max_projection_points (or TRAINBOARD_MAX_PROJECTION_POINTS)"

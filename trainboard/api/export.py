@@ -15,9 +15,8 @@ import numpy as np
 from trainboard.api.experiment import Experiment
 from trainboard.api.frames import Labels, Table, arrow_table
 from trainboard.api.tfevents import write_tfevents
-from trainboard.settings import Settings
+from trainboard.settings import EXPORT_FORMATS, Settings
 
-FORMATS = ("parquet", "csv", "jsonl", "tfevents")
 # The rows a JSON Lines file is written by, at a time.
 JSON_BATCH = 65_536
 
@@ -34,8 +33,8 @@ def kinds(experiment: Experiment) -> dict[str, Callable[[], Table]]:
 def export(experiment: Experiment, form: str, out: Path) -> dict[str, int]:
     """Writes each kind that has points under `out` (a directory); returns the rows (points for tfevents) written by
     kind."""
-    if form not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {form!r}")
+    if form not in EXPORT_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(EXPORT_FORMATS)}, not {form!r}")
     out.mkdir(parents=True, exist_ok=True)
     if form == "tfevents":
         return write_tfevents(experiment, out)

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from trainboard.access.accounts import AccountError, Accounts
-from trainboard.access.roles import Role
+from trainboard.access.roles import ROLE_NAMES, Role
 from trainboard.errors import NotFoundError
 from trainboard.http.context import Experiments
 from trainboard.http.openapi import declare, json_body
@@ -58,19 +58,19 @@ async def access(request: Request) -> JSONResponse:
     body=json_body(
         {
             "type": "object",
-            "properties": {"user": {"type": "string"}, "role": {"enum": ["read", "write", "admin", None]}},
+            "properties": {"user": {"type": "string"}, "role": {"enum": [*ROLE_NAMES, None]}},
             "required": ["user", "role"],
         }
     ),
 )
 async def share(request: Request) -> JSONResponse:
-    """`{"user": NAME, "role": "read" | "write" | "admin" | null}`: give the user that role, or take it away."""
+    """`{"user": NAME, "role": ROLE | null}`: give the user that role (one of `ROLE_NAMES`), or take it away."""
     accounts, experiment_id = _accounts(request)
     try:
         body = await json_object(request)
         user, role = body.get("user"), body.get("role")
         if not isinstance(user, str) or not (role is None or isinstance(role, str)):
-            raise AccountError('expected {"user": NAME, "role": "read" | "write" | "admin" | null}')
+            raise AccountError(f'expected {{"user": NAME, "role": null or one of {", ".join(ROLE_NAMES)}}}')
         await run_in_threadpool(accounts.share, experiment_id, user, None if role is None else Role.named(role))
     except (AccountError, ValueError) as error:
         return error_response(AccountError(str(error)))

@@ -11,7 +11,6 @@ from typing import Protocol
 
 from starlette.requests import Request
 
-from trainboard.analysis import MAX_PROJECTION_POINTS
 from trainboard.analysis.projection_cache import ProjectionCache
 from trainboard.errors import NotFoundError
 from trainboard.http import params
@@ -39,8 +38,8 @@ class ServedExperiment:
     progress: Progress
     # --samples_per_plugin: plugin name -> points per series (None: all).
     sampling: dict[str, int | None] = field(default_factory=dict)
-    # --max_projection_points: the largest embedding the server projects.
-    max_projection_points: int = MAX_PROJECTION_POINTS
+    # --max_projection_points: the largest embedding the server projects (None: any).
+    max_projection_points: int | None = None
     projections: ProjectionCache = field(default_factory=ProjectionCache)
 
     def samples(self, plugin_name: str, default: int) -> int | None:
@@ -60,7 +59,7 @@ class Experiments:
         elsewhere: Progress,
         default: str | None = None,
         sampling: dict[str, int | None] | None = None,
-        max_projection_points: int = MAX_PROJECTION_POINTS,
+        max_projection_points: int | None = None,
     ) -> None:
         self.provider = provider
         self._keeper = keeper

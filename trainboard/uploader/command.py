@@ -7,6 +7,7 @@ import os
 import sys
 import threading
 
+from trainboard.errors import CommandError
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
 from trainboard.reader.logdir import LogDir
@@ -19,7 +20,7 @@ WATCH_RETRY_SECONDS = 24 * 3600.0
 
 def run_upload(settings: Settings) -> None:
     if "://" in settings.logdir or not os.path.isdir(settings.logdir):
-        _fail(f"--logdir {settings.logdir!r} is no local directory")
+        raise CommandError(f"--logdir {settings.logdir!r} is no local directory")
     # Watching, a server away for a while (a restart, a deploy) is waited for; once, two minutes are.
     client = UploadClient(
         settings.server, settings.token, retry_for_seconds=WATCH_RETRY_SECONDS if settings.watch else 120
@@ -41,7 +42,7 @@ def run_upload(settings: Settings) -> None:
         shown.start()
         uploader.run_forever(settings.reload_interval if settings.watch else 0, stop)
     except UploadError as error:
-        _fail(str(error))
+        raise CommandError(str(error)) from None
     except KeyboardInterrupt:
         pass
     finally:
@@ -49,8 +50,3 @@ def run_upload(settings: Settings) -> None:
         if shown.is_alive():
             shown.join(timeout=1)
         client.close()
-
-
-def _fail(message: str) -> None:
-    print(f"trainboard: error: {message}", file=sys.stderr)
-    raise SystemExit(1)

@@ -134,7 +134,7 @@ def projection(
     method: str,
     dims: int,
     cache: ProjectionCache,
-    max_points: int,
+    max_points: int | None,
 ) -> list[Any]:
     """`[points, labels]` of the embedding at (run, tag, step) projected by `method` into `dims` dimensions, on every
     point (TS-VIS takes the first 1,000), computed once per embedding content."""
