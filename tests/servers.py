@@ -1,14 +1,17 @@
-"""Real servers on loopback for the tests: TensorBoard 2.21 itself and trainboard, each in its own process."""
+"""Real servers on loopback for the tests: TensorBoard 2.21 itself and trainboard, each in its own process, and
+trainboard's app served in a thread of the test process (`in_process`) where no process of its own matters."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,7 +20,11 @@ from pathlib import Path
 
 import httpx
 
+from trainboard.cli import listen, parse_flags, url
+from trainboard.http.server import server_of
+from trainboard.ingest.progress import IngestProgress
 from trainboard.store.opening import open_store
+from trainboard.wiring import local_app, store_app
 
 BIN = Path(sys.executable).parent
 # Every plugin that TensorBoard samples (unlisted plugins keep 10 points). A count of 0 keeps every point in its
@@ -174,6 +181,43 @@ def store_serving(db: str, scratch: Path, *flags: str, env: dict[str, str] | Non
         yield found.group(1).rstrip("/")
     finally:
         stop(process)
+
+
+@contextmanager
+def in_process(command: str, scratch: Path, *flags: str, clock: Callable[[], float] = time.time) -> Iterator[Server]:
+    """The app of `trainboard FLAGS` (`command` "trainboard") or `trainboard serve FLAGS` ("serve"), built by the same
+    wiring from the same flags and served by the same uvicorn set-up on a free loopback port, but in a thread of the
+    test process: it starts in milliseconds where a process takes a second. For the tests of what the app answers;
+    tests/cli runs the command itself (its output, signals, ports). The server's url is the one the command prints
+    (its --path_prefix included, no final slash); its log holds what uvicorn logged (tracebacks included). A
+    `trainboard` is yielded once its first ingest pass is done; `clock` is the one `trainboard serve`'s accounts expire
+    tokens and sessions by."""
+    settings, _ = parse_flags(["--host=127.0.0.1", "--port=0", *flags], command=command)
+    progress = IngestProgress() if command == "trainboard" else IngestProgress.finished()
+    app = local_app(settings, progress) if command == "trainboard" else store_app(settings, clock)
+    server = server_of(app)
+    scratch.mkdir(parents=True, exist_ok=True)
+    log = scratch / f"{command}-in-process.log"
+    errors = logging.FileHandler(log)
+    errors.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    uvicorn_errors = logging.getLogger("uvicorn.error")
+    uvicorn_errors.addHandler(errors)
+    listener = listen(settings, scan=False)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="trainboard-server", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not (server.started and progress.done):
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"trainboard {command} in process did not start:\n{log.read_text()}")
+            time.sleep(0.01)
+        yield Server(url(settings, listener).rstrip("/"), log)
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
+        uvicorn_errors.removeHandler(errors)
+        errors.close()
 
 
 @contextmanager

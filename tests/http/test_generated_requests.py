@@ -126,7 +126,7 @@ def team_schema(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         for path, item in document["paths"].items():
             if path.endswith("/admin/delete"):
                 item["post"]["parameters"][0]["schema"]["enum"] = [team.other, MISSING]
-        yield Served(loaded(team.url, document, headers), scratch / "serve" / "serve.stderr", TEAM_EXAMPLES)
+        yield Served(loaded(team.url, document, headers), team.log, TEAM_EXAMPLES)
 
 
 CHECKS = [not_a_server_error, content_type_conformance]

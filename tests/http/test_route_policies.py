@@ -4,7 +4,6 @@ route-policy matrix. A route without a policy fails here; so does a route that a
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,7 +225,7 @@ def test_revoked_and_expired_tokens_are_refused(team: Team) -> None:
 
     brief = new_token(team.db, "ada", "--expires=0.00002")  # 1.7 s
     assert runs_of(team, brief) == 200
-    time.sleep(2)
+    team.clock.advance(2)
     response = httpx.get(f"{team.url}/experiment/{team.private}/data/runs", headers=bearer(brief))
     assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
     assert runs_of(team, "tbk_0000000000_" + "x" * 43) == 401
