@@ -15,21 +15,12 @@ import httpx
 import numpy as np
 import pytest
 from PIL import Image
-from playwright.sync_api import Locator, Page, Response, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Response
 
 from tests.servers import BIN, Server, store_serving, trainboard_server, trainboard_store_server
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TIMEOUT_MS = 60_000
 # Written by tests.logdirs: one run with this scalar tag and a histogram tag; torch's add_images puts each step's
 # four 8x6 images side by side.
@@ -57,15 +48,13 @@ def ui(request: pytest.FixtureRequest, full_logdir: Path, tmp_path_factory: pyte
 
 
 @pytest.fixture
-def page(tmp_path: Path) -> Iterator[Page]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            yield page
-            page.screenshot(path=str(tmp_path / "timeseries.png"), full_page=True)
-        finally:
-            browser.close()
+def page(browser: Browser, tmp_path: Path) -> Iterator[Page]:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        yield page
+        page.screenshot(path=str(tmp_path / "timeseries.png"), full_page=True)
+    finally:
+        page.context.close()
 
 
 def card(page: Page, kind: str, tag: str) -> Locator:
