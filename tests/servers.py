@@ -96,13 +96,8 @@ def trainboard_server(
         str(python),
         "-m",
         "trainboard",
-        f"--logdir={logdir}",
-        "--host=127.0.0.1",
+        *trainboard_flags(logdir, scratch, path_prefix),
         f"--port={port}",
-        f"--db={scratch / 'store.sqlite'}",
-        "--reload_interval=0",
-        "--samples_per_plugin=all",
-        f"--path_prefix={path_prefix}",
         *flags,
     ]
 
@@ -111,6 +106,24 @@ def trainboard_server(
 
     with running(command, port, scratch / "trainboard.log", ingested) as server:
         yield server
+
+
+@contextmanager
+def trainboard_in_process(logdir: Path, scratch: Path, *flags: str, path_prefix: str = "") -> Iterator[Server]:
+    """As `trainboard_server`, but served in a thread of the test process (`in_process`)."""
+    with in_process("trainboard", scratch, *trainboard_flags(logdir, scratch, path_prefix), *flags) as server:
+        yield Server(server.url.removesuffix(path_prefix), server.log)
+
+
+def trainboard_flags(logdir: Path, scratch: Path, path_prefix: str) -> list[str]:
+    return [
+        f"--logdir={logdir}",
+        "--host=127.0.0.1",
+        f"--db={scratch / 'store.sqlite'}",
+        "--reload_interval=0",
+        "--samples_per_plugin=all",
+        f"--path_prefix={path_prefix}",
+    ]
 
 
 @contextmanager
