@@ -20,6 +20,7 @@ from pathlib import Path
 
 import httpx
 
+from tests.commands import in_process_command
 from trainboard.cli import listen, parse_flags, url
 from trainboard.http.server import server_of
 from trainboard.ingest.progress import IngestProgress
@@ -151,6 +152,16 @@ def trainboard_store_server(logdir: Path, scratch: Path, db: str, *flags: str) -
         return bool(found)
 
     with running(command, port, scratch / "trainboard-serve.log", listed) as server:
+        yield Server(server.url, server.log, experiment_path=f"/experiment/{found[0]}")
+
+
+@contextmanager
+def trainboard_store_in_process(logdir: Path, scratch: Path, db: str, *flags: str) -> Iterator[Server]:
+    """As `trainboard_store_server`, but both commands run in the test process (`in_process`)."""
+    in_process_command("ingest", f"--db={db}", "--experiment=full", f"--logdir={logdir}")
+    serve = (f"--db={db}", "--samples_per_plugin=all", "--no_auth", *flags)
+    with in_process("serve", scratch, *serve) as server:
+        found = [e["id"] for e in httpx.get(f"{server.url}/data/experiments").json() if e["name"] == "full"]
         yield Server(server.url, server.log, experiment_path=f"/experiment/{found[0]}")
 
 

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.browser.test_tensorboard_ui import TIMEOUT_MS
-from tests.servers import trainboard_server
+from tests.servers import trainboard_in_process
 from tests.tsvis.logdirs import FIXTURES, WRITE_EVERY_KIND
 from tests.tsvis.venv import run_in_tsvis
 
@@ -31,7 +31,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logdir.mkdir()
     shutil.copy(FIXTURES / "logs" / "events.out.FX50-PRO", logdir)
     run_in_tsvis(WRITE_EVERY_KIND, str(logdir))
-    with trainboard_server(logdir, root / "server", "--ui=tsvis") as server:
+    with trainboard_in_process(logdir, root / "server", "--ui=tsvis") as server:
         yield server.url
 
 

@@ -4,12 +4,10 @@ of it (tests.servers.in_process): tests/cli/test_team_commands.py runs the same 
 
 from __future__ import annotations
 
-import io
 import re
-import signal
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,8 +15,8 @@ import httpx
 import pytest
 
 from tests.cli.logs import write_run
+from tests.commands import in_process_command as cli
 from tests.servers import in_process
-from trainboard.cli import main
 from trainboard.http.guard import SESSION_COOKIE
 from trainboard.store.opening import open_store
 from trainboard.store.values import ExperimentRow
@@ -54,21 +52,6 @@ class Team:
     # What the server logged, and the clock its tokens and sessions expire by.
     log: Path
     clock: Clock = field(default_factory=Clock)
-
-
-def cli(*flags: str) -> str:
-    """A `trainboard` command's standard output, run in this process; it must succeed."""
-    output, errors = io.StringIO(), io.StringIO()
-    # main() makes SIGTERM end the command as Ctrl+C does: pytest's own handling is put back after.
-    terminate = signal.getsignal(signal.SIGTERM)
-    try:
-        with redirect_stdout(output), redirect_stderr(errors):
-            main(list(flags))
-    except SystemExit as exit:
-        assert exit.code in (0, None), errors.getvalue()
-    finally:
-        signal.signal(signal.SIGTERM, terminate)
-    return output.getvalue()
 
 
 def new_token(db: str, user: str, *flags: str) -> str:

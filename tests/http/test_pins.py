@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import tensorboardX
 
-from tests.http.teams import cli
+from tests.commands import in_process_command as cli
 from tests.logdirs import images, write_tensorboardx_run
 from tests.servers import in_process, trainboard_in_process
 from trainboard.normaliser.points import DataClass

@@ -15,7 +15,8 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
 from tests.cli.logs import write_run
-from tests.http.teams import Team, bearer, cli, cookie, denial, experiments_of, new_token, sign_in, team_server
+from tests.commands import in_process_command as cli
+from tests.http.teams import Team, bearer, cookie, denial, experiments_of, new_token, sign_in, team_server
 from tests.servers import store_serving
 from trainboard.access.accounts import Accounts
 from trainboard.http.app import create_app
