@@ -165,12 +165,15 @@ def failure_of(operation: schemathesis.APIOperation, examples: int) -> str | Non
     return None
 
 
+# The two longest tests of the suite: on two xdist workers, one on each (tests/conftest.py puts a file on one).
+@pytest.mark.xdist_group("generated-local")
 def test_local_server(local_schema: Served) -> None:
     failures = failures_of(local_schema)
     assert failures == [], "\n\n".join(failures)
     assert "Traceback" not in local_schema.log.read_text()  # TS-VIS's routes answer failures with HTTP 200
 
 
+@pytest.mark.xdist_group("generated-team")
 def test_team_server(team_schema: Served) -> None:
     failures = failures_of(team_schema)
     assert failures == [], "\n\n".join(failures)
