@@ -36,6 +36,8 @@ POLL_SECONDS = 0.2
 # The line trainboard prints on stderr once it listens.
 SERVING = re.compile(r"^trainboard \S+ at (http://\S+/) \(Press CTRL\+C to quit\)", re.MULTILINE)
 STABLE_POLLS = 5
+# The logs of the servers running in process (`in_process`).
+LOGS: list[logging.Handler] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +226,12 @@ def in_process(command: str, scratch: Path, *flags: str, clock: Callable[[], flo
     log = scratch / f"{command}-in-process.log"
     errors = logging.FileHandler(log)
     errors.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    # uvicorn's Config (made by server_of) configures its loggers afresh, dropping the handlers of the servers still
+    # running: each server's log takes what uvicorn logs while it runs, whichever server logged it.
+    LOGS.append(errors)
     uvicorn_errors = logging.getLogger("uvicorn.error")
-    uvicorn_errors.addHandler(errors)
+    for handler in LOGS:
+        uvicorn_errors.addHandler(handler)
     listener = listen(settings, scan=False)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="trainboard-server", daemon=True)
     thread.start()
@@ -240,6 +246,7 @@ def in_process(command: str, scratch: Path, *flags: str, clock: Callable[[], flo
         server.should_exit = True
         thread.join(30)
         listener.close()
+        LOGS.remove(errors)
         uvicorn_errors.removeHandler(errors)
         errors.close()
 
