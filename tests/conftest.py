@@ -12,6 +12,21 @@ from tests.pgserver import PostgresServer, postgres_server
 from tests.s3server import S3Server, s3_server
 from tests.servers import Server, tensorboard_server, trainboard_server
 
+TESTS = Path(__file__).parent
+# With xdist (scripts/test runs two workers), each worker starts the session fixtures its tests use. The tests of these
+# folders share servers too costly to start twice (the real TensorBoard and trainboard on four backends; the hparams
+# servers): all of a folder's tests run on one worker. Any other test file runs whole on one worker (its module
+# fixtures start once).
+SHARED_BY_FOLDER = ("differential", "hparams")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            path = item.path.relative_to(TESTS)
+            group = path.parts[0] if path.parts[0] in SHARED_BY_FOLDER else path.as_posix()
+            item.add_marker(pytest.mark.xdist_group(group))
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(

@@ -1,14 +1,17 @@
-"""Real servers on loopback for the tests: TensorBoard 2.21 itself and trainboard, each in its own process."""
+"""Real servers on loopback for the tests: TensorBoard 2.21 itself and trainboard, each in its own process, and
+trainboard's app served in a thread of the test process (`in_process`) where no process of its own matters."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,7 +20,12 @@ from pathlib import Path
 
 import httpx
 
+from tests.commands import in_process_command
+from trainboard.cli import listen, parse_flags, url
+from trainboard.http.server import server_of
+from trainboard.ingest.progress import IngestProgress
 from trainboard.store.opening import open_store
+from trainboard.wiring import local_app, store_app
 
 BIN = Path(sys.executable).parent
 # Every plugin that TensorBoard samples (unlisted plugins keep 10 points). A count of 0 keeps every point in its
@@ -28,6 +36,8 @@ POLL_SECONDS = 0.2
 # The line trainboard prints on stderr once it listens.
 SERVING = re.compile(r"^trainboard \S+ at (http://\S+/) \(Press CTRL\+C to quit\)", re.MULTILINE)
 STABLE_POLLS = 5
+# The logs of the servers running in process (`in_process`).
+LOGS: list[logging.Handler] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +105,8 @@ def trainboard_server(
         str(python),
         "-m",
         "trainboard",
-        f"--logdir={logdir}",
-        "--host=127.0.0.1",
+        *trainboard_flags(logdir, scratch, path_prefix),
         f"--port={port}",
-        f"--db={scratch / 'store.sqlite'}",
-        "--reload_interval=0",
-        "--samples_per_plugin=all",
-        f"--path_prefix={path_prefix}",
         *flags,
     ]
 
@@ -110,6 +115,24 @@ def trainboard_server(
 
     with running(command, port, scratch / "trainboard.log", ingested, env=env) as server:
         yield server
+
+
+@contextmanager
+def trainboard_in_process(logdir: Path, scratch: Path, *flags: str, path_prefix: str = "") -> Iterator[Server]:
+    """As `trainboard_server`, but served in a thread of the test process (`in_process`)."""
+    with in_process("trainboard", scratch, *trainboard_flags(logdir, scratch, path_prefix), *flags) as server:
+        yield Server(server.url.removesuffix(path_prefix), server.log)
+
+
+def trainboard_flags(logdir: Path, scratch: Path, path_prefix: str) -> list[str]:
+    return [
+        f"--logdir={logdir}",
+        "--host=127.0.0.1",
+        f"--db={scratch / 'store.sqlite'}",
+        "--reload_interval=0",
+        "--samples_per_plugin=all",
+        f"--path_prefix={path_prefix}",
+    ]
 
 
 @contextmanager
@@ -137,6 +160,16 @@ def trainboard_store_server(logdir: Path, scratch: Path, db: str, *flags: str) -
         return bool(found)
 
     with running(command, port, scratch / "trainboard-serve.log", listed) as server:
+        yield Server(server.url, server.log, experiment_path=f"/experiment/{found[0]}")
+
+
+@contextmanager
+def trainboard_store_in_process(logdir: Path, scratch: Path, db: str, *flags: str) -> Iterator[Server]:
+    """As `trainboard_store_server`, but both commands run in the test process (`in_process`)."""
+    in_process_command("ingest", f"--db={db}", "--experiment=full", f"--logdir={logdir}")
+    serve = (f"--db={db}", "--samples_per_plugin=all", "--no_auth", *flags)
+    with in_process("serve", scratch, *serve) as server:
+        found = [e["id"] for e in httpx.get(f"{server.url}/data/experiments").json() if e["name"] == "full"]
         yield Server(server.url, server.log, experiment_path=f"/experiment/{found[0]}")
 
 
@@ -180,6 +213,48 @@ def store_serving(db: str, scratch: Path, *flags: str, env: dict[str, str] | Non
         yield found.group(1).rstrip("/")
     finally:
         stop(process)
+
+
+@contextmanager
+def in_process(command: str, scratch: Path, *flags: str, clock: Callable[[], float] = time.time) -> Iterator[Server]:
+    """The app of `trainboard FLAGS` (`command` "trainboard") or `trainboard serve FLAGS` ("serve"), built by the same
+    wiring from the same flags and served by the same uvicorn set-up on a free loopback port, but in a thread of the
+    test process: it starts in milliseconds where a process takes a second. For the tests of what the app answers;
+    tests/cli runs the command itself (its output, signals, ports). The server's url is the one the command prints
+    (its --path_prefix included, no final slash); its log holds what uvicorn logged (tracebacks included). A
+    `trainboard` is yielded once its first ingest pass is done; `clock` is the one `trainboard serve`'s accounts expire
+    tokens and sessions by."""
+    settings, _ = parse_flags(["--host=127.0.0.1", "--port=0", *flags], command=command)
+    progress = IngestProgress() if command == "trainboard" else IngestProgress.finished()
+    app = local_app(settings, progress) if command == "trainboard" else store_app(settings, clock)
+    server = server_of(app)
+    scratch.mkdir(parents=True, exist_ok=True)
+    log = scratch / f"{command}-in-process.log"
+    errors = logging.FileHandler(log)
+    errors.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    # uvicorn's Config (made by server_of) configures its loggers afresh, dropping the handlers of the servers still
+    # running: each server's log takes what uvicorn logs while it runs, whichever server logged it.
+    LOGS.append(errors)
+    uvicorn_errors = logging.getLogger("uvicorn.error")
+    for handler in LOGS:
+        uvicorn_errors.addHandler(handler)
+    listener = listen(settings, scan=False)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="trainboard-server", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not (server.started and progress.done):
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"trainboard {command} in process did not start:\n{log.read_text()}")
+            time.sleep(0.01)
+        yield Server(url(settings, listener).rstrip("/"), log)
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
+        LOGS.remove(errors)
+        uvicorn_errors.removeHandler(errors)
+        errors.close()
 
 
 @contextmanager

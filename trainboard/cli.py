@@ -365,11 +365,7 @@ def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
     location = settings.logdir or settings.logdir_spec
     progress = IngestProgress()
     with _uncollected():
-        import uvicorn
-
-        from trainboard.http import limits
-        from trainboard.http.connections import HeadTimeoutH11Protocol
-        from trainboard.http.server import ClosingServer
+        from trainboard.http.server import server_of
         from trainboard.wiring import local_app, store_app
 
         # The store opens here, so that its errors come before the URL.
@@ -391,20 +387,7 @@ def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
     else:
         print(f"Serving every experiment of {settings.db}", file=sys.stderr)
     try:
-        server = ClosingServer(
-            app,
-            uvicorn.Config(
-                app,
-                log_level="warning",
-                # Slow or idle clients cannot hold connections: heads must arrive in time, idle ones close (the
-                # listening socket and its backlog are ours: listen()).
-                http=HeadTimeoutH11Protocol,
-                timeout_keep_alive=limits.KEEP_ALIVE_SECONDS,
-                limit_concurrency=limits.MAX_CONCURRENCY,
-                h11_max_incomplete_event_size=limits.MAX_HEAD_BYTES,
-            ),
-        )
-        server.run(sockets=[listener])
+        server_of(app).run(sockets=[listener])
     finally:
         stop.set()
         listener.close()

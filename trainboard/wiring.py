@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -106,8 +107,9 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     return create_app(experiments, settings, lifespan=lifespan)
 
 
-def store_app(settings: Settings) -> Starlette:
-    """Private unless --no_auth: every route behind its policy, on the store's accounts."""
+def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Starlette:
+    """Private unless --no_auth: every route behind its policy, on the store's accounts; `clock` says when tokens and
+    sessions expire."""
     store = open_store(settings.db, settings.blobs or None)
     experiments = Experiments(
         DataProvider(store),
@@ -128,7 +130,7 @@ def store_app(settings: Settings) -> Starlette:
     # What takes uploads brings the whole ingest path: imported by the team server only.
     from trainboard.ingest.upload import Uploads
 
-    accounts = None if settings.no_auth else Accounts(store.accounts)
+    accounts = None if settings.no_auth else Accounts(store.accounts, clock)
     return create_app(experiments, settings, lifespan=lifespan, accounts=accounts, uploads=Uploads(store))
 
 

@@ -6,7 +6,6 @@ Chromium."""
 from __future__ import annotations
 
 import io
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,21 +14,13 @@ import httpx
 import numpy as np
 import pytest
 from PIL import Image
-from playwright.sync_api import Locator, Page, Response, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Response
 
-from tests.servers import BIN, Server, store_serving, trainboard_server, trainboard_store_server
+from tests.commands import in_process_command
+from tests.servers import Server, in_process, trainboard_in_process, trainboard_store_in_process
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TIMEOUT_MS = 60_000
 # Written by tests.logdirs: one run with this scalar tag and a histogram tag; torch's add_images puts each step's
 # four 8x6 images side by side.
@@ -48,24 +39,22 @@ def ui(request: pytest.FixtureRequest, full_logdir: Path, tmp_path_factory: pyte
     server: Server
     if request.param == "experiment":
         db = f"sqlite:{scratch / 'store.sqlite'}"
-        with trainboard_store_server(full_logdir, scratch, db, "--ui=tensorboard") as server:
+        with trainboard_store_in_process(full_logdir, scratch, db, "--ui=tensorboard") as server:
             yield f"{server.url}{server.experiment_path}/"
         return
     prefix: str = request.param
-    with trainboard_server(full_logdir, scratch, "--ui=tensorboard", path_prefix=prefix) as server:
+    with trainboard_in_process(full_logdir, scratch, "--ui=tensorboard", path_prefix=prefix) as server:
         yield f"{server.url}{prefix}/"
 
 
 @pytest.fixture
-def page(tmp_path: Path) -> Iterator[Page]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            yield page
-            page.screenshot(path=str(tmp_path / "timeseries.png"), full_page=True)
-        finally:
-            browser.close()
+def page(browser: Browser, tmp_path: Path) -> Iterator[Page]:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        yield page
+        page.screenshot(path=str(tmp_path / "timeseries.png"), full_page=True)
+    finally:
+        page.context.close()
 
 
 def card(page: Page, kind: str, tag: str) -> Locator:
@@ -169,16 +158,11 @@ def test_a_signed_out_browser_signs_in_and_tensorboards_ui_draws_on_a_private_se
     """`trainboard serve --ui tensorboard` with accounts: opening an experiment's page signed out leads to the sign-in
     page; a wrong token is refused there; the right one comes back to the page, whose API calls the session signs."""
     db = f"sqlite:{tmp_path / 'store.sqlite'}"
-    done = [
-        subprocess.run(command, capture_output=True, check=True, timeout=600)
-        for command in (
-            [str(BIN / "trainboard"), "ingest", f"--db={db}", "--experiment=full", f"--logdir={full_logdir}"],
-            [str(BIN / "trainboard"), "users", "add", "ada", f"--db={db}"],
-            [str(BIN / "trainboard"), "tokens", "create", f"--db={db}", "--user=ada", "--experiment=full"],
-        )
-    ]
-    token = done[-1].stdout.decode().strip()
-    with store_serving(db, tmp_path / "serve", "--ui=tensorboard") as url:
+    in_process_command("ingest", f"--db={db}", "--experiment=full", f"--logdir={full_logdir}")
+    in_process_command("users", "add", "ada", f"--db={db}")
+    token = in_process_command("tokens", "create", f"--db={db}", "--user=ada", "--experiment=full").strip()
+    with in_process("serve", tmp_path / "serve", f"--db={db}", "--ui=tensorboard") as server:
+        url = server.url
         (experiment,) = httpx.get(f"{url}/data/experiments", headers={"Authorization": f"Bearer {token}"}).json()
         wanted = f"{url}/experiment/{experiment['id']}/#scalars"
         page.goto(wanted, timeout=TIMEOUT_MS)

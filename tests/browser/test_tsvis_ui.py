@@ -11,10 +11,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
-from tests.browser.test_tensorboard_ui import CHROMIUM, CHROMIUM_FLAGS, TIMEOUT_MS
-from tests.servers import trainboard_server
+from tests.browser.test_tensorboard_ui import TIMEOUT_MS
+from tests.servers import trainboard_in_process
 from tests.tsvis.logdirs import FIXTURES, WRITE_EVERY_KIND
 from tests.tsvis.venv import run_in_tsvis
 
@@ -31,24 +31,22 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logdir.mkdir()
     shutil.copy(FIXTURES / "logs" / "events.out.FX50-PRO", logdir)
     run_in_tsvis(WRITE_EVERY_KIND, str(logdir))
-    with trainboard_server(logdir, root / "server", "--ui=tsvis") as server:
+    with trainboard_in_process(logdir, root / "server", "--ui=tsvis") as server:
         yield server.url
 
 
 @pytest.fixture
-def page(served: str, tmp_path: Path) -> Iterator[Page]:
+def page(browser: Browser, served: str, tmp_path: Path) -> Iterator[Page]:
     errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(served + "/")
-            yield page
-            page.screenshot(path=str(tmp_path / "tsvis.png"), full_page=True)
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(served + "/")
+        yield page
+        page.screenshot(path=str(tmp_path / "tsvis.png"), full_page=True)
+    finally:
+        page.context.close()
     assert [error for error in errors if TSVIS_OWN_FAULT not in error] == []
 
 

@@ -24,7 +24,7 @@ from tensorboard.compat.proto import graph_pb2
 
 from tests.browser.ui import ui_page
 from tests.logdirs import write_torch_run
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 from trainboard.demo import write_demo
 
 pytestmark = pytest.mark.browser
@@ -51,7 +51,7 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with trainboard_server(logdir, tmp_path_factory.mktemp("trainboard")) as found:
+    with trainboard_in_process(logdir, tmp_path_factory.mktemp("trainboard")) as found:
         yield found
 
 

@@ -14,7 +14,7 @@ from PIL import Image
 from playwright.sync_api import Browser, Page
 
 from tests.browser.ui import ui_page
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 from tests.tsvis.logdirs import write_api_logdir
 
 pytestmark = pytest.mark.browser
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.browser
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("embeddings")
     write_api_logdir(root / "logs")
-    with trainboard_server(root / "logs", root / "server") as served:
+    with trainboard_in_process(root / "logs", root / "server") as served:
         yield served
 
 

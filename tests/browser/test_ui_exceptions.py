@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.browser.ui import as_number, ui_page
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 from tests.tsvis.venv import run_in_tsvis
 
 pytestmark = pytest.mark.browser
@@ -24,7 +24,7 @@ WRITE_EXCEPTIONS = Path(__file__).with_name("write_exceptions.py")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("exceptions")
     run_in_tsvis(WRITE_EXCEPTIONS, str(root / "logs"))
-    with trainboard_server(root / "logs", root / "server") as served:
+    with trainboard_in_process(root / "logs", root / "server") as served:
         yield served
 
 

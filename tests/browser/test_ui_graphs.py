@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, Page
 from torch.utils.tensorboard import SummaryWriter
 
 from tests.browser.ui import ui_page
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 from tests.tsvis.logdirs import FIXTURES, write_graph_runs
 
 pytestmark = pytest.mark.browser
@@ -57,7 +57,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     shutil.copytree(FIXTURES / "hp" / "log", root / "oneflow")
     write_graph_runs(root)  # torch_graph (torch's add_graph), graphdef (scopes that are ops, control edges)
     write_large_run(root / "large")
-    with trainboard_server(root, tmp_path_factory.mktemp("graphs-store")) as server:
+    with trainboard_in_process(root, tmp_path_factory.mktemp("graphs-store")) as server:
         yield server
 
 
@@ -330,7 +330,7 @@ def test_a_large_graph_stays_usable(server: Server, browser: Browser) -> None:
 def test_structure_graph_files_alone_show_the_tab(tmp_path: Path, browser: Browser) -> None:
     """TensorBoard's listing sees no graph in a logdir of TS-VIS structure graph files alone; the tab shows still."""
     shutil.copytree(FIXTURES / "hp" / "log", tmp_path / "logs" / "oneflow")
-    with trainboard_server(tmp_path / "logs", tmp_path / "store") as alone:
+    with trainboard_in_process(tmp_path / "logs", tmp_path / "store") as alone:
         listing = httpx.get(f"{alone.url}/data/plugins_listing").raise_for_status().json()
         assert listing["graphs"]["enabled"] is False
         models = served(alone, "oneflow", "s_graph")

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page
 from tests.browser.ui import ARTIFACTS, ui_page
 from tests.browser.visuals import coloured, pixels
 from tests.logdirs import write_sweep_logdir
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("groups")
     logdir = write_sweep_logdir(root / "logs", seeds=4, steps=80)
-    with trainboard_server(logdir, root) as server:
+    with trainboard_in_process(logdir, root) as server:
         yield server
 
 

@@ -14,7 +14,7 @@ from playwright.sync_api import Browser
 
 from tests.browser.ui import ui_page
 from tests.hparams.logdirs import write_writers_logdir
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.browser
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("hparams-filters")
     write_writers_logdir(root / "logs", trials=12)
-    with trainboard_server(root / "logs", root / "server") as served:
+    with trainboard_in_process(root / "logs", root / "server") as served:
         yield served
 
 

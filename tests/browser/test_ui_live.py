@@ -17,7 +17,7 @@ import tensorboardX
 from playwright.sync_api import Browser, Page, Request
 
 from tests.browser.ui import ARTIFACTS, LONG_RUN, LONG_STEPS, SEED_RUNS, ui_page, write_scalar_logdir
-from tests.servers import Server, trainboard_server, trainboard_store_server
+from tests.servers import Server, trainboard_in_process, trainboard_store_in_process
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +34,7 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     # Reads the logdir again every second, as a user following a run would have it.
-    with trainboard_server(logdir, tmp_path_factory.mktemp("server"), "--reload_interval=1") as server:
+    with trainboard_in_process(logdir, tmp_path_factory.mktemp("server"), "--reload_interval=1") as server:
         yield server
 
 
@@ -128,7 +128,7 @@ def test_charts_poll_where_the_stream_says_nothing(server: Server, logdir: Path,
 
 def test_a_pinned_view_opens_no_stream(logdir: Path, browser: Browser, tmp_path: Path) -> None:
     db = f"sqlite:{tmp_path / 'store.sqlite'}"
-    with trainboard_store_server(logdir, tmp_path, db) as served:
+    with trainboard_store_in_process(logdir, tmp_path, db) as served:
         experiment = f"{served.url}{served.experiment_path}"
         pin = httpx.post(f"{experiment}/pins").raise_for_status().json()["pin"]
         with ui_page(browser, "live-pinned") as page:

@@ -11,7 +11,7 @@ import tensorboardX
 from playwright.sync_api import Browser
 
 from tests.browser.ui import ui_page
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +28,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             for step in range(3):
                 writer.add_scalar(EVIL_NAME, step, step)
                 writer.add_scalar("loss", 1 / (step + 1), step)
-    with trainboard_server(root, tmp_path_factory.mktemp("server")) as server:
+    with trainboard_in_process(root, tmp_path_factory.mktemp("server")) as server:
         yield server
 
 

@@ -10,7 +10,7 @@ import tensorboardX
 from playwright.sync_api import Browser
 
 from tests.browser.ui import ui_page
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         with tensorboardX.SummaryWriter(str(root / f"run{index:04d}"), flush_secs=3600) as writer:
             writer.add_scalar("loss", index / RUNS, 0)
             writer.add_scalar("loss", index / RUNS / 2, 1)
-    with trainboard_server(root, tmp_path_factory.mktemp("server")) as server:
+    with trainboard_in_process(root, tmp_path_factory.mktemp("server")) as server:
         yield server
 
 

@@ -35,7 +35,7 @@ from tests.browser.ui import (
     write_scalar_logdir,
 )
 from tests.browser.visuals import box_of, overlapping, text_boxes
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 
 pytestmark = pytest.mark.browser
 
@@ -50,14 +50,16 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     # Reloads every second, for the live-update test, which adds a run.
-    with trainboard_server(logdir, tmp_path_factory.mktemp("server"), "--reload_interval=1") as server:
+    with trainboard_in_process(logdir, tmp_path_factory.mktemp("server"), "--reload_interval=1") as server:
         yield server
 
 
 @pytest.fixture(scope="module")
 def sampled_server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The same logdir with the scalars routes at TensorBoard's default of 1,000 points per series."""
-    with trainboard_server(logdir, tmp_path_factory.mktemp("sampled"), "--samples_per_plugin=scalars=1000") as server:
+    with trainboard_in_process(
+        logdir, tmp_path_factory.mktemp("sampled"), "--samples_per_plugin=scalars=1000"
+    ) as server:
         yield server
 
 

@@ -18,7 +18,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.ui import ARTIFACTS, SEED_TAGS, seed_value, ui_page
 from tests.cli.process import command
-from tests.servers import store_serving
+from tests.commands import in_process_command
+from tests.servers import in_process
 
 pytestmark = pytest.mark.browser
 
@@ -42,8 +43,9 @@ class Team:
     tokens: dict[str, str]
 
 
-def cli(*flags: str, token: str | None = None) -> str:
-    env = {**os.environ, "TRAINBOARD_TOKEN": token} if token else None
+def cli(*flags: str, token: str) -> str:
+    """A `trainboard` command in its own process, with the token in TRAINBOARD_TOKEN as users are told to give it."""
+    env = {**os.environ, "TRAINBOARD_TOKEN": token}
     done = subprocess.run(command(*flags), capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL, env=env)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     return done.stdout.decode()
@@ -55,10 +57,10 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
     scratch = tmp_path_factory.mktemp("team")
     db = f"sqlite:{scratch / 'team.sqlite'}"
     for user in USERS:
-        cli("users", "add", user, f"--db={db}")
-    tokens = {user: cli("tokens", "create", f"--db={db}", f"--user={user}").strip() for user in USERS}
-    with store_serving(db, scratch / "serve") as url:
-        yield Team(db, url, scratch, tokens)
+        in_process_command("users", "add", user, f"--db={db}")
+    tokens = {user: in_process_command("tokens", "create", f"--db={db}", f"--user={user}").strip() for user in USERS}
+    with in_process("serve", scratch / "serve", f"--db={db}") as server:
+        yield Team(db, server.url, scratch, tokens)
 
 
 def write_runs(logdir: Path, *runs: str, steps: int = 60, first: int = 0) -> Path:
@@ -76,7 +78,7 @@ def bearer(team: Team, user: str) -> dict[str, str]:
 
 
 def ingest(team: Team, experiment: str, logdir: Path) -> None:
-    cli("ingest", f"--db={team.db}", f"--experiment={experiment}", f"--logdir={logdir}")
+    in_process_command("ingest", f"--db={team.db}", f"--experiment={experiment}", f"--logdir={logdir}")
 
 
 def create(team: Team, user: str, name: str, description: str = "") -> str:

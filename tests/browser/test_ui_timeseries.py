@@ -27,7 +27,7 @@ from tests.browser.ui import (
     write_scalar_logdir,
 )
 from tests.browser.visuals import box_of, coloured, overlapping, pixels, text_boxes
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 
 pytestmark = pytest.mark.browser
 
@@ -42,14 +42,16 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with trainboard_server(logdir, tmp_path_factory.mktemp("server")) as server:
+    with trainboard_in_process(logdir, tmp_path_factory.mktemp("server")) as server:
         yield server
 
 
 @pytest.fixture(scope="module")
 def sampled_server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The same logdir with the chart's series at 1,000 points per run."""
-    with trainboard_server(logdir, tmp_path_factory.mktemp("sampled"), "--samples_per_plugin=scalars=1000") as server:
+    with trainboard_in_process(
+        logdir, tmp_path_factory.mktemp("sampled"), "--samples_per_plugin=scalars=1000"
+    ) as server:
         yield server
 
 

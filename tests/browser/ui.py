@@ -15,7 +15,14 @@ import tensorboardX
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 TIMEOUT_MS = 30_000
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "ui"
 

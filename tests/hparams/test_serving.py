@@ -11,7 +11,7 @@ import pytest
 
 from tests.hparams.conftest import Served
 from tests.hparams.logdirs import LOSS, write_session
-from tests.servers import trainboard_server
+from tests.servers import trainboard_in_process
 
 SESSION_GROUPS = "/data/plugin/hparams/session_groups"
 ALL = {"allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"], "sliceSize": 100}
@@ -27,7 +27,7 @@ def test_a_new_session_appears_once_ingested(tmp_path: Path) -> None:
     logdir = tmp_path / "logs"
     write_session(logdir / "first", {"lr": 0.1}, trial_id="first", status="STATUS_SUCCESS", metrics={LOSS: [1.0]})
     with (
-        trainboard_server(logdir, tmp_path / "server", "--reload_interval=0.2") as server,
+        trainboard_in_process(logdir, tmp_path / "server", "--reload_interval=0.2") as server,
         httpx.Client(base_url=server.url, timeout=30) as client,
     ):
         assert session_names(client) == ["first"]

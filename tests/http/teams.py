@@ -1,26 +1,38 @@
 """A store with two experiments, three users with their tokens, and `trainboard serve` on it, for the tests of
-access: route policies, sessions, CSRF, experiments."""
+access: route policies, sessions, CSRF, experiments. The commands run in the test process and the server in a thread
+of it (tests.servers.in_process): tests/cli/test_team_commands.py runs the same commands as processes."""
 
 from __future__ import annotations
 
 import re
-import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.cli.logs import write_run
-from tests.cli.process import command
-from tests.servers import store_serving
+from tests.commands import in_process_command as cli
+from tests.servers import in_process
 from trainboard.http.guard import SESSION_COOKIE
 from trainboard.store.opening import open_store
 from trainboard.store.values import ExperimentRow
 
-TIMEOUT = 120.0
+
+@dataclass(slots=True)
+class Clock:
+    """The server's clock: the real time, moved on by `advance` (a token expires without waiting for it)."""
+
+    ahead: float = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.ahead
+
+    def advance(self, seconds: float) -> None:
+        self.ahead += seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,13 +49,9 @@ class Team:
     stranger: str
     # A pin of `private`, for its routes below /at/<pin>/.
     pin: str
-
-
-def cli(*flags: str) -> str:
-    """A `trainboard` command's standard output; it must succeed."""
-    done = subprocess.run(command(*flags), capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-    return done.stdout.decode()
+    # What the server logged, and the clock its tokens and sessions expire by.
+    log: Path
+    clock: Clock = field(default_factory=Clock)
 
 
 def new_token(db: str, user: str, *flags: str) -> str:
@@ -71,12 +79,14 @@ def team_server(request: pytest.FixtureRequest, backend: str, ui: str, tmp_path:
     admin = new_token(db, "ada", "--experiment=private", "--role=admin")
     reader = new_token(db, "bob", "--experiment=private", "--role=read")
     stranger = new_token(db, "eve")
-    with store_serving(db, tmp_path / "serve", f"--ui={ui}") as url:
+    clock = Clock()
+    with in_process("serve", tmp_path / "serve", f"--db={db}", f"--ui={ui}", clock=clock) as server:
+        url = server.url
         listed = httpx.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
         ids = {e["name"]: e["id"] for e in listed}
         other = next(e.id for e in experiments_of(db) if e.name == "other")
         pin = httpx.post(f"{url}/experiment/{ids['private']}/pins", headers=bearer(admin)).raise_for_status().json()
-        yield Team(db, url, ids["private"], other, admin, reader, stranger, pin["pin"])
+        yield Team(db, url, ids["private"], other, admin, reader, stranger, pin["pin"], server.log, clock)
 
 
 def experiments_of(db: str) -> list[ExperimentRow]:

@@ -1,6 +1,7 @@
 """/data/trainboard/events on real `trainboard --logdir` and `trainboard serve` processes: a writer appends points and
-the stream announces them within seconds; a pinned view has no stream; past MAX_STREAMS open streams a new one is a
-503 (until one closes); Ctrl+C ends either server with streams open."""
+the stream announces them within seconds; Ctrl+C ends either server with streams open. In process
+(tests.servers.in_process): a pinned view has no stream; past MAX_STREAMS open streams a new one is a 503 (until one
+closes)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 import httpx
 
 from tests.cli.process import command, trainboard
-from tests.servers import SERVING, stop
+from tests.servers import SERVING, in_process, stop
 from trainboard.http.trainboard_api.events import MAX_STREAMS
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
@@ -76,21 +77,21 @@ def test_a_pinned_view_has_no_stream(tmp_path: Path) -> None:
     events_file = tmp_path / "logs" / "run" / "events.out.tfevents.1.host"
     events_file.parent.mkdir(parents=True)
     _append(events_file, range(3))
-    with trainboard(tmp_path / "server", f"--logdir={tmp_path / 'logs'}", "--port=0") as server:
-        pin = httpx.post(f"{server.url}pins").raise_for_status().json()["pin"]
-        assert httpx.get(f"{server.url}at/{pin}/data/trainboard/events").status_code == 204
-        assert httpx.get(f"{server.url}data/trainboard/capabilities").json()["events"] is True
-        assert httpx.get(f"{server.url}at/{pin}/data/trainboard/capabilities").json()["events"] is False
+    with in_process("trainboard", tmp_path / "server", f"--logdir={tmp_path / 'logs'}") as server:
+        pin = httpx.post(f"{server.url}/pins").raise_for_status().json()["pin"]
+        assert httpx.get(f"{server.url}/at/{pin}/data/trainboard/events").status_code == 204
+        assert httpx.get(f"{server.url}/data/trainboard/capabilities").json()["events"] is True
+        assert httpx.get(f"{server.url}/at/{pin}/data/trainboard/capabilities").json()["events"] is False
 
 
 def test_past_the_bound_a_stream_is_a_503_until_one_closes(tmp_path: Path) -> None:
     events_file = tmp_path / "logs" / "run" / "events.out.tfevents.1.host"
     events_file.parent.mkdir(parents=True)
     _append(events_file, range(3))
-    with trainboard(tmp_path / "server", f"--logdir={tmp_path / 'logs'}", "--port=0") as server:
-        asyncio.run(asyncio.wait_for(_fill_the_streams(f"{server.url}data/trainboard/events"), 60))
-        assert httpx.get(f"{server.url}data/ingest_progress").status_code == 200
-        assert "Traceback" not in server.errors()
+    with in_process("trainboard", tmp_path / "server", f"--logdir={tmp_path / 'logs'}") as server:
+        asyncio.run(asyncio.wait_for(_fill_the_streams(f"{server.url}/data/trainboard/events"), 60))
+        assert httpx.get(f"{server.url}/data/ingest_progress").status_code == 200
+    assert "Traceback" not in server.output()
 
 
 async def _fill_the_streams(url: str) -> None:

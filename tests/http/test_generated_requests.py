@@ -126,7 +126,7 @@ def team_schema(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         for path, item in document["paths"].items():
             if path.endswith("/admin/delete"):
                 item["post"]["parameters"][0]["schema"]["enum"] = [team.other, MISSING]
-        yield Served(loaded(team.url, document, headers), scratch / "serve" / "serve.stderr", TEAM_EXAMPLES)
+        yield Served(loaded(team.url, document, headers), team.log, TEAM_EXAMPLES)
 
 
 CHECKS = [not_a_server_error, content_type_conformance]
@@ -165,12 +165,15 @@ def failure_of(operation: schemathesis.APIOperation, examples: int) -> str | Non
     return None
 
 
+# The two longest tests of the suite: on two xdist workers, one on each (tests/conftest.py puts a file on one).
+@pytest.mark.xdist_group("generated-local")
 def test_local_server(local_schema: Served) -> None:
     failures = failures_of(local_schema)
     assert failures == [], "\n\n".join(failures)
     assert "Traceback" not in local_schema.log.read_text()  # TS-VIS's routes answer failures with HTTP 200
 
 
+@pytest.mark.xdist_group("generated-team")
 def test_team_server(team_schema: Served) -> None:
     failures = failures_of(team_schema)
     assert failures == [], "\n\n".join(failures)

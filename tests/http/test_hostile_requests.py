@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.routing import Route
 
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 from trainboard.http import tensorboard
 from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.limits import MAX_BODY_BYTES
@@ -265,7 +265,7 @@ def test_allowed_hosts_extends_the_list(tmp_path: Path) -> None:
     )
     for index, (flag, allowed, refused) in enumerate(cases):
         with (
-            trainboard_server(tmp_path / "logs", tmp_path / f"server{index}", flag) as server,
+            trainboard_in_process(tmp_path / "logs", tmp_path / f"server{index}", flag) as server,
             httpx.Client(base_url=server.url, timeout=30) as client,
         ):
             assert client.get("/data/runs").status_code == 200

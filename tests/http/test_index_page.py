@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.servers import trainboard_server
+from tests.servers import trainboard_in_process
 from trainboard.http.ui.index_page import APP
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
@@ -31,7 +31,7 @@ def write_hostile_logdir(root: Path) -> Path:
 @pytest.mark.parametrize("prefix", ["", "/tb"])
 def test_the_page_and_its_files_are_served(prefix: str, tmp_path: Path) -> None:
     with (
-        trainboard_server(write_hostile_logdir(tmp_path / "logs"), tmp_path, path_prefix=prefix) as server,
+        trainboard_in_process(write_hostile_logdir(tmp_path / "logs"), tmp_path, path_prefix=prefix) as server,
         httpx.Client(base_url=f"{server.url}{prefix}") as client,
     ):
         page = client.get("/")

@@ -7,7 +7,6 @@ below /at/<pin>/ answers as it did when the pin was made, while the same routes 
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,9 +17,9 @@ import numpy as np
 import pytest
 import tensorboardX
 
-from tests.cli.process import command
+from tests.commands import in_process_command as cli
 from tests.logdirs import images, write_tensorboardx_run
-from tests.servers import store_serving, trainboard_server
+from tests.servers import in_process, trainboard_in_process
 from trainboard.normaliser.points import DataClass
 from trainboard.store.opening import open_store
 
@@ -108,12 +107,6 @@ def has_the_new_data(client: httpx.Client, base: str) -> bool:
     )
 
 
-def cli(*flags: str) -> str:
-    done = subprocess.run(command(*flags), capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-    return done.stdout.decode()
-
-
 @dataclass(frozen=True, slots=True)
 class Team:
     url: str
@@ -142,7 +135,8 @@ def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Team]:
         cli("users", "add", user, f"--db={db}")
     admin = cli("tokens", "create", f"--db={db}", "--user=ada", "--experiment=shared", "--role=admin").strip()
     reader = cli("tokens", "create", f"--db={db}", "--user=bob", "--experiment=shared", "--role=read").strip()
-    with store_serving(db, tmp_path / "serve", f"--blobs={blobs}") as url:
+    with in_process("serve", tmp_path / "serve", f"--db={db}", f"--blobs={blobs}") as server:
+        url = server.url
         (listed,) = httpx.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
         yield Team(url, db, blobs, logdir, listed["id"], admin, reader)
 
@@ -222,7 +216,7 @@ def test_pins_of_the_one_logdir_of_trainboard_at_the_root(tmp_path: Path) -> Non
     logdir = tmp_path / "logs"
     write_tensorboardx_run(logdir / RUN)
     with (
-        trainboard_server(logdir, tmp_path, "--reload_interval=1") as server,
+        trainboard_in_process(logdir, tmp_path, "--reload_interval=1") as server,
         httpx.Client(base_url=server.url, timeout=60) as client,
     ):
         before = answers(client, "")

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from tests.servers import trainboard_server
+from tests.servers import trainboard_in_process
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
 
@@ -48,7 +48,7 @@ def test_tensors_and_metadata_are_served_and_path_tricks_refused(tmp_path: Path)
     (run / "data" / "tensors.tsv").write_text("".join("\t".join(map(str, row)) + "\n" for row in vectors.tolist()))
     (run / "data" / "metadata.tsv").write_text("label\tsplit\na\ttrain\nb\ttrain\nc\ttest\nd\ttest\n")
     os.symlink(tmp_path, run / "link")
-    with trainboard_server(logdir, tmp_path / "scratch") as server, httpx.Client(base_url=server.url) as client:
+    with trainboard_in_process(logdir, tmp_path / "scratch") as server, httpx.Client(base_url=server.url) as client:
         assert client.get("/data/plugins_listing").json()["projector"]["enabled"] is True
         assert client.get("/data/plugin/projector/runs").json() == ["run"]
         info = client.get("/data/plugin/projector/info", params={"run": "run"}).json()

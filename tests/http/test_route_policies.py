@@ -4,7 +4,6 @@ route-policy matrix. A route without a policy fails here; so does a route that a
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,8 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
 from tests.cli.logs import write_run
-from tests.http.teams import Team, bearer, cli, cookie, denial, experiments_of, new_token, sign_in, team_server
+from tests.commands import in_process_command as cli
+from tests.http.teams import Team, bearer, cookie, denial, experiments_of, new_token, sign_in, team_server
 from tests.servers import store_serving
 from trainboard.access.accounts import Accounts
 from trainboard.http.app import create_app
@@ -226,7 +226,7 @@ def test_revoked_and_expired_tokens_are_refused(team: Team) -> None:
 
     brief = new_token(team.db, "ada", "--expires=0.00002")  # 1.7 s
     assert runs_of(team, brief) == 200
-    time.sleep(2)
+    team.clock.advance(2)
     response = httpx.get(f"{team.url}/experiment/{team.private}/data/runs", headers=bearer(brief))
     assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
     assert runs_of(team, "tbk_0000000000_" + "x" * 43) == 401

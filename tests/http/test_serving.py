@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.servers import Server, free_port, running, trainboard_server
+from tests.servers import BIN, Server, free_port, running, trainboard_server
 from trainboard.http.compression import MINIMUM_SIZE as GZIP_MINIMUM
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
@@ -41,7 +41,7 @@ def test_answers_while_ingesting_then_restarts_from_the_store(tmp_path: Path) ->
     logdir = write_big_logdir(tmp_path / "logs")
     port = free_port()
     command = [
-        str(Path(os.environ.get("VIRTUAL_ENV", ".venv")) / "bin" / "trainboard"),
+        str(BIN / "trainboard"),
         f"--logdir={logdir}",
         f"--port={port}",
         f"--db={tmp_path / 'store.sqlite'}",

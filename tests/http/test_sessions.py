@@ -9,7 +9,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.http.teams import Team, bearer, cli, cookie, denial, new_token, sign_in
+from tests.commands import in_process_command as cli
+from tests.http.teams import Team, bearer, cookie, denial, new_token, sign_in
 from tests.servers import store_serving
 from trainboard.access.accounts import SESSION_SECONDS
 from trainboard.http.guard import SESSION_COOKIE

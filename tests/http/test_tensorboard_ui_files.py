@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.http.test_index_page import HOSTILE, write_hostile_logdir
-from tests.servers import trainboard_server
+from tests.servers import trainboard_in_process
 from trainboard.http.ui.tensorboard_ui import PREAMBLE, webfiles_zip
 
 
@@ -29,7 +29,7 @@ def webfiles() -> dict[str, bytes]:
 def test_files_are_served_as_tensorboard_serves_them(prefix: str, webfiles: dict[str, bytes], tmp_path: Path) -> None:
     logdir = write_hostile_logdir(tmp_path / "logs")
     with (
-        trainboard_server(logdir, tmp_path, "--ui=tensorboard", path_prefix=prefix) as server,
+        trainboard_in_process(logdir, tmp_path, "--ui=tensorboard", path_prefix=prefix) as server,
         httpx.Client(base_url=server.url + prefix) as client,
     ):
         index = client.get("/")

@@ -1,5 +1,6 @@
-"""Bounds on what one client can hold: request bodies (LimitBodySize), and the server's connections, which the CLI
-passes to uvicorn.Config (with trainboard.http.connections.HeadTimeoutH11Protocol as its `http`)."""
+"""Bounds on what one client can hold: request bodies (LimitBodySize), and the server's connections, which
+`trainboard.http.server.server_of` passes to uvicorn.Config (with trainboard.http.connections.HeadTimeoutH11Protocol
+as its `http`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`ClosingServer`: uvicorn's server, which ends the app's event streams when it shuts down (uvicorn waits for every
-response to end, and an event stream does not end on its own)."""
+response to end, and an event stream does not end on its own); `server_of(app)`: the one a trainboard command runs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
+from trainboard.http import limits
+from trainboard.http.connections import HeadTimeoutH11Protocol
 from trainboard.http.trainboard_api.events import close
 
 
@@ -19,3 +21,19 @@ class ClosingServer(uvicorn.Server):
     async def shutdown(self, sockets: Any = None) -> None:
         close(self._app)
         await super().shutdown(sockets)
+
+
+def server_of(app: Starlette) -> ClosingServer:
+    """uvicorn serving `app` as `trainboard` and `trainboard serve` do: slow or idle clients cannot hold connections
+    (heads must arrive in time, idle ones close; the listening socket and its backlog are the caller's)."""
+    return ClosingServer(
+        app,
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            http=HeadTimeoutH11Protocol,
+            timeout_keep_alive=limits.KEEP_ALIVE_SECONDS,
+            limit_concurrency=limits.MAX_CONCURRENCY,
+            h11_max_incomplete_event_size=limits.MAX_HEAD_BYTES,
+        ),
+    )
