@@ -16,7 +16,6 @@ import orjson
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
@@ -202,11 +201,3 @@ def _parts(body: bytes, raw: str | None) -> tuple[bytes, dict[str, bytes]]:
         named[_relative_path(path, "part")] = body[position : position + length]
         position += length
     return body[:start], named
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route("/upload/files", files),
-        Route("/upload/file", file, methods=["POST"]),
-        Route("/upload/forget", forget, methods=["POST"]),
-    ]
