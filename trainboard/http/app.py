@@ -58,8 +58,8 @@ def create_app(
     api: list[BaseRoute] = [
         PolicyRoute("/data/experiments", list_experiments, Policy.SIGNED_IN),
         *tensorboard.routes(),
-        *tsvis.routes(),
         *trainboard_api.routes(),
+        *tsvis.routes(),
     ]
     # TensorBoard's UI served at /experiment/<id>/ asks for experiment/defaultExperimentId/... below it: that id.
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
