@@ -9,9 +9,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
 import httpx
 import psycopg
 import pytest
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
@@ -19,9 +22,10 @@ from tests.cli.logs import write_run
 from tests.http.teams import Team, bearer, cli, cookie, denial, experiments_of, new_token, sign_in, team_server
 from tests.servers import store_serving
 from trainboard.access.accounts import Accounts
+from trainboard.access.roles import Role
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
-from trainboard.http.guard import STATE_CHANGING, Guard
+from trainboard.http.guard import STATE_CHANGING, Guard, guard
 from trainboard.http.pins import AtPin
 from trainboard.http.policies import Policy, policy_of
 from trainboard.ingest.progress import IngestProgress
@@ -286,6 +290,39 @@ def test_an_admin_shares_and_publishes_and_others_cannot(team: Team) -> None:
     assert renamed.is_success
     taken = httpx.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "other"})
     assert taken.status_code == 400
+
+
+def test_a_route_declared_without_a_policy_is_refused_to_everyone(tmp_path: Path) -> None:
+    """The guard's default: a plain Starlette route (no `PolicyRoute`) answers no one, not even an admin's token."""
+    store = open_store(f"sqlite:{tmp_path / 'store.sqlite'}")
+    try:
+        experiment = store.create_experiment("runs").id
+        accounts = Accounts(store.accounts)
+        accounts.add_user("ada")
+        admin = accounts.create_token("ada", experiment_id=experiment, role=Role.ADMIN)[1]
+        experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
+        app = create_app(experiments, Settings(), accounts=accounts)
+
+        async def answer(request: Request) -> PlainTextResponse:
+            return PlainTextResponse("answered")
+
+        undeclared = Route("/undeclared", answer)
+        guard([undeclared])
+        app.router.routes.insert(0, undeclared)
+
+        async def get(headers: dict[str, str]) -> httpx.Response:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+                # What any valid token may call, beside it.
+                listed = await client.get("/data/experiments", headers=headers)
+                assert listed.status_code == (200 if headers else 401)
+                return await client.get("/undeclared", headers=headers)
+
+        assert anyio.run(get, {}).status_code == 401
+        refused = anyio.run(get, bearer(admin))
+        assert (refused.status_code, refused.text) == (404, "Not found: no such route")
+    finally:
+        store.close()
 
 
 def test_no_auth_serves_everyone(tmp_path: Path) -> None:
