@@ -16,7 +16,6 @@ from starlette.routing import Route
 
 from tests.servers import Server, trainboard_in_process
 from trainboard.http import tensorboard
-from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.limits import MAX_BODY_BYTES
 from trainboard.http.params import MAX_PARAM_LENGTH
 from trainboard.http.tensorboard.scalars import MAX_MULTIRUN_RUNS
@@ -48,14 +47,9 @@ def client(full_trainboard: Server) -> Iterator[httpx.Client]:
 
 def get_paths() -> list[str]:
     """Every GET route of TensorBoard's API that trainboard serves (those imported on their first request too)."""
-    routes = [
-        inner
-        for route in tensorboard.routes()
-        for inner in (route.routes if isinstance(route, RoutesOnFirstRequest) else [route])
-    ]
     return [
         route.path
-        for route in routes
+        for route in tensorboard.routes()
         if isinstance(route, Route) and route.methods and "GET" in route.methods and "{" not in route.path
     ]
 

@@ -1,18 +1,28 @@
-"""Route modules imported on their first request (trainboard.http.lazy): a server's start imports neither them nor
-protobuf, each answers once asked, and every route of theirs lies below the paths declared for it."""
+"""Route handlers imported on their first request (trainboard.http.lazy): a server's start imports neither their
+modules nor protobuf, each answers once asked, a request that no route of a module takes imports nothing, and every
+handler named in a route's declaration is one of its module."""
 
 from __future__ import annotations
 
-import importlib
+import inspect
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route, Router
 
-from trainboard.http import tensorboard, trainboard_api, tsvis
+from trainboard.access.accounts import Accounts
+from trainboard.http.app import create_app
+from trainboard.http.context import Experiments
+from trainboard.http.lazy import LazyEndpoint
+from trainboard.http.openapi import declaration_of
+from trainboard.ingest.progress import IngestProgress
+from trainboard.ingest.upload import Uploads
+from trainboard.provider.provider import DataProvider
+from trainboard.settings import Settings
+from trainboard.store.opening import open_store
 
 SERVER = """
 import json, sys
@@ -33,8 +43,9 @@ with TestClient(app, base_url="http://127.0.0.1") as client:
     found["after scalars"] = imported("google.protobuf", "trainboard.reader.protos")
     found["hparams"] = client.get("/data/plugin/hparams/experiment?request={}").status_code
     found["hparams imported"] = "trainboard.http.tensorboard.hparams" in sys.modules
-    found["unknown below a lazy prefix"] = client.get("/data/plugin/hparams/nothing").status_code
+    found["unknown beside lazy routes"] = client.get("/data/plugin/mesh/nothing").status_code
     found["wrong method"] = client.post("/data/plugin/text/tags").status_code
+    found["imported by them"] = imported("trainboard.http.tensorboard.mesh", "trainboard.http.tensorboard.text")
 print(json.dumps(found))
 """
 
@@ -50,23 +61,31 @@ def test_a_servers_start_imports_no_lazy_module_and_each_answers_when_asked(tmp_
         "after scalars": [],
         "hparams": 200,
         "hparams imported": True,
-        "unknown below a lazy prefix": 404,
+        "unknown beside lazy routes": 404,
         "wrong method": 405,
+        "imported by them": [],
     }
 
 
-@pytest.mark.parametrize(
-    ("package", "module", "prefixes"),
-    [
-        (package.__name__, module, prefixes)
-        for package in (tensorboard, trainboard_api, tsvis)
-        for module, prefixes in package.ON_FIRST_REQUEST.items()
-    ],
-)
-def test_every_route_of_a_lazy_module_lies_below_its_declared_paths(
-    package: str, module: str, prefixes: tuple[str, ...]
-) -> None:
-    routes = importlib.import_module(f"{package}.{module}").routes()
-    assert routes
+def lazy_endpoints(routes: list[BaseRoute]) -> Iterator[LazyEndpoint]:
     for route in routes:
-        assert isinstance(route, Route) and route.path.startswith(prefixes), route
+        if isinstance(route, Route) and isinstance(route.endpoint, LazyEndpoint):
+            yield route.endpoint
+        elif isinstance(route, Mount) and isinstance(route.app, Router):
+            yield from lazy_endpoints(route.routes)
+
+
+def test_every_handler_a_route_names_is_a_declared_function_of_its_module(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:{tmp_path / 'store.sqlite'}")
+    try:
+        experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
+        app = create_app(experiments, Settings(), accounts=Accounts(store.accounts), uploads=Uploads(store))
+        endpoints = {(e.module, e.name): e for e in lazy_endpoints(app.routes)}
+    finally:
+        store.close()
+    modules = {module for module, _ in endpoints}
+    assert {"trainboard.http.tensorboard.hparams", "trainboard.http.tsvis.api", "trainboard.http.upload"} <= modules
+    for (module, name), endpoint in endpoints.items():
+        handler = endpoint.handler
+        assert inspect.isfunction(handler) and handler.__module__ == module, (module, name)
+        assert declaration_of(handler) is not None, (module, name)

@@ -12,12 +12,13 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from tests.http.test_route_policies import walk
 from trainboard.access.accounts import Accounts
 from trainboard.access.roles import Role
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
 from trainboard.http.guard import SESSION_COOKIE
-from trainboard.http.policies import Policy, policy_of
+from trainboard.http.policies import Policy
 from trainboard.http.rate_limit import RateLimit
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.upload import Uploads
@@ -67,7 +68,6 @@ class Served:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     """The app `trainboard serve` runs, on a SQLite store with one experiment and tokens that may write to it."""
-    assert policy_of("/upload/forget") is Policy.WRITE
     store = open_store(f"sqlite:{tmp_path / 'store.sqlite'}")
     experiment = store.create_experiment("runs").id
     accounts = Accounts(store.accounts)
@@ -79,6 +79,9 @@ def served(tmp_path: Path) -> Iterator[Served]:
     ]
     experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
     app = create_app(experiments, Settings(upload_rate=2, upload_burst=3), accounts=accounts, uploads=Uploads(store))
+    assert {route.policy for route in walk(app.routes, scoped=False) if route.path == "/upload/forget"} == {
+        Policy.WRITE
+    }
     yield Served(app, experiment, *tokens)
     store.close()
 

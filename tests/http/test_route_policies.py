@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
 import httpx
 import psycopg
 import pytest
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
@@ -19,10 +22,10 @@ from tests.commands import in_process_command as cli
 from tests.http.teams import Team, bearer, cookie, denial, experiments_of, new_token, sign_in, team_server
 from tests.servers import store_serving
 from trainboard.access.accounts import Accounts
+from trainboard.access.roles import Role
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
-from trainboard.http.guard import STATE_CHANGING, Guard
-from trainboard.http.lazy import RoutesOnFirstRequest
+from trainboard.http.guard import STATE_CHANGING, Guard, guard
 from trainboard.http.pins import AtPin
 from trainboard.http.policies import Policy, policy_of
 from trainboard.ingest.progress import IngestProgress
@@ -40,13 +43,14 @@ EVIL = "http://evil.example"
 
 @dataclass(frozen=True, order=True, slots=True)
 class Listed:
-    """A route of the app: its declared path, a method it takes, whether it is below /experiment/<id>/, and the mount
-    it is below there (/at/{pin} or none)."""
+    """A route of the app: its declared path, a method it takes, whether it is below /experiment/<id>/, the mount it is
+    below there (/at/{pin} or none), and the policy it was declared with."""
 
     path: str
     method: str
     scoped: bool
     pinned: str = ""
+    policy: Policy | None = field(default=None, compare=False)
 
     def url(self, team: Team, experiment_id: str) -> str:
         """Below the experiment (when scoped), its pin of `team` in place of {pin}, x in place of other parameters."""
@@ -55,8 +59,8 @@ class Listed:
 
 
 def app_routes(db: str, ui: str) -> list[Listed]:
-    """Every route of the app, TS-VIS's lazily mounted /api routes and one file of each mounted folder included;
-    deleting the experiment comes last."""
+    """Every route of the app, those whose handlers are imported on their first request and one file of each mounted
+    folder included; deleting the experiment comes last."""
     store = open_store(db)
     try:
         experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
@@ -70,7 +74,8 @@ def walk(routes: list[BaseRoute], *, scoped: bool, pinned: str = "") -> Iterator
     for route in routes:
         if isinstance(route, Route):
             methods = route.methods or {"GET"}
-            yield Listed(route.path, "GET" if "GET" in methods else sorted(methods)[0], scoped, pinned)
+            method = "GET" if "GET" in methods else sorted(methods)[0]
+            yield Listed(route.path, method, scoped, pinned, policy_of(route))
         elif isinstance(route, Mount) and isinstance(route.app, Router):
             below = pinned + route.path if route.path == PINNED else pinned
             yield from walk(route.routes, scoped=scoped or route.path == SCOPE, pinned=below)
@@ -80,11 +85,10 @@ def walk(routes: list[BaseRoute], *, scoped: bool, pinned: str = "") -> Iterator
             if isinstance(inner, StaticFiles):
                 assert inner.directory is not None
                 first = min(p for p in Path(inner.directory).rglob("*") if p.is_file())
-                yield Listed(f"{route.path}/{first.relative_to(inner.directory).as_posix()}", "GET", scoped, pinned)
+                path = f"{route.path}/{first.relative_to(inner.directory).as_posix()}"
+                yield Listed(path, "GET", scoped, pinned, policy_of(route))
             else:
                 raise AssertionError(f"the test does not know how to list the routes of mount {route.path}")
-        elif isinstance(route, RoutesOnFirstRequest):
-            yield from walk(route.routes, scoped=scoped, pinned=pinned)
         else:
             raise AssertionError(f"the test does not know how to list the routes of {route!r}")
 
@@ -129,11 +133,11 @@ def test_every_route_answers_only_whom_its_policy_allows(
     with team_server(request, backend, ui, tmp_path) as team, httpx.Client(base_url=team.url, timeout=60) as client:
         routes = app_routes(team.db, ui)
         paths = {(route.path, route.scoped, route.pinned) for route in routes}
-        assert ("/api/getCategory", True, PINNED) in paths  # the lazily mounted ones are listed, also below a pin
+        assert ("/api/getCategory", True, PINNED) in paths  # the lazily imported ones are listed, also below a pin
         assert {("/admin/share", True, ""), ("/admin/delete", True, ""), ("/pins", True, "")} <= paths
         assert {("/data/runs", scoped, pinned) for scoped in (True, False) for pinned in ("", PINNED)} <= paths
-        unguarded = [route.path for route in routes if policy_of(route.path, ui) is None]
-        assert unguarded == [], "routes without a policy in trainboard/http/policies.py"
+        unguarded = [route.path for route in routes if route.policy is None]
+        assert unguarded == [], "routes declared without a policy (trainboard/http/policies.py)"
         # Deleting the experiment, then signing out (which ends the caller's session), last.
         routes.sort(key=lambda route: (route.path == "/auth/signout", route.path == "/admin/delete"))
         failures: list[str] = []
@@ -146,7 +150,7 @@ def test_every_route_answers_only_whom_its_policy_allows(
         for users in ways:
             for route in routes:
                 method = route.method
-                policy = policy_of(route.path, ui)
+                policy = route.policy
                 assert policy is not None
                 needed = policy.role
                 if users.how == "cookie" and method in STATE_CHANGING:
@@ -286,6 +290,39 @@ def test_an_admin_shares_and_publishes_and_others_cannot(team: Team) -> None:
     assert renamed.is_success
     taken = httpx.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "other"})
     assert taken.status_code == 400
+
+
+def test_a_route_declared_without_a_policy_is_refused_to_everyone(tmp_path: Path) -> None:
+    """The guard's default: a plain Starlette route (no `PolicyRoute`) answers no one, not even an admin's token."""
+    store = open_store(f"sqlite:{tmp_path / 'store.sqlite'}")
+    try:
+        experiment = store.create_experiment("runs").id
+        accounts = Accounts(store.accounts)
+        accounts.add_user("ada")
+        admin = accounts.create_token("ada", experiment_id=experiment, role=Role.ADMIN)[1]
+        experiments = Experiments(DataProvider(store), store, progress={}, elsewhere=IngestProgress.finished())
+        app = create_app(experiments, Settings(), accounts=accounts)
+
+        async def answer(request: Request) -> PlainTextResponse:
+            return PlainTextResponse("answered")
+
+        undeclared = Route("/undeclared", answer)
+        guard([undeclared])
+        app.router.routes.insert(0, undeclared)
+
+        async def get(headers: dict[str, str]) -> httpx.Response:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+                # What any valid token may call, beside it.
+                listed = await client.get("/data/experiments", headers=headers)
+                assert listed.status_code == (200 if headers else 401)
+                return await client.get("/undeclared", headers=headers)
+
+        assert anyio.run(get, {}).status_code == 401
+        refused = anyio.run(get, bearer(admin))
+        assert (refused.status_code, refused.text) == (404, "Not found: no such route")
+    finally:
+        store.close()
 
 
 def test_no_auth_serves_everyone(tmp_path: Path) -> None:

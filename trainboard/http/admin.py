@@ -9,13 +9,14 @@ from typing import Any
 import orjson
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from trainboard.access.accounts import AccountError, Accounts
 from trainboard.access.roles import ROLE_NAMES, Role
 from trainboard.errors import NotFoundError
 from trainboard.http.context import Experiments
 from trainboard.http.openapi import declare, json_body
+from trainboard.http.policies import Policy, PolicyRoute
 from trainboard.http.responses import JSONResponse
 
 
@@ -124,9 +125,9 @@ async def delete(request: Request) -> JSONResponse:
 
 def routes() -> list[BaseRoute]:
     return [
-        Route("/admin/access", access),
-        Route("/admin/share", share, methods=["POST"]),
-        Route("/admin/public", public, methods=["POST"]),
-        Route("/admin/rename", rename, methods=["POST"]),
-        Route("/admin/delete", delete, methods=["POST"]),
+        PolicyRoute("/admin/access", access, Policy.ADMIN),
+        PolicyRoute("/admin/share", share, Policy.ADMIN, methods=["POST"]),
+        PolicyRoute("/admin/public", public, Policy.ADMIN, methods=["POST"]),
+        PolicyRoute("/admin/rename", rename, Policy.ADMIN, methods=["POST"]),
+        PolicyRoute("/admin/delete", delete, Policy.ADMIN, methods=["POST"]),
     ]

@@ -11,7 +11,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount
 
 from trainboard.access.accounts import Accounts
 from trainboard.errors import PublicError, TooManyRequestsError
@@ -21,9 +21,10 @@ from trainboard.http.context import Experiments
 from trainboard.http.experiments import create_experiment, list_experiments
 from trainboard.http.guard import AUTHENTICATE, guard
 from trainboard.http.hosts import AllowedHosts, CheckHost
-from trainboard.http.lazy import RoutesOnFirstRequest
+from trainboard.http.lazy import LazyEndpoint
 from trainboard.http.limits import LimitBodySize
 from trainboard.http.openapi import openapi_json
+from trainboard.http.policies import Policy, PolicyRoute
 from trainboard.http.rate_limit import RateLimit
 from trainboard.http.responses import TextResponse
 from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
@@ -55,10 +56,10 @@ def create_app(
         "trainboard": index_page.routes,
     }[settings.ui]()
     api: list[BaseRoute] = [
-        Route("/data/experiments", list_experiments),
+        PolicyRoute("/data/experiments", list_experiments, Policy.SIGNED_IN),
         *tensorboard.routes(),
-        *tsvis.routes(),
         *trainboard_api.routes(),
+        *tsvis.routes(),
     ]
     # TensorBoard's UI served at /experiment/<id>/ asks for experiment/defaultExperimentId/... below it: that id.
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
@@ -68,14 +69,16 @@ def create_app(
         *per_experiment,
         *pinning,
         *(admin.routes() if accounts is not None else []),
-        *([RoutesOnFirstRequest("trainboard.http.upload", ("/upload/",))] if uploads is not None else []),
+        *(_upload_routes() if uploads is not None else []),
     ]
     # Experiments are created by users with accounts, or by anyone where anyone may upload (--no_auth).
     creating = accounts is not None or uploads is not None
-    root = [*api, Route("/data/experiments", create_experiment, methods=["POST"])] if creating else api
+    creation = PolicyRoute("/data/experiments", create_experiment, Policy.SIGNED_IN, methods=["POST"])
+    root = [*api, creation] if creating else api
     routes: list[BaseRoute] = [
         Mount("/experiment/{experiment_id}", routes=scoped),
-        Route("/openapi.json", openapi_json),
+        # It describes the routes, and holds no data.
+        PolicyRoute("/openapi.json", openapi_json, Policy.ANYONE),
         *root,
         *sessions.routes(accounts),
         *pages,
@@ -102,6 +105,19 @@ def create_app(
     app.state.uploads = uploads
     app.state.upload_limit = RateLimit(settings.upload_rate, settings.upload_burst)
     return app
+
+
+def _upload_routes() -> list[BaseRoute]:
+    """`trainboard upload`'s routes, their module imported on the first upload (`trainboard.http.lazy`)."""
+
+    def handler(name: str) -> LazyEndpoint:
+        return LazyEndpoint("trainboard.http.upload", name)
+
+    return [
+        PolicyRoute("/upload/files", handler("files"), Policy.WRITE),
+        PolicyRoute("/upload/file", handler("file"), Policy.WRITE, methods=["POST"]),
+        PolicyRoute("/upload/forget", handler("forget"), Policy.WRITE, methods=["POST"]),
+    ]
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

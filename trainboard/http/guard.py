@@ -1,21 +1,20 @@
-"""Every route of `trainboard serve` behind its declared policy (`trainboard.http.policies`): a request without a
-valid token gets 401, one whose token lacks the role on the experiment its URL names gets the 404 of an experiment
-that does not exist, and a route without a policy is refused to everyone.
+"""Every route of `trainboard serve` behind the policy it was declared with (`trainboard.http.policies`): a request
+without a valid token gets 401, one whose token lacks the role on the experiment its URL names gets the 404 of an
+experiment that does not exist, and a route declared without a policy is refused to everyone.
 
 A request comes with a token (`Authorization: Bearer`) or with a session's cookie (`trainboard.http.sessions`). A
 browser sends the cookie with requests that other sites' pages make too: a state-changing request signed in by the
 cookie must come from this server's own pages (its Origin, or else Referer, names the Host it was sent to), else 403.
 Requests to WRITE routes are limited per token (`trainboard.http.rate_limit`): 429 past the limit.
 
-Routes are wrapped where they are declared, so that the policy is known by the route a request matched, not guessed
-from its URL (routes imported on their first request are wrapped as they are imported); a mount that serves a folder
-is guarded by the path inside it.
+Each route is wrapped in the policy it carries, so that the policy is known by the route a request matched, not
+guessed from its URL; a mount that serves a folder is guarded as one route.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
@@ -29,7 +28,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from trainboard.access.accounts import Accounts, Principal
 from trainboard.errors import NotFoundError, PermissionDeniedError, TooManyRequestsError, UnauthenticatedError
 from trainboard.http.context import DEFAULT_EXPERIMENT_IDS, Experiments
-from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.policies import Policy, policy_of
 from trainboard.http.rate_limit import RateLimit
 
@@ -40,37 +38,18 @@ SESSION_COOKIE = "trainboard_session"
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-def _declared(path: str) -> Callable[[Scope], str]:
-    return lambda scope: path
-
-
-def _within(mount_path: str) -> Callable[[Scope], str]:
-    """The mount's path and the path inside it (Starlette's mounts extend root_path and keep path whole)."""
-
-    def path_of(scope: Scope) -> str:
-        path: str = scope["path"]
-        root_path: str = scope.get("root_path", "")
-        return mount_path + (path[len(root_path) :] if path.startswith(root_path) else path)
-
-    return path_of
-
-
 def principal_of(connection: HTTPConnection) -> Principal | None:
     found: Principal | None = connection.scope.get(PRINCIPAL)
     return found
 
 
-def guard(routes: Iterable[BaseRoute], prefix: str = "") -> None:
+def guard(routes: Iterable[BaseRoute]) -> None:
     """Wrap every route (each once, however many mounts hold it) in a `Guard` of its declared policy."""
     for route in routes:
-        if isinstance(route, Route) and not isinstance(route.app, Guard):
-            route.app = Guard(route.app, _declared(route.path))
-        elif isinstance(route, Mount) and isinstance(route.app, Router):
+        if isinstance(route, Mount) and isinstance(route.app, Router):
             guard(route.routes)
-        elif isinstance(route, Mount) and not isinstance(route.app, Guard):
-            route.app = Guard(route.app, _within(route.path))
-        elif isinstance(route, RoutesOnFirstRequest):
-            route.prepare(guard)
+        elif isinstance(route, Route | Mount) and not isinstance(route.app, Guard):
+            route.app = Guard(route.app, policy_of(route))
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +59,11 @@ class Decision:
 
 
 class Guard:
-    """A route's app behind the policy of its path (`path_of` the request's scope)."""
+    """A route's app behind its policy; without one, refused to everyone."""
 
-    def __init__(self, app: ASGIApp, path_of: Callable[[Scope], str]) -> None:
+    def __init__(self, app: ASGIApp, policy: Policy | None) -> None:
         self.app = app
-        self._path_of = path_of
+        self.policy = policy
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -93,7 +72,6 @@ class Guard:
         connection = HTTPConnection(scope)
         accounts: Accounts = scope["app"].state.accounts
         experiments: Experiments = scope["app"].state.experiments
-        path = self._path_of(scope)
         params = scope.get("path_params", {})
         experiment_id = params.get("experiment_id", "")
         if experiment_id in DEFAULT_EXPERIMENT_IDS:
@@ -101,7 +79,7 @@ class Guard:
                 # /experiment/defaultExperimentId/... on a server without a default experiment names none.
                 raise NotFoundError(f"no experiment with id {experiment_id!r}")
             experiment_id = experiments.default
-        policy = policy_of(path, scope["app"].state.settings.ui)
+        policy = self.policy
         decision = await run_in_threadpool(_decide, accounts, connection, policy, experiment_id)
         principal = decision.principal
         if principal is not None and principal.session is not None and scope["method"] in STATE_CHANGING:

@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
 from trainboard import __version__
-from trainboard.http.lazy import RoutesOnFirstRequest
+from trainboard.http.lazy import LazyEndpoint
 from trainboard.http.params import MAX_PARAM_LENGTH
 from trainboard.http.responses import JSONResponse
 
@@ -144,15 +144,15 @@ def operations(routes: list[BaseRoute], prefix: str = "") -> Iterator[Operation]
     """Every operation the routes serve, by their full paths; `ValueError` for an endpoint without a declaration."""
     for route in routes:
         if isinstance(route, Route):
-            found = declaration_of(route.endpoint)
+            # A handler imported on its first request is imported now.
+            endpoint = route.endpoint.handler if isinstance(route.endpoint, LazyEndpoint) else route.endpoint
+            found = declaration_of(endpoint)
             if found is None:
                 raise ValueError(f"route {prefix + route.path} has no OpenAPI declaration (trainboard.http.openapi)")
             for method in sorted((route.methods or {"GET"}) - {"HEAD"}):
                 yield Operation(prefix + route.path, method, found)
         elif isinstance(route, Mount):
             yield from _mounted(route, prefix + route.path)
-        elif isinstance(route, RoutesOnFirstRequest):
-            yield from operations(route.routes, prefix)
 
 
 def _mounted(mount: Mount, path: str) -> Iterator[Operation]:

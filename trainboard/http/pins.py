@@ -12,8 +12,8 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from trainboard.http.context import Experiments
-from trainboard.http.lazy import RoutesOnFirstRequest
 from trainboard.http.openapi import declare
+from trainboard.http.policies import Policy, PolicyRoute
 from trainboard.http.responses import JSONResponse
 
 
@@ -35,7 +35,11 @@ async def read(request: Request) -> JSONResponse:
 
 
 def routes() -> list[BaseRoute]:
-    return [Route("/pins", create, methods=["POST"]), Route("/pins/{pin_id}", read)]
+    # Anyone who may read an experiment may pin it: a pin changes nothing of what it shows.
+    return [
+        PolicyRoute("/pins", create, Policy.READ, methods=["POST"]),
+        PolicyRoute("/pins/{pin_id}", read, Policy.READ),
+    ]
 
 
 def pinned(routes: list[BaseRoute]) -> Mount:
@@ -66,5 +70,3 @@ def _check_pins(routes: Iterable[BaseRoute]) -> None:
             _check_pins(route.routes)
         elif isinstance(route, Route | Mount) and not isinstance(route.app, AtPin):
             route.app = AtPin(route.app)
-        elif isinstance(route, RoutesOnFirstRequest):
-            route.prepare(_check_pins)

@@ -19,11 +19,12 @@ import orjson
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from trainboard.access.accounts import Accounts
 from trainboard.http.guard import SESSION_COOKIE, principal_of, same_origin
 from trainboard.http.openapi import HTML, declare, json_body, text
+from trainboard.http.policies import Policy, PolicyRoute
 from trainboard.http.responses import SECURITY_HEADERS, JSONResponse
 from trainboard.settings import Settings
 
@@ -153,12 +154,11 @@ input[type=password] {{ width: 100%; box-sizing: border-box; padding: .4em; marg
 
 
 def routes(accounts: Accounts | None) -> list[BaseRoute]:
-    """`/auth/me` in every app; signing in and out where there are accounts."""
-    if accounts is None:
-        return [Route("/auth/me", me)]
-    return [
-        Route("/auth/me", me),
-        Route("/auth/session", start, methods=["POST"]),
-        Route("/auth/signin", signin),
-        Route("/auth/signout", signout, methods=["POST"]),
+    """Who is signed in (no one, without a session) in every app; signing in with a token and signing out where
+    there are accounts. Anyone may call them."""
+    signing = [
+        PolicyRoute("/auth/session", start, Policy.ANYONE, methods=["POST"]),
+        PolicyRoute("/auth/signin", signin, Policy.ANYONE),
+        PolicyRoute("/auth/signout", signout, Policy.ANYONE, methods=["POST"]),
     ]
+    return [PolicyRoute("/auth/me", me, Policy.ANYONE), *(signing if accounts is not None else [])]

@@ -15,7 +15,6 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.http.context import experiment
 from trainboard.http.openapi import BYTES, Body, Parameter, declare, json_body
@@ -68,11 +67,3 @@ async def forget(request: Request) -> JSONResponse:
     paths = read_forget(await request.body())
     await run_in_threadpool(uploads.forget, experiment_id, paths)
     return JSONResponse({"forgotten": len(paths)})
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route("/upload/files", files),
-        Route("/upload/file", file, methods=["POST"]),
-        Route("/upload/forget", forget, methods=["POST"]),
-    ]

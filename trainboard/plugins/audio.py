@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.plugins.markdown import markdown_to_safe_html
+from trainboard.plugins.series import blob_sequences
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter
 from trainboard.reader.protos.plugin_data_pb2 import AudioPluginData
@@ -35,18 +36,16 @@ def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict
 def audio(
     provider: DataProvider, experiment_id: str, *, run: str, tag: str, sample: int, samples: int | None
 ) -> list[dict[str, Any]]:
+    missing = f"No audio data for run={run!r}, tag={tag!r}"
     filter_ = RunTagFilter.of([run], [tag])
     listing = (
         provider.list_blob_sequences(experiment_id=experiment_id, plugin_name=PLUGIN_NAME, run_tag_filter=filter_)
         .get(run, {})
         .get(tag)
     )
-    found = provider.read_blob_sequences(
-        experiment_id=experiment_id, plugin_name=PLUGIN_NAME, downsample=samples, run_tag_filter=filter_
-    )
-    series = found.get(run, {}).get(tag)
-    if series is None or listing is None:
-        raise NotFoundError(f"No audio data for run={run!r}, tag={tag!r}")
+    if listing is None:
+        raise NotFoundError(missing)
+    points = blob_sequences(provider, experiment_id, PLUGIN_NAME, run, tag, downsample=samples, not_found=missing)
     encoding = AudioPluginData.FromString(listing.plugin_content).encoding
     content_type = MEDIA_TYPES.get(encoding, DEFAULT_MEDIA_TYPE)
     return [
@@ -57,7 +56,7 @@ def audio(
             "contentType": content_type,
             "query": urlencode({"blob_key": datum.values[sample].blob_key, "content_type": content_type}),
         }
-        for datum in series
+        for datum in points
         if len(datum.values) > sample
     ]
 

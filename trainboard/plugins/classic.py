@@ -12,10 +12,10 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from trainboard.errors import InvalidArgumentError, NotFoundError
+from trainboard.errors import InvalidArgumentError
 from trainboard.plugins import audio, distributions, histograms, images, scalars
+from trainboard.plugins.series import blob_sequences
 from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import RunTagFilter
 
 DEFAULT_SAMPLE_COUNT = 10
 
@@ -71,17 +71,17 @@ def image_metadata(
     provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None
 ) -> list[dict[str, Any]]:
     """The first image of each step, with its size and the query that fetches it from /data/individualImage."""
-    found = provider.read_blob_sequences(
-        experiment_id=experiment_id,
-        plugin_name=images.PLUGIN_NAME,
+    points = blob_sequences(
+        provider,
+        experiment_id,
+        images.PLUGIN_NAME,
+        run,
+        tag,
         downsample=samples,
-        run_tag_filter=RunTagFilter.of([run], [tag]),
+        not_found=f"No image data for run={run!r}, tag={tag!r}",
     )
-    series = found.get(run, {}).get(tag)
-    if series is None:
-        raise NotFoundError(f"No image data for run={run!r}, tag={tag!r}")
     result = []
-    for datum in series:
+    for datum in points:
         if len(datum.values) < 3:
             continue
         width, height = (

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainboard.errors import NotFoundError
 from trainboard.plugins.markdown import markdown_to_safe_html
+from trainboard.plugins.series import tensors
 from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import RunTagFilter
 
 PLUGIN_NAME = "histograms"
 # TensorBoard's histograms route returns at most 51 histograms per series.
@@ -27,13 +26,13 @@ def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict
 def histograms(
     provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None
 ) -> list[list[Any]]:
-    found = provider.read_tensors(
-        experiment_id=experiment_id,
-        plugin_name=PLUGIN_NAME,
+    points = tensors(
+        provider,
+        experiment_id,
+        PLUGIN_NAME,
+        run,
+        tag,
         downsample=samples,
-        run_tag_filter=RunTagFilter.of([run], [tag]),
+        not_found=f"No histogram tag {tag!r} for run {run!r}",
     )
-    series = found.get(run, {}).get(tag)
-    if series is None:
-        raise NotFoundError(f"No histogram tag {tag!r} for run {run!r}")
-    return [[datum.wall_time, datum.step, datum.numpy.tolist()] for datum in series]
+    return [[datum.wall_time, datum.step, datum.numpy.tolist()] for datum in points]

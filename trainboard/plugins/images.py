@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from trainboard.errors import NotFoundError
 from trainboard.plugins.markdown import markdown_to_safe_html
+from trainboard.plugins.series import blob_sequences
 from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import RunTagFilter
 
 PLUGIN_NAME = "images"
 DEFAULT_SAMPLES = 10
@@ -41,22 +40,22 @@ def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict
 def images(
     provider: DataProvider, experiment_id: str, *, run: str, tag: str, sample: int, samples: int | None
 ) -> list[dict[str, Any]]:
-    found = provider.read_blob_sequences(
-        experiment_id=experiment_id,
-        plugin_name=PLUGIN_NAME,
+    points = blob_sequences(
+        provider,
+        experiment_id,
+        PLUGIN_NAME,
+        run,
+        tag,
         downsample=samples,
-        run_tag_filter=RunTagFilter.of([run], [tag]),
+        not_found=f"No image data for run={run!r}, tag={tag!r}",
     )
-    series = found.get(run, {}).get(tag)
-    if series is None:
-        raise NotFoundError(f"No image data for run={run!r}, tag={tag!r}")
     return [
         {
             "wall_time": datum.wall_time,
             "step": datum.step,
             "query": urlencode({"blob_key": datum.values[sample + 2].blob_key}),
         }
-        for datum in series
+        for datum in points
         if len(datum.values) - 2 > sample
     ]
 

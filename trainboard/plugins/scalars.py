@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
-from trainboard.errors import NotFoundError
 from trainboard.plugins.markdown import markdown_to_safe_html
+from trainboard.plugins.series import scalar_columns
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter, ScalarColumns
 
@@ -27,16 +27,15 @@ def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict
 
 
 def scalars(provider: DataProvider, experiment_id: str, *, run: str, tag: str, samples: int | None) -> ScalarColumns:
-    found = provider.read_scalar_columns(
-        experiment_id=experiment_id,
-        plugin_name=PLUGIN_NAME,
+    return scalar_columns(
+        provider,
+        experiment_id,
+        PLUGIN_NAME,
+        run,
+        tag,
         downsample=samples,
-        run_tag_filter=RunTagFilter.of([run], [tag]),
+        not_found=f"No scalar data for run={run!r}, tag={tag!r}",
     )
-    series = found.get(run, {}).get(tag)
-    if series is None:
-        raise NotFoundError(f"No scalar data for run={run!r}, tag={tag!r}")
-    return series
 
 
 def scalars_multirun(

@@ -1,17 +1,15 @@
-"""Routes of TensorBoard's original HTTP API (seed 000). Its dictionary form of /data/runs is at /data/runs_by_type,
+"""Handlers of TensorBoard's original HTTP API (seed 000). Its dictionary form of /data/runs is at /data/runs_by_type,
 because seed 001's list form owns /data/runs."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.http import params
 from trainboard.http.context import experiment, series_request
 from trainboard.http.openapi import JSON_OR_CSV, RUN, TAG, declare, integer, text
 from trainboard.http.responses import JSONResponse, RenderedJSONResponse, TextResponse
 from trainboard.http.rows import rows_json
-from trainboard.http.tensorboard import graphs, media
 from trainboard.plugins import audio, classic, distributions, histograms, images, scalars
 
 
@@ -70,17 +68,3 @@ def audio_series(request: Request) -> JSONResponse:
     return JSONResponse(
         classic.audio_metadata(series.provider, series.id, run=series.run, tag=series.tag, samples=series.samples)
     )
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route("/data/scalars", scalar_series),
-        Route("/data/histograms", histogram_series),
-        Route("/data/compressedHistograms", compressed_histogram_series),
-        Route("/data/images", image_series),
-        Route("/data/individualImage", media.individual_image),
-        Route("/data/audio", audio_series),
-        Route("/data/individualAudio", media.individual_audio),
-        Route("/data/graph", graphs.graph),
-        Route("/data/run_metadata", graphs.run_metadata),
-    ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
 
 from trainboard.http.context import experiment
 from trainboard.http.openapi import declare
@@ -54,14 +53,3 @@ def ingest_progress(request: Request) -> JSONResponse:
     whoever wrote it (another process's ingest, an upload): the web UI fetches again when either moves."""
     found = experiment(request)
     return JSONResponse({**found.progress.as_json(), "generation": found.provider.generation(experiment_id=found.id)})
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route("/data/logdir", logdir),
-        Route("/data/environment", environment),
-        Route("/data/runs", runs),
-        Route("/data/runs_by_type", runs_by_type),
-        Route("/data/plugins_listing", plugins_listing),
-        Route("/data/ingest_progress", ingest_progress),
-    ]

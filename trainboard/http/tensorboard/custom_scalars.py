@@ -1,9 +1,8 @@
-"""Routes of TensorBoard's custom scalars plugin."""
+"""Handlers of TensorBoard's custom scalars plugin."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.http import params
 from trainboard.http.context import experiment
@@ -11,8 +10,6 @@ from trainboard.http.openapi import JSON_OR_CSV, RUN, TAG, declare, text
 from trainboard.http.responses import JSONResponse, RenderedJSONResponse, TextResponse
 from trainboard.http.tensorboard.scalars import series
 from trainboard.plugins import custom_scalars, scalars
-
-PREFIX = "/data/plugin/custom_scalars"
 
 
 @declare("The custom scalars layout, merged across runs")
@@ -38,11 +35,3 @@ def scalars_by_regex(request: Request) -> JSONResponse:
 def download_data(request: Request) -> RenderedJSONResponse | TextResponse:
     """One scalar series as JSON or CSV, exactly as the scalars plugin serves it."""
     return series(request)
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route(f"{PREFIX}/layout", layout),
-        Route(f"{PREFIX}/scalars", scalars_by_regex),
-        Route(f"{PREFIX}/download_data", download_data),
-    ]

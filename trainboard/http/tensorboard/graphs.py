@@ -1,9 +1,8 @@
-"""Routes of TensorBoard's graphs plugin."""
+"""Handlers of TensorBoard's graphs plugin."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import BadRequestError, InvalidArgumentError
 from trainboard.http import params
@@ -64,12 +63,3 @@ def run_metadata(request: Request) -> TextResponse:
     run, tag = params.required(query, "run"), params.required(query, "tag")
     found = experiment(request)
     return TextResponse(graphs.run_metadata(found.provider, found.id, run=run, tag=tag), media_type=PBTXT)
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route("/data/plugin/graphs/info", info),
-        Route("/data/plugin/graphs/runs", runs),
-        Route("/data/plugin/graphs/graph", graph),
-        Route("/data/plugin/graphs/run_metadata", run_metadata),
-    ]

@@ -1,9 +1,8 @@
-"""Routes of TensorBoard's histograms and distributions plugins."""
+"""Handlers of TensorBoard's histograms and distributions plugins."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.http.context import experiment, series_request
 from trainboard.http.openapi import RUN, TAG, declare
@@ -31,12 +30,3 @@ def distribution_series(request: Request) -> JSONResponse:
     return JSONResponse(
         distributions.distributions(series.provider, series.id, run=series.run, tag=series.tag, samples=series.samples)
     )
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route("/data/plugin/histograms/tags", tags),
-        Route("/data/plugin/histograms/histograms", histogram_series),
-        Route("/data/plugin/distributions/tags", tags),
-        Route("/data/plugin/distributions/distributions", distribution_series),
-    ]

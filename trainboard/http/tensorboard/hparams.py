@@ -1,4 +1,4 @@
-"""Routes of TensorBoard's hparams plugin: the request is JSON, in a POST body or in `?request=` on GET."""
+"""Handlers of TensorBoard's hparams plugin: the request is JSON, in a POST body or in `?request=` on GET."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import BadRequestError
 from trainboard.http import params
@@ -27,8 +26,6 @@ from trainboard.plugins.hparams.session_groups import list_session_groups
 from trainboard.plugins.json_depth import check_depth
 from trainboard.reader.protos.hparams_pb2 import GetExperimentRequest, ListMetricEvalsRequest, ListSessionGroupsRequest
 
-PREFIX = "/data/plugin/hparams"
-METHODS = ["GET", "POST"]
 # Each route's request: JSON in a POST body, or in ?request= on GET.
 EXPERIMENT_REQUEST = message_schema(GetExperimentRequest.DESCRIPTOR)
 SESSION_GROUPS_REQUEST = message_schema(ListSessionGroupsRequest.DESCRIPTOR)
@@ -123,12 +120,3 @@ def _columns_visibility(raw: str | None) -> list[Any]:
     if not isinstance(visible, list):
         raise BadRequestError(f"columnsVisibility must be a JSON list, not {raw[:200]!r}")
     return visible
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route(f"{PREFIX}/experiment", experiment_route, methods=METHODS),
-        Route(f"{PREFIX}/session_groups", session_groups, methods=METHODS),
-        Route(f"{PREFIX}/metric_evals", metric_evals, methods=METHODS),
-        Route(f"{PREFIX}/download_data", download, methods=METHODS),
-    ]

@@ -1,11 +1,10 @@
-"""Routes of TensorBoard's images and audio plugins, and the data provider's blob route."""
+"""Handlers of TensorBoard's images and audio plugins, and the data provider's blob route."""
 
 from __future__ import annotations
 
 from urllib.parse import unquote
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import BadRequestError
 from trainboard.http import params
@@ -73,15 +72,3 @@ def blob(request: Request) -> BytesResponse:
     found = experiment(request)
     data = found.provider.read_blob(experiment_id=found.id, blob_key=unquote(request.path_params["blob_key"]))
     return BytesResponse(data, "application/octet-stream")
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route("/data/plugin/images/tags", image_tags),
-        Route("/data/plugin/images/images", image_series),
-        Route("/data/plugin/images/individualImage", individual_image),
-        Route("/data/plugin/audio/tags", audio_tags),
-        Route("/data/plugin/audio/audio", audio_series),
-        Route("/data/plugin/audio/individualAudio", individual_audio),
-        Route("/data/blob/{blob_key}", blob),
-    ]

@@ -1,9 +1,8 @@
-"""Routes of TensorBoard's mesh plugin."""
+"""Handlers of TensorBoard's mesh plugin."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import BadRequestError
 from trainboard.http import params
@@ -11,8 +10,6 @@ from trainboard.http.context import experiment
 from trainboard.http.openapi import SAMPLE, declare, number, text
 from trainboard.http.responses import BytesResponse, JSONResponse
 from trainboard.plugins import mesh
-
-PREFIX = "/data/plugin/mesh"
 
 
 @declare("The runs and tags of meshes")
@@ -64,7 +61,3 @@ def data(request: Request) -> BytesResponse:
         samples=found.samples(mesh.PLUGIN_NAME, mesh.DEFAULT_SAMPLES),
     )
     return BytesResponse(body, "arraybuffer")
-
-
-def routes() -> list[BaseRoute]:
-    return [Route(f"{PREFIX}/tags", tags), Route(f"{PREFIX}/meshes", meshes), Route(f"{PREFIX}/data", data)]

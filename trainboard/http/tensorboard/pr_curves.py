@@ -1,9 +1,8 @@
-"""Routes of TensorBoard's PR curves plugin."""
+"""Handlers of TensorBoard's PR curves plugin."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
@@ -30,7 +29,3 @@ def curves(request: Request) -> JSONResponse:
     found = experiment(request)
     samples = found.samples(pr_curves.PLUGIN_NAME, pr_curves.DEFAULT_SAMPLES)
     return JSONResponse(pr_curves.pr_curves(found.provider, found.id, runs=runs, tag=tag, samples=samples))
-
-
-def routes() -> list[BaseRoute]:
-    return [Route("/data/plugin/pr_curves/tags", tags), Route("/data/plugin/pr_curves/pr_curves", curves)]

@@ -1,11 +1,10 @@
-"""Routes of TensorBoard's embedding projector plugin."""
+"""Handlers of TensorBoard's embedding projector plugin."""
 
 from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
 
 from trainboard.analysis.projections import METHODS
 from trainboard.errors import BadRequestError
@@ -18,7 +17,6 @@ from trainboard.plugins.images import MEDIA_TYPES as images_media_types
 from trainboard.plugins.images import media_type as images_media_type
 from trainboard.plugins.tsvis import projector as tsvis_projector
 
-PREFIX = "/data/plugin/projector"
 NAME = text("name", required=True)
 NUM_ROWS = integer("num_rows", minimum=1)
 
@@ -152,15 +150,3 @@ async def projection(request: Request) -> JSONResponse:
         found.max_projection_points,
     )
     return JSONResponse({"points": points, "labels": labels})
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route(f"{PREFIX}/projection", projection),
-        Route(f"{PREFIX}/runs", runs),
-        Route(f"{PREFIX}/info", info),
-        Route(f"{PREFIX}/tensor", tensor),
-        Route(f"{PREFIX}/metadata", metadata),
-        Route(f"{PREFIX}/bookmarks", bookmarks),
-        Route(f"{PREFIX}/sprite_image", sprite_image),
-    ]

@@ -1,11 +1,10 @@
-"""Routes of TensorBoard's scalars plugin."""
+"""Handlers of TensorBoard's scalars plugin."""
 
 from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
@@ -14,8 +13,6 @@ from trainboard.http.openapi import FORM_ARRAY, JSON_OR_CSV, RUN, TAG, declare, 
 from trainboard.http.responses import RenderedJSONResponse, TextResponse, kept_json
 from trainboard.http.rows import rows_json, runs_rows_json
 from trainboard.plugins import scalars
-
-PREFIX = "/data/plugin/scalars"
 
 
 @declare("The runs and tags of scalars")
@@ -58,11 +55,3 @@ async def series_multirun(request: Request) -> RenderedJSONResponse:
         return runs_rows_json(scalars.scalars_multirun(found.provider, found.id, runs=runs, tag=tag, samples=samples))
 
     return RenderedJSONResponse(await run_in_threadpool(answer))
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route(f"{PREFIX}/tags", tags),
-        Route(f"{PREFIX}/scalars", series),
-        Route(f"{PREFIX}/scalars_multirun", series_multirun, methods=["POST"]),
-    ]

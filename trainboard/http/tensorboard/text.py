@@ -1,9 +1,8 @@
-"""Routes of TensorBoard's text plugin."""
+"""Handlers of TensorBoard's text plugin."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.http import params
 from trainboard.http.context import experiment
@@ -26,7 +25,3 @@ def series(request: Request) -> JSONResponse:
     markdown = query.get("markdown") != "false"
     samples = found.samples(text.PLUGIN_NAME, text.DEFAULT_SAMPLES)
     return JSONResponse(text.text(found.provider, found.id, run=run, tag=tag, markdown=markdown, samples=samples))
-
-
-def routes() -> list[BaseRoute]:
-    return [Route("/data/plugin/text/tags", tags), Route("/data/plugin/text/text", series)]

@@ -1,4 +1,4 @@
-"""Routes of TensorBoard's Time Series dashboard (its "metrics" plugin, served as "timeseries")."""
+"""Handlers of TensorBoard's Time Series dashboard (its "metrics" plugin, served as "timeseries")."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import json
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
@@ -16,7 +15,6 @@ from trainboard.http.responses import BytesResponse, JSONResponse
 from trainboard.plugins import images, timeseries
 from trainboard.plugins.json_depth import check_depth
 
-PREFIX = "/data/plugin/timeseries"
 # At most this many series in one timeSeries request.
 MAX_REQUESTS = 1000
 # orjson writes integers of at most 64 bits, and TensorBoard echoes each request's sample.
@@ -96,11 +94,3 @@ def image_data(request: Request) -> BytesResponse:
     found = experiment(request)
     data = found.provider.read_blob(experiment_id=found.id, blob_key=blob_key)
     return BytesResponse(data, images.media_type(data))
-
-
-def routes() -> list[BaseRoute]:
-    return [
-        Route(f"{PREFIX}/tags", tags),
-        Route(f"{PREFIX}/timeSeries", time_series, methods=["GET", "POST"]),
-        Route(f"{PREFIX}/imageData", image_data),
-    ]

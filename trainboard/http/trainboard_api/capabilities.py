@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.http.context import experiment
 from trainboard.http.openapi import declare
@@ -22,7 +21,3 @@ def capabilities(request: Request) -> JSONResponse:
     pinned = "pin" in request.path_params
     formats = ["csv", "json", *(["parquet"] if has_pyarrow() else [])]
     return JSONResponse({"downloads": formats, "frames": has_pyarrow(), "events": not pinned})
-
-
-def routes() -> list[BaseRoute]:
-    return [Route("/data/trainboard/capabilities", capabilities)]

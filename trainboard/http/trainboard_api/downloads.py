@@ -21,7 +21,6 @@ import numpy as np
 import orjson
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
-from starlette.routing import BaseRoute, Route
 
 from trainboard.api.frames import Labels, Table, arrow_table, labels
 from trainboard.errors import InvalidArgumentError, PublicError
@@ -210,7 +209,3 @@ def _joined(series: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]]) -
         "wall_time": np.concatenate([wall_times for *_, wall_times, _ in series]),
         "value": np.concatenate([values for *_, values in series]),
     }
-
-
-def routes() -> list[BaseRoute]:
-    return [Route("/data/trainboard/scalars", scalars)]

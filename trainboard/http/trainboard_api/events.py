@@ -21,7 +21,6 @@ import anyio.to_thread
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import PublicError
 from trainboard.http.context import ServedExperiment, experiment
@@ -175,7 +174,3 @@ class _Stream(StreamingResponse):
             await super().__call__(scope, receive, send)
         finally:
             self._streams.open -= 1
-
-
-def routes() -> list[BaseRoute]:
-    return [Route("/data/trainboard/events", events)]

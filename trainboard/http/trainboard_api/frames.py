@@ -9,7 +9,6 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
-from starlette.routing import BaseRoute, Route
 
 from trainboard.api.experiment import Experiment
 from trainboard.api.frames import Table
@@ -74,7 +73,3 @@ def _stream(table: Any) -> Iterator[bytes]:
             writer.write_batch(batch)
             yield sink.take()
     yield sink.take()
-
-
-def routes() -> list[BaseRoute]:
-    return [Route("/data/trainboard/frames/{kind}", frames)]

@@ -6,7 +6,6 @@ from __future__ import annotations
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.http import params
 from trainboard.http.context import experiment
@@ -15,7 +14,6 @@ from trainboard.http.responses import JSONResponse
 from trainboard.plugins import groups, scalars
 from trainboard.store.run_filter import MAX_FILTER_LENGTH
 
-PREFIX = "/data/trainboard/groups"
 _STRING = {"type": "string"}
 
 
@@ -46,7 +44,3 @@ async def group_scalars(request: Request) -> JSONResponse:
         samples=found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES),
     )
     return JSONResponse(body)
-
-
-def routes() -> list[BaseRoute]:
-    return [Route(f"{PREFIX}/scalars", group_scalars, methods=["GET", "POST"])]

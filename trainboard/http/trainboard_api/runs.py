@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.errors import InvalidArgumentError
 from trainboard.http import params
@@ -13,8 +12,6 @@ from trainboard.http.openapi import declare, text
 from trainboard.http.responses import JSONResponse
 from trainboard.plugins import run_filter
 from trainboard.store.run_filter import MAX_FILTER_LENGTH
-
-PREFIX = "/data/trainboard"
 
 
 @declare(
@@ -34,7 +31,3 @@ async def runs(request: Request) -> JSONResponse:
         run_filter.runs, found.provider, found.id, query, regex_fallback=fallback == "regex"
     )
     return JSONResponse(answer)
-
-
-def routes() -> list[BaseRoute]:
-    return [Route(f"{PREFIX}/runs", runs)]

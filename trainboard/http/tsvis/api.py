@@ -1,4 +1,5 @@
-"""The routes of TS-VIS's API; each reads its parameters and calls the component in trainboard/plugins/tsvis."""
+"""The handlers of TS-VIS's API (routed by `trainboard.http.tsvis`); each reads its parameters and calls the
+component in trainboard/plugins/tsvis."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import time
 from typing import Any
 
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
 
 from trainboard.analysis.projections import METHODS
 from trainboard.http import openapi
@@ -36,12 +36,14 @@ async def init(request: Request) -> JSONResponse:
 
 
 @declare("The runs and what each holds, by TS-VIS category")
+@answer
 def get_category(request: Request) -> Any:
     found = experiment(request)
     return category.category(found.provider, found.id, run_configs(found))
 
 
 @declare("A scalar series", RUN, TAG)
+@answer
 def scalar(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
@@ -49,6 +51,7 @@ def scalar(request: Request) -> Any:
 
 
 @declare("The images of a series, as metadata", RUN, TAG)
+@answer
 def image(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
@@ -56,6 +59,7 @@ def image(request: Request) -> Any:
 
 
 @declare("An image as a data URI", RUN, TAG, STEP)
+@answer
 def image_raw(request: Request) -> Any:
     found = experiment(request)
     return media.image_data_uri(
@@ -64,6 +68,7 @@ def image_raw(request: Request) -> Any:
 
 
 @declare("The audio clips of a series, as metadata", RUN, TAG)
+@answer
 def audio(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
@@ -71,6 +76,7 @@ def audio(request: Request) -> Any:
 
 
 @declare("An audio clip as a data URI", RUN, TAG, STEP)
+@answer
 def audio_raw(request: Request) -> Any:
     found = experiment(request)
     return media.audio_data_uri(
@@ -79,6 +85,7 @@ def audio_raw(request: Request) -> Any:
 
 
 @declare("A text series", RUN, TAG)
+@answer
 def text_series(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
@@ -86,6 +93,7 @@ def text_series(request: Request) -> Any:
 
 
 @declare("A histogram series", RUN, TAG, SAMPLES)
+@answer
 def histogram(request: Request) -> Any:
     tag, samples = text(request, "tag"), optional_integer(request, "samples")
     found = experiment(request)
@@ -93,6 +101,7 @@ def histogram(request: Request) -> Any:
 
 
 @declare("A distribution series", RUN, TAG, SAMPLES)
+@answer
 def distribution(request: Request) -> Any:
     tag, samples = text(request, "tag"), optional_integer(request, "samples")
     found = experiment(request)
@@ -100,24 +109,28 @@ def distribution(request: Request) -> Any:
 
 
 @declare("The hyperparameters of a run", RUN)
+@answer
 def hyperparm(request: Request) -> Any:
     found = experiment(request)
     return hyperparams.hyperparameters(found.provider, found.id, text(request, "run"))
 
 
 @declare("A graph (c_graph or s_graph)", RUN, TAG)
+@answer
 def model_graph(request: Request) -> Any:
     found = experiment(request)
     return graph.graph(found.provider, found.id, text(request, "run"), text(request, "tag"))
 
 
 @declare("The embeddings of a tag, as metadata", RUN, TAG)
+@answer
 def projector_meta(request: Request) -> Any:
     found = experiment(request)
     return projector.meta(found.provider, found.id, run_configs(found), text(request, "run"), text(request, "tag"))
 
 
 @declare("An embedding at a step", RUN, TAG, STEP)
+@answer
 def projector_raw(request: Request) -> Any:
     step, found = integer(request, "step"), experiment(request)
     return {
@@ -128,6 +141,7 @@ def projector_raw(request: Request) -> Any:
 
 
 @declare("One sample of an embedding", RUN, TAG, openapi.integer("index", required=True))
+@answer
 def projector_sample(request: Request) -> Any:
     found, index = experiment(request), integer(request, "index")
     return projector.sample(
@@ -143,19 +157,21 @@ def projector_sample(request: Request) -> Any:
     openapi.text("method", required=True, enum=METHODS),
     openapi.integer("dims", minimum=2, maximum=3),
 )
+@answer
 def projector_data(request: Request) -> Any:
     found, step = experiment(request), integer(request, "step")
     dims = optional_integer(request, "dims") or DEFAULT_DIMENSIONS
     where = (text(request, "run"), text(request, "tag"), step)
     method = text(request, "method")
     configs = run_configs(found)
-    answer = projector.projection(
+    projected = projector.projection(
         found.provider, found.id, configs, where, method, dims, found.projections, found.max_projection_points
     )
-    return {str(step): answer}
+    return {str(step): projected}
 
 
 @declare("The exception boxes of a tensor series", RUN, TAG)
+@answer
 def exception_meta(request: Request) -> Any:
     tag = text(request, "tag")
     found = experiment(request)
@@ -163,6 +179,7 @@ def exception_meta(request: Request) -> Any:
 
 
 @declare("A tensor at a step as a heat map", RUN, TAG, STEP)
+@answer
 def exception_data(request: Request) -> Any:
     found = experiment(request)
     step = integer(request, "step")
@@ -170,6 +187,7 @@ def exception_data(request: Request) -> Any:
 
 
 @declare("A tensor at a step as a histogram", RUN, TAG, STEP)
+@answer
 def exception_hist(request: Request) -> Any:
     found = experiment(request)
     step = integer(request, "step")
@@ -184,6 +202,7 @@ def exception_hist(request: Request) -> Any:
     openapi.number("up", required=True),
     openapi.number("down", required=True),
 )
+@answer
 def exception_box(request: Request) -> Any:
     found = experiment(request)
     step = integer(request, "step")
@@ -193,31 +212,3 @@ def exception_box(request: Request) -> Any:
             found.provider, found.id, text(request, "run"), text(request, "tag"), step, up, down
         )
     }
-
-
-def routes() -> list[BaseRoute]:
-    computed = {
-        "getCategory": get_category,
-        "scalar": scalar,
-        "image": image,
-        "image_raw": image_raw,
-        "audio": audio,
-        "audio_raw": audio_raw,
-        "text": text_series,
-        "histogram": histogram,
-        "distribution": distribution,
-        "hyperparm": hyperparm,
-        "graph": model_graph,
-        "projector": projector_meta,
-        "projector_raw": projector_raw,
-        "projector_sample": projector_sample,
-        "projector_data": projector_data,
-        "exception": exception_meta,
-        "exception_data": exception_data,
-        "exception_hist": exception_hist,
-        "exception_box": exception_box,
-    }
-    return [
-        Route("/api/init", init, methods=["GET"]),
-        *(Route(f"/api/{name}", answer(compute), methods=["GET"]) for name, compute in computed.items()),
-    ]

@@ -15,13 +15,14 @@ from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from trainboard.access.accounts import Accounts
 from trainboard.errors import NotFoundError
 from trainboard.http.context import DEFAULT_EXPERIMENT_IDS, Experiments
 from trainboard.http.guard import principal_of
 from trainboard.http.openapi import HTML, declare, text
+from trainboard.http.policies import Policy, PolicyRoute
 from trainboard.http.responses import SECURITY_HEADERS
 from trainboard.http.ui.csp import CONTENT_SECURITY_POLICY
 
@@ -75,15 +76,17 @@ def index(request: Request) -> Response:
     return Response(page, media_type="text/html; charset=utf-8", headers=headers)
 
 
-def _asset(path: Path) -> Route:
+def _asset(path: Path) -> PolicyRoute:
     @declare("A file of trainboard's web UI", returns=_media_type(path))
     def serve(request: Request) -> Response:
         return Response(_file(path), media_type=_media_type(path), headers=SECURITY_HEADERS)
 
-    return Route("/" + path.relative_to(APP).as_posix(), serve)
+    return PolicyRoute("/" + path.relative_to(APP).as_posix(), serve, Policy.ANYONE)
 
 
 def routes() -> list[BaseRoute]:
-    """The page at / and /index.html, and each built asset at its own path."""
+    """The page at / and /index.html, and each built asset at its own path. Anyone may load them: they hold no data,
+    and the page signs a visitor in."""
     assets = sorted(path for path in APP.rglob("*") if path.is_file() and path.name != "index.html")
-    return [Route("/", index), Route("/index.html", index), *(_asset(path) for path in assets)]
+    pages = [PolicyRoute(path, index, Policy.ANYONE) for path in ("/", "/index.html")]
+    return [*pages, *(_asset(path) for path in assets)]

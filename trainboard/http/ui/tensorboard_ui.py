@@ -20,9 +20,10 @@ from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from trainboard.http.openapi import HTML, declare, text
+from trainboard.http.policies import Policy, PolicyRoute
 from trainboard.http.responses import SECURITY_HEADERS
 from trainboard.http.ui.csp import CONTENT_SECURITY_POLICY
 
@@ -41,6 +42,8 @@ PROJECTOR_FILES = Path("plugins", "projector", "tf_projector_plugin")
 PROJECTOR_ROUTE = "/data/plugin/projector/"
 # Dashboard paths of old TensorBoard versions, which TensorBoard sends to its UI.
 OLD_PAGES = ("audio", "events", "graphs", "histograms", "images")
+# TensorBoard's page and files cannot sign anyone in: they need the role, as the API does.
+READ = Policy.READ
 
 
 class TensorBoardMissingError(RuntimeError):
@@ -81,7 +84,7 @@ def plugin_entry(request: Request) -> Response:
     return Response(html, media_type="text/html", headers={**SECURITY_HEADERS, "Content-Security-Policy": policy})
 
 
-def projector_file(name: str) -> Route:
+def projector_file(name: str) -> PolicyRoute:
     path = package_file(PROJECTOR_FILES / name)
     media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
     # TensorBoard sends its policy with every HTML page.
@@ -93,7 +96,7 @@ def projector_file(name: str) -> Route:
             return Response("Not found", 404, SECURITY_HEADERS, "text/plain")
         return Response(path.read_bytes(), media_type=media_type, headers={**SECURITY_HEADERS, **policy})
 
-    return Route(PROJECTOR_ROUTE + name, serve)
+    return PolicyRoute(PROJECTOR_ROUTE + name, serve, READ)
 
 
 def routes(path_prefix: str) -> list[BaseRoute]:
@@ -123,7 +126,7 @@ def routes(path_prefix: str) -> list[BaseRoute]:
         headers = {**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY, "Vary": "Accept-Encoding"}
         return respond(request, "index.html", "text/html", headers)
 
-    def asset(name: str) -> Route:
+    def asset(name: str) -> PolicyRoute:
         media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
 
         @declare("A file of TensorBoard's web UI", text("_file_hash"), returns=media_type)
@@ -134,17 +137,17 @@ def routes(path_prefix: str) -> list[BaseRoute]:
                 headers |= {"Expires": expires, "Cache-Control": f"private, max-age={JS_CACHE_SECONDS}"}
             return respond(request, name, media_type, headers)
 
-        return Route("/" + name, serve)
+        return PolicyRoute("/" + name, serve, READ)
 
     @declare("An old dashboard path: a redirect to the UI", returns=HTML)
     def to_index(request: Request) -> RedirectResponse:
         return RedirectResponse(root, status_code=302, headers=SECURITY_HEADERS)
 
     return [
-        Route("/", index),
-        Route("/index.html", index),
-        Route("/data/plugin_entry.html", plugin_entry),
+        PolicyRoute("/", index, READ),
+        PolicyRoute("/index.html", index, READ),
+        PolicyRoute("/data/plugin_entry.html", plugin_entry, READ),
         *(projector_file(name) for name in ("index.js", "projector_binary.html", "projector_binary.js")),
-        *(Route(f"/{page}", to_index) for page in OLD_PAGES),
+        *(PolicyRoute(f"/{page}", to_index, READ) for page in OLD_PAGES),
         *(asset(name) for name in names if name != "index.html"),
     ]

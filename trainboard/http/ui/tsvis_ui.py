@@ -8,10 +8,11 @@ from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute
 from starlette.staticfiles import StaticFiles
 
 from trainboard.http.openapi import HTML, declare
+from trainboard.http.policies import Policy, PolicyMount, PolicyRoute
 from trainboard.http.responses import SECURITY_HEADERS
 from trainboard.http.ui.csp import CONTENT_SECURITY_POLICY
 
@@ -44,4 +45,8 @@ def routes() -> list[BaseRoute]:
         headers = {**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY}
         return FileResponse(frontend / "index.html", media_type="text/html", headers=headers)
 
-    return [Route("/", index), Mount("/static", StaticFiles(directory=frontend / "static"))]
+    # TS-VIS's page cannot sign anyone in: it needs the role, as its API does.
+    return [
+        PolicyRoute("/", index, Policy.READ),
+        PolicyMount("/static", StaticFiles(directory=frontend / "static"), Policy.READ),
+    ]

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from trainboard.analysis import exceptions
-from trainboard.plugins.tsvis.series import at_step, tensors
+from trainboard.plugins.series import tensors
+from trainboard.plugins.tsvis.series import at_step
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import TensorDatum
 from trainboard.reader.tsvis import EXCEPTIONS_PLUGIN

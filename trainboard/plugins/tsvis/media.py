@@ -9,7 +9,8 @@ from typing import Any
 
 from trainboard.errors import NotFoundError
 from trainboard.plugins import audio, images, scalars, text
-from trainboard.plugins.tsvis.series import at_step, blob_sequences, scalar_columns, tensors
+from trainboard.plugins.series import blob_sequences, scalar_columns, tensors
+from trainboard.plugins.tsvis.series import at_step
 from trainboard.provider.provider import DataProvider
 
 # TensorBoard's image blob sequences hold the width and height, then the images.

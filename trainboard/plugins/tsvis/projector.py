@@ -19,8 +19,8 @@ from trainboard.analysis.projection_cache import ProjectionCache
 from trainboard.errors import InvalidArgumentError, NotFoundError
 from trainboard.plugins import projector
 from trainboard.plugins.projector import RunConfig
+from trainboard.plugins.series import tensors
 from trainboard.plugins.tsvis.media import data_uri
-from trainboard.plugins.tsvis.series import tensors
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.protos import tsvis_pb2
 from trainboard.reader.protos.projector_config_pb2 import EmbeddingInfo

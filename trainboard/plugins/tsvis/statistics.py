@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from trainboard.plugins import histograms
-from trainboard.plugins.tsvis.series import tensors
+from trainboard.plugins.series import tensors
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import TensorDatum
 
