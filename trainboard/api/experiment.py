@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from trainboard.api.frames import Backend, Table, check_backend, frame, labels
+from trainboard.api.frames import FrameLibrary, Table, check_backend, frame, labels
 from trainboard.api.selection import Names, Steps, chosen, step_range
 from trainboard.errors import NotFoundError
 from trainboard.normaliser.points import DataClass
@@ -287,7 +287,7 @@ class Experiment:
         found = full_experiment(self.provider, self.id, True)
         return sessions(self.provider, self.id, all_starts(self.provider, self.id), metric_names(found))
 
-    def _backend(self, backend: str | None) -> Backend:
+    def _backend(self, backend: str | None) -> FrameLibrary:
         return self.backend if backend is None else check_backend(backend)
 
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-Backend = Literal["pandas", "polars", "arrow"]
+FrameLibrary = Literal["pandas", "polars", "arrow"]
 BACKENDS = ("pandas", "polars", "arrow")
 
 
@@ -31,13 +31,13 @@ Column = np.ndarray | Labels | list[Any]
 Table = dict[str, Column]
 
 
-def check_backend(backend: str) -> Backend:
+def check_backend(backend: str) -> FrameLibrary:
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     return backend  # type: ignore[return-value]
 
 
-def frame(table: Table, backend: Backend) -> Any:
+def frame(table: Table, backend: FrameLibrary) -> Any:
     if backend == "pandas":
         return pandas_frame(table)
     if backend == "arrow":

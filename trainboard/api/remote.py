@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from trainboard.api.frames import Backend, Table, check_backend, frame
+from trainboard.api.frames import FrameLibrary, Table, check_backend, frame
 from trainboard.api.selection import Names, Steps, step_range
 from trainboard.api.transport import MEDIA_TYPE, from_arrow
 from trainboard.store.errors import StoreUnavailable
@@ -103,7 +103,7 @@ class RemoteExperiment:
         *,
         plugin: str | None = None,
     ) -> Any:
-        chosen: Backend = self.backend if backend is None else check_backend(backend)
+        chosen: FrameLibrary = self.backend if backend is None else check_backend(backend)
         return frame(self.table(kind, runs, tags, steps, plugin=plugin), chosen)
 
 

@@ -14,15 +14,15 @@ class SqliteAccounts(SqlAccounts):
     """On the backend's connections: a read-only one per thread (`reader`), and its one writer with its lock."""
 
     def __init__(
-        self, reader: Callable[[], sqlite3.Connection], writer: sqlite3.Connection, write_lock: threading.RLock
+        self, read_connection: Callable[[], sqlite3.Connection], writer: sqlite3.Connection, write_lock: threading.RLock
     ) -> None:
         super().__init__(placeholder="?", user_id="id", token_id="id", experiment_id="id")
-        self._reader = reader
+        self._read_connection = read_connection
         self._writer = writer
         self._write_lock = write_lock
 
     def _read(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
-        return self._reader().execute(sql, params).fetchall()
+        return self._read_connection().execute(sql, params).fetchall()
 
     def _write(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
         with self._write_lock:

@@ -48,7 +48,7 @@ class SqliteBlobs(Guarded):
 
     def get(self, key: str) -> bytes | None:
         rows = (
-            self._database.reader()
+            self._database.read_connection()
             .execute("SELECT data FROM blobs WHERE blob_key = ? ORDER BY chunk", (key,))
             .fetchall()
         )

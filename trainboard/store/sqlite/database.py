@@ -210,7 +210,7 @@ class SqliteDatabase(Guarded):
         self._migrate()
         self._check_small_tables()
         self.writer.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
-        self.accounts = SqliteAccounts(self.reader, self.writer, self.write_lock)
+        self.accounts = SqliteAccounts(self.read_connection, self.writer, self.write_lock)
 
     def damaged(self, error: sqlite3.Error) -> StoreDamaged:
         """The error to raise for damage SQLite found in its own structure, noted and told to `on_damage` once."""
@@ -253,7 +253,7 @@ class SqliteDatabase(Guarded):
                 raise
             db.execute("COMMIT")
 
-    def reader(self) -> sqlite3.Connection:
+    def read_connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._readers, "connection", None)
         if connection is None:
             uri = self.path.resolve().as_uri() + "?mode=ro"
@@ -296,7 +296,7 @@ class SqliteDatabase(Guarded):
     # Experiments.
 
     def experiments(self) -> list[ExperimentRow]:
-        rows = self.reader().execute(
+        rows = self.read_connection().execute(
             "SELECT e.id, e.name, e.description, e.location, e.created, e.updated,"
             " (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id) FROM experiments e ORDER BY e.created, e.id"
         )
@@ -313,20 +313,24 @@ class SqliteDatabase(Guarded):
         return next(e for e in self.experiments() if e.name == name)
 
     def generation(self, experiment_id: str) -> int:
-        row = self.reader().execute("SELECT generation FROM experiments WHERE id = ?", (experiment_id,)).fetchone()
+        row = (
+            self.read_connection()
+            .execute("SELECT generation FROM experiments WHERE id = ?", (experiment_id,))
+            .fetchone()
+        )
         return -1 if row is None else int(row[0])
 
     # Reads.
 
     def runs(self, experiment_id: str) -> list[RunRow]:
-        rows = self.reader().execute(
+        rows = self.read_connection().execute(
             "SELECT name, start_time FROM runs WHERE experiment_id = ? ORDER BY id", (experiment_id,)
         )
         return [RunRow(name=name, start_time=start_time) for name, start_time in rows]
 
     def run_state(self, experiment_id: str, run: str) -> RunState | None:
         row = (
-            self.reader()
+            self.read_connection()
             .execute(
                 "SELECT file_version, most_recent_step, seen_session_start, start_time FROM runs"
                 " WHERE experiment_id = ? AND name = ?",
@@ -345,7 +349,7 @@ class SqliteDatabase(Guarded):
         )
 
     def plugin_names(self, experiment_id: str) -> list[str]:
-        rows = self.reader().execute(
+        rows = self.read_connection().execute(
             "SELECT DISTINCT plugin_name FROM series WHERE experiment_id = ? ORDER BY plugin_name", (experiment_id,)
         )
         return [name for (name,) in rows]
@@ -378,10 +382,10 @@ class SqliteDatabase(Guarded):
             sql += " AND s.tag IN (SELECT value FROM json_each(?))"
             params.append(_json(tags))
         sql += " ORDER BY r.id, s.id"
-        return [SeriesRow.of(row) for row in self.reader().execute(sql, params)]
+        return [SeriesRow.of(row) for row in self.read_connection().execute(sql, params)]
 
     def scalar_chunk_index(self, experiment_id: str, series_id: int) -> ChunkIndex:
-        rows = self.reader().execute(
+        rows = self.read_connection().execute(
             "SELECT id, point_count, min_step, max_step, COALESCE(checksum, -1) FROM scalar_chunks"
             f" WHERE series_id = {_SERIES_OF_EXPERIMENT} ORDER BY id",
             (series_id, experiment_id),
@@ -394,7 +398,7 @@ class SqliteDatabase(Guarded):
     def scalar_picks(self, experiment_id: str, picks: list[tuple[int, list[int]]]) -> ScalarColumns:
         """Read in place through SQLite's incremental blob I/O: a chunk that gives few points gives only those 8-byte
         records, one that gives many is read whole (one call instead of one per point)."""
-        connection = self.reader()
+        connection = self.read_connection()
         at = 0
         connection.execute("BEGIN")  # one snapshot for every column of every chunk
         try:
@@ -430,7 +434,7 @@ class SqliteDatabase(Guarded):
         """The packed columns and checksum (-1: none) of those of these chunks that are the experiment's, in the order
         of `chunk_ids` (a series' chunks in order have increasing ids: the rowid order, which needs no sort of rows
         that hold the blobs)."""
-        rows = self.reader().execute(
+        rows = self.read_connection().execute(
             "SELECT c.id, c.steps, c.wall_times, c.scalar_values, COALESCE(c.checksum, -1) FROM scalar_chunks c"
             f" WHERE c.id IN (SELECT value FROM json_each(?)) AND {_of_experiment('c')} ORDER BY c.id",
             (_json(chunk_ids), experiment_id),
@@ -444,12 +448,12 @@ class SqliteDatabase(Guarded):
         condition, params = compile_filter(where, matches, SQLITE)
         params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
         sql = (_PINNED_VALUES if pin_id is not None else _LIVE_VALUES) + _VALUES.format(condition=condition)
-        return self.reader().execute(sql, params).fetchall()
+        return self.read_connection().execute(sql, params).fetchall()
 
     def last_scalars(
         self, experiment_id: str, series_ids: Collection[int]
     ) -> dict[int, tuple[int, int, ScalarColumns]]:
-        rows = self.reader().execute(
+        rows = self.read_connection().execute(
             "SELECT c.series_id, c.id, COALESCE(c.checksum, -1), c.steps, c.wall_times, c.scalar_values"
             " FROM scalar_chunks c JOIN (SELECT MAX(id) AS id FROM scalar_chunks"
             f" WHERE series_id IN ({_SERIES_IN_EXPERIMENT}) GROUP BY series_id) last ON c.id = last.id",
@@ -474,7 +478,7 @@ class SqliteDatabase(Guarded):
             [series_id, experiment_id],
             steps,
         )
-        rows = self.reader().execute(sql + " ORDER BY id", params).fetchall()
+        rows = self.read_connection().execute(sql + " ORDER BY id", params).fetchall()
         return PointIndex(
             ids=np.array([row[0] for row in rows], dtype=np.int64),
             steps=np.array([row[1] for row in rows], dtype=np.int64),
@@ -484,7 +488,7 @@ class SqliteDatabase(Guarded):
     def tensor_values(self, experiment_id: str, point_ids: Collection[int]) -> list[tuple[bytes, int]]:
         """With their checksums; a large tensor is read through incremental blob I/O: as a column it would be copied
         twice more."""
-        db = self.reader()
+        db = self.read_connection()
         rows = db.execute(
             "SELECT t.id, CASE WHEN length(t.tensor) < ? THEN t.tensor END, COALESCE(t.checksum, -1)"
             f" FROM json_each(?) j JOIN tensor_points t ON t.id = j.value WHERE {_of_experiment('t')} ORDER BY j.key",
@@ -507,14 +511,14 @@ class SqliteDatabase(Guarded):
             steps,
             column="p.step",
         )
-        rows = self.reader().execute(sql + " ORDER BY p.id", params)
+        rows = self.read_connection().execute(sql + " ORDER BY p.id", params)
         return [
             BlobSequenceRow(step=step, wall_time=wall_time, blob_keys=tuple(orjson.loads(keys)))
             for step, wall_time, keys in rows
         ]
 
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]:
-        rows = self.reader().execute(
+        rows = self.read_connection().execute(
             "SELECT path, read_offset, size, mtime, head FROM files WHERE experiment_id = ?", (experiment_id,)
         )
         return {
@@ -530,7 +534,7 @@ class SqliteDatabase(Guarded):
         tensor_ids: Collection[int] = (),
         blob_keys: Collection[str] = (),
     ) -> list[str]:
-        rows = self.reader().execute(
+        rows = self.read_connection().execute(
             "SELECT path FROM files WHERE experiment_id = ? AND id IN ("
             " SELECT file_id FROM scalar_chunks WHERE id IN (SELECT value FROM json_each(?))"
             " UNION SELECT file_id FROM tensor_points WHERE id IN (SELECT value FROM json_each(?))"
@@ -615,7 +619,7 @@ class SqliteDatabase(Guarded):
             )
 
     def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
-        connection = self.reader()
+        connection = self.read_connection()
         params = (experiment_id, pin_id)
         connection.execute("BEGIN")  # one snapshot
         try:
