@@ -29,32 +29,18 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import numpy as np
 import orjson
 import psutil
 
+from bench.logdirs import Shape, logdir_for, scalar_points
+
 BIN = Path(sys.executable).parent
-OUT = Path(__file__).parent / "out"
 LATENCY_REQUESTS = 50
 LOAD_TIMEOUT = 3600.0
-
-
-@dataclass(frozen=True, slots=True)
-class Shape:
-    runs: int
-    tags: int
-    steps: int
-    # Histograms every 20 steps and an image every 100 beside the scalars.
-    extras: bool = True
-
-    @property
-    def name(self) -> str:
-        return f"{'engine' if self.extras else 'scalars'}-{self.runs}x{self.tags}x{self.steps}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,35 +50,6 @@ class Measure:
     tags_ms: float
     scalars_ms: float
     runs_ms: float
-
-
-def write_run(root: Path, run: int, shape: Shape) -> None:
-    from tensorboardX import SummaryWriter
-
-    rng = np.random.default_rng(run)
-    with SummaryWriter(str(root / f"run{run:03d}")) as writer:
-        for step in range(shape.steps):
-            for tag in range(shape.tags):
-                writer.add_scalar(f"tag{tag:02d}", float(rng.normal()), step)
-            if not shape.extras:
-                continue
-            if step % 20 == 0:
-                for histogram in range(2):
-                    writer.add_histogram(f"hist{histogram}", rng.normal(size=1000), step)
-            if step % 100 == 0:
-                writer.add_image("img", rng.integers(0, 255, size=(3, 32, 32), dtype=np.uint8), step)
-
-
-def logdir_for(shape: Shape) -> Path:
-    """The seeded logdir, written on first use with one process per core."""
-    root = OUT / shape.name
-    done = root / ".complete"
-    if not done.exists():
-        print(f"writing {root} with tensorboardX ...", file=sys.stderr)
-        with ProcessPoolExecutor() as pool:
-            list(pool.map(write_run, [root] * shape.runs, range(shape.runs), [shape] * shape.runs))
-        done.touch()
-    return root
 
 
 def free_port() -> int:
@@ -293,10 +250,6 @@ def tensorboard(shape: Shape, load_fast: bool, repeat: int) -> Measure:
 
 def run_names(shape: Shape) -> list[str]:
     return [f"run{run:03d}" for run in range(shape.runs)]
-
-
-def scalar_points(shape: Shape) -> int:
-    return shape.runs * shape.tags * shape.steps
 
 
 def verdict(met: bool) -> str:

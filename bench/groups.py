@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from bench.engine import OUT
+from bench.logdirs import OUT
 from bench.ui import server
 
 RUNS, STEPS, CONFIGS = 50, 10_000, 5

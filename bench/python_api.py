@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import trainboard
-from bench.engine import Shape, logdir_for
+from bench.logdirs import Shape, logdir_for
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.opening import open_store

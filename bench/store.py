@@ -31,7 +31,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from bench.engine import Shape, logdir_for, scalar_points
+from bench.logdirs import Shape, logdir_for, scalar_points
 from tests.pgserver import postgres_server
 from tests.s3server import s3_server
 from tests.servers import BIN, store_serving

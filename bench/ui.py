@@ -33,7 +33,8 @@ import httpx
 import numpy as np
 from playwright.sync_api import Page, sync_playwright
 
-from bench.engine import OUT, Shape, free_port, logdir_for
+from bench.engine import free_port
+from bench.logdirs import OUT, Shape, logdir_for
 
 BIN = Path(sys.executable).parent
 CHROMIUM = "/usr/bin/chromium"

@@ -47,7 +47,8 @@ import psutil
 import psycopg
 
 import trainboard
-from bench.engine import Shape, logdir_for, sample_rss, scalar_points
+from bench.engine import sample_rss
+from bench.logdirs import Shape, logdir_for, scalar_points
 from bench.store import Backend, Timings, load, percentile, replica
 from tests.pgserver import postgres_server
 from tests.s3server import s3_server

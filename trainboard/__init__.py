@@ -9,7 +9,9 @@ if TYPE_CHECKING:
 
     from trainboard.api.experiment_frames import ExperimentFrames
 
-__version__ = "0.1.0"
+from trainboard.version import __version__
+
+__all__ = ["__version__", "load_ipython_extension", "open"]
 
 
 def open(

@@ -23,11 +23,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import FrameType
 from typing import Any, NoReturn
 
-from trainboard import __version__, kernels, tensorboard_flags
+from trainboard import kernels, tensorboard_flags
 from trainboard.errors import CommandError, UsageError
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.terminal import follow
 from trainboard.settings import DEFAULT_PORT, SETTINGS, Setting, Settings, parse_switch
+from trainboard.version import __version__
 
 # When --port is not given, as TensorBoard: 6006, else the next free port of the 100 after it.
 PORT_ATTEMPTS = 100

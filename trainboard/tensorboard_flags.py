@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TextIO
 
-from trainboard import __version__
 from trainboard.errors import CommandError
+from trainboard.version import __version__
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,10 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
-from trainboard import __version__
 from trainboard.http.lazy import LazyEndpoint
 from trainboard.http.params import MAX_PARAM_LENGTH
 from trainboard.http.responses import JSONResponse
+from trainboard.version import __version__
 
 Schema = Mapping[str, Any]
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
