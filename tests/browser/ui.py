@@ -76,6 +76,10 @@ class Console:
         # Chromium's software GL notes a performance cost when a screenshot reads a WebGL canvas back: not the page's.
         if message.type == "warning" and "GPU stall due to ReadPixels" in message.text:
             return
+        # The index page preloads the scalars' tags for the default dashboard; a page opened on another dashboard
+        # (#dashboard=hparams) that lives longer than a few seconds, as on a loaded machine, gets Chromium's hint.
+        if message.type == "warning" and "was preloaded using link preload but not used" in message.text:
+            return
         if message.type in ("error", "warning"):
             self.errors.append(f"{message.type}: {message.text}")
 
