@@ -24,7 +24,7 @@ LAYERS = (
     ("uploader",),
     ("api",),
     ("http",),
-    ("demo", "inspector", "notebook", "store_commands", "account_commands", "tensorboard_flags"),
+    ("demo", "inspector", "notebook", "store_commands", "account_commands", "audit_command", "tensorboard_flags"),
     ("wiring",),
     ("__init__",),
     ("cli",),

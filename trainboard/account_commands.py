@@ -1,15 +1,18 @@
 """`trainboard users add NAME`, `trainboard tokens create|revoke|list`: accounts of a store, from its machine.
 
-`tokens create` prints the token alone on standard output, once (the store keeps only its SHA-256); everything else
+Each is recorded in the store's audit log (`trainboard.access.audit`), as done from the command line. `tokens create`
+prints the token alone on standard output, once (the store keeps only its SHA-256); everything else
 goes to standard error, so that `TOKEN=$(trainboard tokens create ...)` works.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 
 from trainboard.access.accounts import AccountError, Accounts
+from trainboard.access.audit import Actor, AuditLog, Event
 from trainboard.access.roles import Role
 from trainboard.errors import CommandError, UsageError
 from trainboard.settings import Settings
@@ -32,13 +35,21 @@ def run_account_command(command: str, settings: Settings, given: frozenset[str],
     store = open_store(settings.db)
     try:
         accounts = Accounts(store.accounts)
+        audit, actor = AuditLog(store.accounts), Actor.command_line(command)
         if command == "users add":
             user = accounts.add_user(values["name"])
+            audit.record(Event.USER_ADD, actor, target_user=user.name)
             print(f"Added user {user.name!r} to {store.location}", file=sys.stderr)
         elif command == "tokens create":
-            _create(store, accounts, settings, role)
+            _create(store, accounts, settings, role, audit, actor)
         elif command == "tokens revoke":
             token = accounts.revoke(values["token"])
+            owner = store.accounts.user_by_id(token.user_id)
+            audit.record(
+                Event.TOKEN_REVOKE,
+                dataclasses.replace(actor, token_id=token.id),
+                target_user=None if owner is None else owner.name,
+            )
             print(f"Revoked token {token.id}", file=sys.stderr)
         else:
             _list(store, accounts, settings.user or None)
@@ -58,10 +69,25 @@ def _role(settings: Settings, given: frozenset[str]) -> Role | None:
         raise UsageError(f"argument --role: {error}") from None
 
 
-def _create(store: Store, accounts: Accounts, settings: Settings, role: Role | None) -> None:
+def _create(
+    store: Store, accounts: Accounts, settings: Settings, role: Role | None, audit: AuditLog, actor: Actor
+) -> None:
     experiment_id = _experiment_id(store, settings.experiment) if settings.experiment else None
+    user = accounts.user(settings.user)
+    before = None if experiment_id is None else accounts.user_role(user.id, experiment_id)
     row, token = accounts.create_token(
         settings.user, experiment_id=experiment_id, role=role, expires_days=settings.expires or None
+    )
+    granted = None if experiment_id is None else accounts.user_role(user.id, experiment_id)
+    if granted != before:
+        audit.record(Event.ROLE_CHANGE, actor, experiment_id=experiment_id, target_user=user.name, role=str(granted))
+    audit.record(
+        Event.TOKEN_CREATE,
+        dataclasses.replace(actor, token_id=row.id),
+        experiment_id=experiment_id,
+        target_user=user.name,
+        role=None if row.role is None else str(Role(row.role)),
+        expires=row.expires,
     )
     print(token)
     print(f"Created token {row.id} of {settings.user!r}: {_scope(store, row)}, {_expiry(row)}", file=sys.stderr)

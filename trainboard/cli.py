@@ -55,6 +55,8 @@ COMMANDS = {
     "hash.",
     "tokens revoke": "Revoke a token, named by its id (or the start of it) as `trainboard tokens list` shows it.",
     "tokens list": "List the tokens of a store (or of one user), without their secrets.",
+    "audit": "Print a store's audit log, one line per event, oldest first: sign-ins, authentication failures, tokens,"
+    " roles, sharing, renames, deletions, uploads, pins (docs/access.md).",
     "stores": "List the local stores: the SQLite file in the user's cache directory that `trainboard --logdir` reads"
     " each logdir into (its logdir, whether that still exists, its size, when it was last used). `trainboard stores"
     " prune` removes them.",
@@ -71,6 +73,7 @@ REQUIRED = {
     "tokens create": ("db", "user"),
     "tokens revoke": ("db",),
     "tokens list": ("db",),
+    "audit": ("db",),
 }
 
 
@@ -299,6 +302,11 @@ def _command(arguments: list[str]) -> None:
         return
     if arguments and arguments[0] == "stores":
         _stores_command(arguments[1:])
+        return
+    if arguments and arguments[0] == "audit":
+        from trainboard.audit_command import run_audit
+
+        run_audit(parse_flags(arguments[1:], command="audit")[0])
         return
     command = (
         arguments.pop(0) if arguments and arguments[0] in ("ingest", "serve", "export", "upload") else "trainboard"

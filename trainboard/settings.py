@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime
 import os
+import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -17,7 +20,7 @@ Value = TypeVar("Value")
 SERVING = ("trainboard", "serve")
 INGEST = ("trainboard", "ingest")
 STORE = ("trainboard", "ingest", "serve")
-ACCOUNTS = ("users add", "tokens create", "tokens revoke", "tokens list")
+ACCOUNTS = ("users add", "tokens create", "tokens revoke", "tokens list", "audit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +125,23 @@ def parse_days(text: str) -> float:
     return days
 
 
+def parse_since(text: str, now: Callable[[], float] = time.time) -> float:
+    """A moment as Unix seconds: an ISO 8601 date or time (UTC unless it names a zone), or an age before now: a
+    number and s, m, h or d (90m, 7d)."""
+    age = re.fullmatch(r"(\d+(?:\.\d+)?)([smhd])", text.strip())
+    if age:
+        return now() - float(age.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86_400}[age.group(2)]
+    try:
+        moment = datetime.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid time {text!r}: expected a date or time (2026-11-01, 2026-11-01T09:30) or an age (12h, 7d)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return moment.timestamp()
+
+
 def parse_path_prefix(text: str) -> str:
     """TensorBoard's rule: a trailing slash is dropped, a prefix must start with one."""
     prefix = text.rstrip("/")
@@ -210,8 +230,9 @@ class Settings:
     experiment: str = _setting(
         "",
         "Name of the experiment to ingest or upload into (created when new); for tokens create, the one experiment"
-        " the token is limited to; for export, the experiment of --db to export.",
-        commands=("ingest", "tokens create", "export", "upload"),
+        " the token is limited to; for export, the experiment of --db to export; for audit, its events only (name or"
+        " id).",
+        commands=("ingest", "tokens create", "export", "upload", "audit"),
     )
     watch: bool = _setting(
         False,
@@ -248,8 +269,37 @@ class Settings:
         parse_positive_count,
         commands=("serve",),
     )
+    auth_failure_burst: int = _setting(
+        20,
+        "Failed authentications (tokens unknown, revoked or expired) allowed from one client address, and with one"
+        " token id, before --auth_failure_rate applies; past it 429 (per replica).",
+        parse_positive_count,
+        commands=("serve",),
+    )
+    auth_failure_rate: float = _setting(
+        0.2,
+        "Failed authentications per second allowed per client address and per token id after --auth_failure_burst"
+        " (per replica); 0: no limit.",
+        parse_rate,
+        commands=("serve",),
+    )
+    audit_days: float = _setting(
+        365.0,
+        "Days the audit log keeps an event; older ones are deleted at start and every hour. 0: keep every event.",
+        parse_seconds,
+        commands=("serve",),
+    )
+    since: float = _setting(
+        0.0,
+        "Only the events since this time: a date or time (2026-11-01, 2026-11-01T09:30, UTC unless it says), or an"
+        " age: 12h, 7d.",
+        parse_since,
+        commands=("audit",),
+    )
     user: str = _setting(
-        "", "The user whose token to create, or whose tokens to list.", commands=("tokens create", "tokens list")
+        "",
+        "The user whose token to create, or whose tokens to list; for audit, the user who acted or was acted on.",
+        commands=("tokens create", "tokens list", "audit"),
     )
     role: str = _setting(
         "",

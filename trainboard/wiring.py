@@ -9,6 +9,7 @@ server; `export`: `trainboard export`, one opened so and written out.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 
 from trainboard.access.accounts import Accounts
+from trainboard.access.audit import AuditLog
 from trainboard.errors import CommandError
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
@@ -43,6 +45,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("trainboard")
 
+# How often `trainboard serve` deletes the audit log's events older than --audit_days.
+AUDIT_SWEEP_SECONDS = 3600
 # How long a stopping server waits for an ingest pass to end before closing the store under it.
 INGEST_STOP_SECONDS = 10
 
@@ -109,7 +113,7 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
 
 def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Starlette:
     """Private unless --no_auth: every route behind its policy, on the store's accounts; `clock` says when tokens and
-    sessions expire."""
+    sessions expire, and times the audit log (its events older than --audit_days deleted at start and every hour)."""
     store = open_store(settings.db, settings.blobs or None)
     experiments = Experiments(
         DataProvider(store),
@@ -120,18 +124,30 @@ def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Sta
         max_projection_points=settings.max_projection_points,
     )
 
+    audit = AuditLog(store.accounts, clock)
+    audit.delete_older_than(settings.audit_days)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        retention = asyncio.create_task(_keep_audit_days(audit, settings.audit_days))
         try:
             yield
         finally:
+            retention.cancel()
             store.close()
 
     # What takes uploads brings the whole ingest path: imported by the team server only.
     from trainboard.ingest.upload import Uploads
 
     accounts = None if settings.no_auth else Accounts(store.accounts, clock)
-    return create_app(experiments, settings, lifespan=lifespan, accounts=accounts, uploads=Uploads(store))
+    return create_app(experiments, settings, lifespan=lifespan, accounts=accounts, uploads=Uploads(store), audit=audit)
+
+
+async def _keep_audit_days(audit: AuditLog, days: float) -> None:
+    """Delete the audit log's events older than `days` every AUDIT_SWEEP_SECONDS, while the server runs."""
+    while days > 0:
+        await asyncio.sleep(AUDIT_SWEEP_SECONDS)
+        await asyncio.to_thread(audit.delete_older_than, days)
 
 
 def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event, started: Callable[[], None]) -> None:

@@ -51,6 +51,21 @@ def test_a_bucket_allows_its_burst_then_its_rate() -> None:
     assert [limit.take("a") for _ in range(4)][-2:] == [0, pytest.approx(0.5)]
 
 
+def test_keys_past_the_bound_are_forgotten_full_buckets_first() -> None:
+    """Keys a client makes up (token ids of failed authentications) cannot fill the memory."""
+    clock = Clock()
+    limit = RateLimit(rate=1, burst=10, clock=clock, max_keys=3)
+    assert [limit.take("a") for _ in range(11)][-1] == pytest.approx(1)  # `a` is spent
+    limit.take("b")
+    clock.now += 1.5  # `b` is full again, `a` is not
+    limit.take("c")
+    limit.take("d")  # one key too many: `b`, full, is forgotten
+    assert [limit.take("a") for _ in range(2)] == [0, pytest.approx(0.5)]  # remembered
+    for key in "efghij":
+        limit.take(key)  # none full: the least recently used are forgotten
+    assert [limit.take("a") for _ in range(2)] == [0, 0]  # forgotten: a full bucket again
+
+
 def test_a_rate_of_zero_allows_everything() -> None:
     limit = RateLimit(rate=0, burst=1, clock=Clock())
     assert all(limit.take("a") == 0 for _ in range(1000))

@@ -134,7 +134,12 @@ def test_every_route_answers_only_whom_its_policy_allows(
         routes = app_routes(team.db, ui)
         paths = {(route.path, route.scoped, route.pinned) for route in routes}
         assert ("/api/getCategory", True, PINNED) in paths  # the lazily imported ones are listed, also below a pin
-        assert {("/admin/share", True, ""), ("/admin/delete", True, ""), ("/pins", True, "")} <= paths
+        assert {
+            ("/admin/share", True, ""),
+            ("/admin/audit", True, ""),
+            ("/admin/delete", True, ""),
+            ("/pins", True, ""),
+        } <= paths
         assert {("/data/runs", scoped, pinned) for scoped in (True, False) for pinned in ("", PINNED)} <= paths
         unguarded = [route.path for route in routes if route.policy is None]
         assert unguarded == [], "routes declared without a policy (trainboard/http/policies.py)"

@@ -1,6 +1,6 @@
 """An experiment's admin routes under /experiment/<id>/admin/ (`trainboard serve` only): who has access to it; share
-it with a user, make it public or private, rename it, delete it. Each answers trainboard's JSON (`ok`, or `error`);
-those that change something take a JSON object."""
+it with a user, make it public or private, rename it, delete it (each change recorded in the audit log); read its
+audit log. Each answers trainboard's JSON (`ok`, or `error`); those that change something take a JSON object."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute
 
 from trainboard.access.accounts import AccountError, Accounts
+from trainboard.access.audit import Event
 from trainboard.access.roles import ROLE_NAMES, Role
 from trainboard.errors import NotFoundError
+from trainboard.http.audit import experiment_audit, record
 from trainboard.http.context import Experiments
 from trainboard.http.openapi import declare, json_body
 from trainboard.http.policies import Policy, PolicyRoute
@@ -75,6 +77,7 @@ async def share(request: Request) -> JSONResponse:
         await run_in_threadpool(accounts.share, experiment_id, user, None if role is None else Role.named(role))
     except (AccountError, ValueError) as error:
         return error_response(AccountError(str(error)))
+    await record(request, Event.ROLE_CHANGE, target_user=user, role=role)
     return JSONResponse({"ok": True, "user": user, "role": role})
 
 
@@ -92,6 +95,7 @@ async def public(request: Request) -> JSONResponse:
         await run_in_threadpool(accounts.set_public, experiment_id, flag)
     except AccountError as error:
         return error_response(error)
+    await record(request, Event.PUBLISH, public=flag)
     return JSONResponse({"ok": True, "public": flag})
 
 
@@ -109,6 +113,7 @@ async def rename(request: Request) -> JSONResponse:
         await run_in_threadpool(accounts.rename, experiment_id, name)
     except AccountError as error:
         return error_response(error)
+    await record(request, Event.RENAME, name=name)
     return JSONResponse({"ok": True, "name": name})
 
 
@@ -120,6 +125,7 @@ async def delete(request: Request) -> JSONResponse:
     if not await run_in_threadpool(experiments.delete, request.path_params["experiment_id"]):
         error = "the experiment is being written by another process (trainboard ingest): stop it first"
         return JSONResponse({"ok": False, "error": error, "status": 409}, status_code=409)
+    await record(request, Event.DELETE)
     return JSONResponse({"ok": True})
 
 
@@ -130,4 +136,5 @@ def routes() -> list[BaseRoute]:
         PolicyRoute("/admin/public", public, Policy.ADMIN, methods=["POST"]),
         PolicyRoute("/admin/rename", rename, Policy.ADMIN, methods=["POST"]),
         PolicyRoute("/admin/delete", delete, Policy.ADMIN, methods=["POST"]),
+        PolicyRoute("/admin/audit", experiment_audit, Policy.ADMIN),
     ]

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount
 
 from trainboard.access.accounts import Accounts
+from trainboard.access.audit import AuditLog
 from trainboard.errors import PublicError, TooManyRequestsError
 from trainboard.http import admin, pins, sessions, tensorboard, trainboard_api, tsvis
 from trainboard.http.compression import PARQUET, IsalGZipMiddleware
@@ -27,6 +28,7 @@ from trainboard.http.openapi import openapi_json
 from trainboard.http.policies import Policy, PolicyRoute
 from trainboard.http.rate_limit import RateLimit
 from trainboard.http.responses import TextResponse
+from trainboard.http.throttle import FailureThrottle
 from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
 from trainboard.settings import Settings
 
@@ -43,13 +45,15 @@ def create_app(
     lifespan: Lifespan | None = None,
     accounts: Accounts | None = None,
     uploads: Uploads | None = None,
+    audit: AuditLog | None = None,
 ) -> Starlette:
     """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one,
     and all of them again below .../at/<pin>/ as of a pin; `lifespan` starts and stops what the caller built (ingest,
     the store). With `accounts`, every route answers only the requests its policy allows (`trainboard.http.guard`),
     browsers sign in (`trainboard.http.sessions`), experiments are created at /data/experiments, and each experiment
-    has its admin routes. With `uploads`, each experiment takes uploads (`trainboard.http.upload`). /openapi.json
-    describes every route (`trainboard.http.openapi`)."""
+    has its admin routes. With `uploads`, each experiment takes uploads (`trainboard.http.upload`). With `audit`, what
+    users do is recorded in it (`trainboard.http.audit`). /openapi.json describes every route
+    (`trainboard.http.openapi`)."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -104,6 +108,8 @@ def create_app(
     app.state.accounts = accounts
     app.state.uploads = uploads
     app.state.upload_limit = RateLimit(settings.upload_rate, settings.upload_burst)
+    app.state.audit = audit
+    app.state.auth_throttle = FailureThrottle(settings.auth_failure_rate, settings.auth_failure_burst)
     return app
 
 

@@ -9,8 +9,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from trainboard.access.accounts import AccountError, Accounts, experiment_name
+from trainboard.access.audit import Event
 from trainboard.access.roles import Role
 from trainboard.http.admin import error_response, json_object
+from trainboard.http.audit import record
 from trainboard.http.context import Experiments
 from trainboard.http.guard import principal_of
 from trainboard.http.openapi import declare, json_body
@@ -80,6 +82,7 @@ async def create_experiment(request: Request) -> JSONResponse:
             experiment_id = await run_in_threadpool(accounts.create_experiment, principal, name, description)
     except AccountError as error:
         return error_response(error)
+    await record(request, Event.EXPERIMENT_CREATE, experiment_id=experiment_id, name=name)
     return JSONResponse(
         {"ok": True, "id": experiment_id, "name": name, "description": description, "role": "admin", "public": False},
         status_code=201,

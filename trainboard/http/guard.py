@@ -5,7 +5,9 @@ experiment that does not exist, and a route declared without a policy is refused
 A request comes with a token (`Authorization: Bearer`) or with a session's cookie (`trainboard.http.sessions`). A
 browser sends the cookie with requests that other sites' pages make too: a state-changing request signed in by the
 cookie must come from this server's own pages (its Origin, or else Referer, names the Host it was sent to), else 403.
-Requests to WRITE routes are limited per token (`trainboard.http.rate_limit`): 429 past the limit.
+Requests to WRITE routes are limited per token (`trainboard.http.rate_limit`): 429 past the limit. A token that is
+not valid is recorded in the audit log, and its failures are limited per address and per token id
+(`trainboard.http.throttle`).
 
 Each route is wrapped in the policy it carries, so that the policy is known by the route a request matched, not
 guessed from its URL; a mount that serves a folder is guarded as one route.
@@ -29,18 +31,16 @@ from trainboard.access.accounts import Accounts, Principal
 from trainboard.errors import NotFoundError, PermissionDeniedError, TooManyRequestsError, UnauthenticatedError
 from trainboard.http.context import DEFAULT_EXPERIMENT_IDS, Experiments
 from trainboard.http.policies import Policy, policy_of
-from trainboard.http.rate_limit import RateLimit
 
-# Where the guard leaves who a request comes from, for the handlers that answer by it.
-PRINCIPAL = "trainboard.principal"
+# Where the guard leaves who a request comes from, for the handlers that answer by it (imported from here too).
+from trainboard.http.principal import PRINCIPAL
+from trainboard.http.principal import principal_of as principal_of
+from trainboard.http.rate_limit import RateLimit
+from trainboard.http.throttle import authentication_failed
+
 AUTHENTICATE = 'Bearer realm="trainboard"'
 SESSION_COOKIE = "trainboard_session"
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-
-
-def principal_of(connection: HTTPConnection) -> Principal | None:
-    found: Principal | None = connection.scope.get(PRINCIPAL)
-    return found
 
 
 def guard(routes: Iterable[BaseRoute]) -> None:
@@ -56,6 +56,8 @@ def guard(routes: Iterable[BaseRoute]) -> None:
 class Decision:
     principal: Principal | None
     allowed: bool
+    # A bearer token that is not valid (unknown, revoked or expired): refused whatever the policy.
+    refused_token: str | None = None
 
 
 class Guard:
@@ -81,6 +83,9 @@ class Guard:
             experiment_id = experiments.default
         policy = self.policy
         decision = await run_in_threadpool(_decide, accounts, connection, policy, experiment_id)
+        if decision.refused_token is not None:
+            await authentication_failed(connection, decision.refused_token)
+            raise UnauthenticatedError("the token is not valid: it is unknown, revoked or expired")
         principal = decision.principal
         if principal is not None and principal.session is not None and scope["method"] in STATE_CHANGING:
             if not same_origin(connection.headers):
@@ -132,7 +137,17 @@ def same_origin(headers: Headers) -> bool | None:
 def _decide(
     accounts: Accounts, connection: HTTPConnection, policy: Policy | None, experiment_id: str | None
 ) -> Decision:
-    principal = _principal(accounts, connection)
+    header = connection.headers.get("authorization")
+    if header is not None:
+        scheme, _, token = header.partition(" ")
+        token = token.strip() if scheme.lower() == "bearer" else ""
+        principal = accounts.authenticate(token) if token else None
+        if principal is None:
+            return Decision(None, allowed=False, refused_token=token)
+    else:
+        secret = connection.cookies.get(SESSION_COOKIE)
+        # A session that has ended counts as none, so that public experiments still answer.
+        principal = accounts.session(secret) if secret else None
     if policy is None:
         return Decision(principal, allowed=False)
     if policy is Policy.ANYONE:
@@ -143,17 +158,3 @@ def _decide(
         return Decision(principal, allowed=principal is not None)
     role = accounts.role(principal, experiment_id)
     return Decision(principal, allowed=role is not None and role >= needed)
-
-
-def _principal(accounts: Accounts, connection: HTTPConnection) -> Principal | None:
-    """The user of the request's bearer token (401 for a token that is not valid) or else of its session cookie (as
-    without one when the session has ended, so that public experiments still answer); None without either."""
-    header = connection.headers.get("authorization")
-    if header is None:
-        secret = connection.cookies.get(SESSION_COOKIE)
-        return accounts.session(secret) if secret else None
-    scheme, _, token = header.partition(" ")
-    found = accounts.authenticate(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
-    if found is None:
-        raise UnauthenticatedError("the token is not valid: it is unknown, revoked or expired")
-    return found

@@ -11,6 +11,8 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from trainboard.access.audit import Event
+from trainboard.http.audit import record
 from trainboard.http.context import Experiments
 from trainboard.http.openapi import declare
 from trainboard.http.policies import Policy, PolicyRoute
@@ -22,6 +24,7 @@ async def create(request: Request) -> JSONResponse:
     """`{"pin": ID, "created": UNIX SECONDS}`: the experiment's position now, to serve under /at/ID/."""
     experiments: Experiments = request.app.state.experiments
     pin = await run_in_threadpool(experiments.pin, request.path_params.get("experiment_id", ""))
+    await record(request, Event.PIN_CREATE, pin=pin.id)
     return JSONResponse({"pin": pin.id, "created": pin.created})
 
 

@@ -22,10 +22,13 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute
 
 from trainboard.access.accounts import Accounts
+from trainboard.access.audit import Event
+from trainboard.http.audit import record
 from trainboard.http.guard import SESSION_COOKIE, principal_of, same_origin
 from trainboard.http.openapi import HTML, declare, json_body, text
 from trainboard.http.policies import Policy, PolicyRoute
 from trainboard.http.responses import SECURITY_HEADERS, JSONResponse
+from trainboard.http.throttle import authentication_failed
 from trainboard.settings import Settings
 
 
@@ -66,9 +69,11 @@ async def start(request: Request) -> Response:
     accounts: Accounts = request.app.state.accounts
     started = await run_in_threadpool(accounts.start_session, token.strip())
     if started is None:
+        await authentication_failed(request, token.strip())
         if going_on is not None:
             return _signin_page(settings, going_on, refused=True)
         return _refusal("the token is not valid: it is unknown, revoked or expired", 401)
+    await record(request, Event.SIGN_IN, user=started.user.name, token_id=started.session.token_id, method="token")
     response: Response = (
         JSONResponse({"ok": True, "user": started.user.name})
         if going_on is None
@@ -92,6 +97,8 @@ async def signout(request: Request) -> JSONResponse:
     secret = request.cookies.get(SESSION_COOKIE)
     if secret:
         await run_in_threadpool(accounts.end_session, secret)
+        if principal_of(request) is not None:
+            await record(request, Event.SIGN_OUT)
     settings: Settings = request.app.state.settings
     response = JSONResponse({"ok": True})
     response.delete_cookie(

@@ -16,6 +16,8 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
+from trainboard.access.audit import Event
+from trainboard.http.audit import record
 from trainboard.http.context import experiment
 from trainboard.http.openapi import BYTES, Body, Parameter, declare, json_body
 from trainboard.http.responses import JSONResponse
@@ -58,6 +60,8 @@ async def file(request: Request) -> JSONResponse:
         receipt = await run_in_threadpool(uploads.receive, experiment_id, chunk)
     except OffsetMismatch as mismatch:
         return JSONResponse(mismatch.as_json(), status_code=409)
+    if chunk.offset == 0:
+        await record(request, Event.UPLOAD_START, experiment_id=experiment_id, run=chunk.run, path=chunk.path)
     return JSONResponse(receipt.as_json())
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from trainboard.store.audit import AuditBackend
+
 
 @dataclass(frozen=True, slots=True)
 class UserRow:
@@ -47,9 +49,9 @@ class ExperimentAccess:
     public: bool
 
 
-class AccountsBackend(Protocol):
-    """Users, tokens and roles in a backend's database. Roles are stored as small integers (`trainboard.access`
-    names them); times are Unix seconds."""
+class AccountsBackend(AuditBackend, Protocol):
+    """Users, tokens and roles in a backend's database, and its audit log. Roles are stored as small integers
+    (`trainboard.access` names them); times are Unix seconds."""
 
     def add_user(self, name: str, created: float) -> UserRow | None:
         """The new user, or None when the name is taken."""

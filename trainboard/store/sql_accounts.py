@@ -12,12 +12,13 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from trainboard.store.accounts import ExperimentAccess, SessionRow, TokenRow, UserRow
+from trainboard.store.sql_audit import SqlAudit
 
 TOKEN_COLUMNS = "{token_id}, user_id, secret_hash, experiment_id, role, created, expires, revoked"
 
 
-class SqlAccounts(ABC):
-    """Implements `AccountsBackend`."""
+class SqlAccounts(SqlAudit, ABC):
+    """Implements `AccountsBackend`, the audit log (`SqlAudit`) included."""
 
     def __init__(self, *, placeholder: str, user_id: str, token_id: str, experiment_id: str) -> None:
         self._names = {"p": placeholder, "user_id": user_id, "token_id": token_id, "experiment_id": experiment_id}

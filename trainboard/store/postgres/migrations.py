@@ -279,6 +279,29 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE tensor_points SET (toast_tuple_target = 8160);
         """,
     ),
+    (
+        # The audit log (trainboard.access.audit): as SQLite's 0009_audit. Not keyed by experiment (most events name
+        # none): under Citus it stays a table of the coordinator.
+        "0010_audit",
+        """
+        CREATE TABLE audit_log (
+            entry_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            at DOUBLE PRECISION NOT NULL,
+            event TEXT NOT NULL,
+            user_name TEXT,
+            token_id TEXT,
+            experiment_id TEXT,
+            target_user TEXT,
+            client TEXT,
+            user_agent TEXT,
+            detail TEXT NOT NULL
+        );
+        CREATE INDEX audit_log_by_time ON audit_log (at);
+        CREATE INDEX audit_log_by_user ON audit_log (user_name, entry_id);
+        CREATE INDEX audit_log_by_target ON audit_log (target_user, entry_id);
+        CREATE INDEX audit_log_by_experiment ON audit_log (experiment_id, entry_id);
+        """,
+    ),
 ]
 
 

@@ -246,6 +246,30 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX run_hparams_by_experiment ON run_hparams (experiment_id, name);
         """,
     ),
+    (
+        # The audit log (trainboard.access.audit): who did what, from where. Its rows name users, tokens and
+        # experiments by value, without foreign keys, so that they outlive what they name; read newest first, by time,
+        # user or experiment.
+        "0009_audit",
+        """
+        CREATE TABLE audit_log (
+            entry_id INTEGER PRIMARY KEY,
+            at REAL NOT NULL,
+            event TEXT NOT NULL,
+            user_name TEXT,
+            token_id TEXT,
+            experiment_id TEXT,
+            target_user TEXT,
+            client TEXT,
+            user_agent TEXT,
+            detail TEXT NOT NULL
+        );
+        CREATE INDEX audit_log_by_time ON audit_log (at);
+        CREATE INDEX audit_log_by_user ON audit_log (user_name, entry_id);
+        CREATE INDEX audit_log_by_target ON audit_log (target_user, entry_id);
+        CREATE INDEX audit_log_by_experiment ON audit_log (experiment_id, entry_id);
+        """,
+    ),
 ]
 
 
