@@ -42,6 +42,8 @@ class Setup:
     board: str
     wrong_audience: str
     wrong_issuer: str
+    # A server that names the provider by 127.0.0.1, which calls itself by localhost.
+    misnamed: str
     experiments: dict[str, str]
     clock: Clock
 
@@ -53,7 +55,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
     for name in ("mnist", "cifar"):
         write_run(scratch / name / "train", steps=3)
         cli("ingest", f"--db={db}", f"--experiment={name}", f"--logdir={scratch / name}")
-    ports = {name: free_port() for name in ("board", "wrong-audience", "wrong-issuer")}
+    ports = {name: free_port() for name in ("board", "wrong-audience", "wrong-issuer", "misnamed")}
     urls = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
     clients = [
         Client(
@@ -69,14 +71,13 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
     with oidc_provider(scratch / "provider", clients, ACCOUNTS) as provider, ExitStack() as servers:
         served = {
             name: servers.enter_context(
-                _serving(
-                    db, scratch / name, ports[name], provider.issuer, client_id, clock if name == "board" else Clock()
-                )
+                _serving(db, scratch / name, ports[name], issuer, client_id, clock if name == "board" else Clock())
             )
-            for name, client_id in (
-                ("board", "trainboard"),
-                ("wrong-audience", "wrong-audience"),
-                ("wrong-issuer", "wrong-issuer"),
+            for name, issuer, client_id in (
+                ("board", provider.issuer, "trainboard"),
+                ("wrong-audience", provider.issuer, "wrong-audience"),
+                ("wrong-issuer", provider.issuer, "wrong-issuer"),
+                ("misnamed", provider.issuer.replace("localhost", "127.0.0.1"), "trainboard"),
             )
         }
         store = open_store(db)
@@ -84,7 +85,15 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
             experiments = {row.name: row.id for row in store.experiments()}
         finally:
             store.close()
-        yield Setup(db, served["board"], served["wrong-audience"], served["wrong-issuer"], experiments, clock)
+        yield Setup(
+            db,
+            served["board"],
+            served["wrong-audience"],
+            served["wrong-issuer"],
+            served["misnamed"],
+            experiments,
+            clock,
+        )
 
 
 @contextmanager
@@ -255,3 +264,16 @@ def test_an_id_token_for_another_audience_or_from_another_issuer_is_refused(
     assert sign_in(page, address, "ada") == 401
     expect(page.locator(".problem")).to_contain_text(reason)
     assert me(context, address) is None
+
+
+def test_a_provider_that_names_another_issuer_is_refused(setup: Setup, context: BrowserContext) -> None:
+    """The provider reached by another name than its issuer's: its discovery document names the issuer it is."""
+    page = context.new_page()
+    answer = page.goto(f"{setup.misnamed}/auth/oidc/start?next=/")
+    assert answer is not None and answer.status == 502
+    expect(page.locator(".problem")).to_contain_text("names itself 'http://localhost:")
+
+
+def test_the_single_sign_on_routes_are_described(setup: Setup) -> None:
+    paths = httpx.get(f"{setup.board}/openapi.json").json()["paths"]
+    assert {"/auth/oidc/start", "/auth/oidc/callback", "/auth/oidc/signout", "/auth/tokens"} <= set(paths)

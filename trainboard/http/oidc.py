@@ -14,9 +14,9 @@ Every refusal is a page that says what went wrong, never a traceback.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hmac
 import html
-from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -68,7 +68,7 @@ class SignInFailed(Exception):
         self.status = status
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Pending:
     """A sign-in this browser started: what the provider's answer must match, and where to go on to after."""
 
@@ -79,7 +79,7 @@ class Pending:
     started: float
 
     def encoded(self) -> str:
-        return base64.urlsafe_b64encode(orjson.dumps(asdict(self))).decode()
+        return base64.urlsafe_b64encode(orjson.dumps(dataclasses.asdict(self))).decode()
 
     @classmethod
     def decoded(cls, text: str) -> Pending | None:
@@ -170,6 +170,8 @@ async def callback(request: Request) -> Response:
             raise SignInFailed(
                 "no sign-in is under way in this browser: it was finished already, or it was started elsewhere"
             )
+        # The cookie is this browser's, but a path of this server only, whoever set it.
+        pending = dataclasses.replace(pending, next=local_path(pending.next, settings))
         again = _signin_path(settings, pending.next)
         started = await run_in_threadpool(_finish, request, pending)
     except SignInFailed as failed:

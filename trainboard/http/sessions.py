@@ -7,6 +7,10 @@
   PATH: how a browser signs in to TensorBoard's and TS-VIS's own UIs (`--ui tensorboard`, `--ui tsvis`), which know
   nothing of tokens; the guard sends their page requests there while signed out.
 
+With single sign-on configured (`--oidc_issuer`), the sign-in page also leads to the identity provider
+(`trainboard.http.oidc`), whose sign-in ends in the same kind of session; `trainboard.http.token_page` makes upload
+tokens for the signed-in user.
+
 The cookie is HttpOnly, SameSite=Strict, for the path prefix (or /), and Secure when the request came by https (the
 scope's scheme: uvicorn sets it from X-Forwarded-Proto for the proxies it trusts).
 """
