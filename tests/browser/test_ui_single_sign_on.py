@@ -1,10 +1,12 @@
 """Single sign-on in Debian's Chromium against a real OpenID provider (npm's oidc-provider, tests/oidc): users sign in
 with the provider and get the roles their groups map to, make an upload token on the page for it, and sign out here
 and at the provider. Every sign-in that must fail (a user not let in, an expired ID token, a forged state, a
-replayed code, an ID token for another audience or from another issuer) ends on a page that says why, never a 500."""
+replayed code, an ID token for another audience or from another issuer) ends on a page that says why, never a 500.
+One provider for the module; the servers on SQLite, and the sign-in with its roles on PostgreSQL too."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
 from tests.http.teams import Clock
 from tests.oidc.provider import Client, oidc_provider
+from tests.pgserver import PostgresServer
 from tests.servers import free_port, in_process
 from trainboard.store.opening import open_store
 
@@ -35,65 +38,113 @@ ACCOUNTS = {
 ROLES = "group:admins=admin,group:ml-team=read,mnist:group:ml-team=write"
 
 
+# The servers of the module, each on a port known before the provider starts (which lists their redirect URIs).
+SERVERS = ("board", "wrong-audience", "wrong-issuer", "misnamed", "postgres-board")
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    issuer: str
+    ports: dict[str, int]
+    scratch: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """A server users sign in to, on a store with the experiments mnist and cifar (name -> id)."""
+
+    url: str
+    experiments: dict[str, str]
+
+
 @dataclass(frozen=True, slots=True)
 class Setup:
-    db: str
-    # The server users sign in to, and those whose provider's ID tokens name another audience or issuer.
+    """On SQLite: the board, and servers whose provider's ID tokens name another audience or issuer, and one that names
+    the provider by 127.0.0.1, which calls itself by localhost; the clock the board's accounts expire by."""
+
     board: str
     wrong_audience: str
     wrong_issuer: str
-    # A server that names the provider by 127.0.0.1, which calls itself by localhost.
     misnamed: str
     experiments: dict[str, str]
     clock: Clock
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
+def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Provider]:
+    """One provider for the module's servers: `trainboard` is the client of the boards, the others misbehave."""
     scratch = tmp_path_factory.mktemp("sso")
-    db = f"sqlite:{scratch / 'team.sqlite'}"
-    for name in ("mnist", "cifar"):
-        write_run(scratch / name / "train", steps=3)
-        cli("ingest", f"--db={db}", f"--experiment={name}", f"--logdir={scratch / name}")
-    ports = {name: free_port() for name in ("board", "wrong-audience", "wrong-issuer", "misnamed")}
+    ports = {name: free_port() for name in SERVERS}
     urls = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+    boards = [urls[name] for name in ("board", "postgres-board", "misnamed")]
     clients = [
         Client(
             "trainboard",
             SECRET,
-            (f"{urls['board']}/auth/oidc/callback",),
-            (f"{urls['board']}/auth/signin",),
+            tuple(f"{url}/auth/oidc/callback" for url in boards),
+            tuple(f"{url}/auth/signin" for url in boards),
         ),
         Client("wrong-audience", SECRET, (f"{urls['wrong-audience']}/auth/oidc/callback",), mischief="audience"),
         Client("wrong-issuer", SECRET, (f"{urls['wrong-issuer']}/auth/oidc/callback",), mischief="issuer"),
     ]
+    with oidc_provider(scratch / "provider", clients, ACCOUNTS) as running:
+        yield Provider(running.issuer, ports, scratch)
+
+
+def _experiments(db: str, scratch: Path) -> dict[str, str]:
+    """mnist and cifar ingested into the store; name -> id."""
+    for name in ("mnist", "cifar"):
+        write_run(scratch / name / "train", steps=3)
+        cli("ingest", f"--db={db}", f"--experiment={name}", f"--logdir={scratch / name}")
+    store = open_store(db)
+    try:
+        return {row.name: row.id for row in store.experiments()}
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def setup(provider: Provider) -> Iterator[Setup]:
+    db = f"sqlite:{provider.scratch / 'team.sqlite'}"
+    experiments = _experiments(db, provider.scratch)
     clock = Clock()
-    with oidc_provider(scratch / "provider", clients, ACCOUNTS) as provider, ExitStack() as servers:
+    issuer, ports, scratch = provider.issuer, provider.ports, provider.scratch
+    with ExitStack() as servers:
         served = {
             name: servers.enter_context(
                 _serving(db, scratch / name, ports[name], issuer, client_id, clock if name == "board" else Clock())
             )
             for name, issuer, client_id in (
-                ("board", provider.issuer, "trainboard"),
-                ("wrong-audience", provider.issuer, "wrong-audience"),
-                ("wrong-issuer", provider.issuer, "wrong-issuer"),
-                ("misnamed", provider.issuer.replace("localhost", "127.0.0.1"), "trainboard"),
+                ("board", issuer, "trainboard"),
+                ("wrong-audience", issuer, "wrong-audience"),
+                ("wrong-issuer", issuer, "wrong-issuer"),
+                ("misnamed", issuer.replace("localhost", "127.0.0.1"), "trainboard"),
             )
         }
-        store = open_store(db)
-        try:
-            experiments = {row.name: row.id for row in store.experiments()}
-        finally:
-            store.close()
         yield Setup(
-            db,
-            served["board"],
-            served["wrong-audience"],
-            served["wrong-issuer"],
-            served["misnamed"],
-            experiments,
-            clock,
+            served["board"], served["wrong-audience"], served["wrong-issuer"], served["misnamed"], experiments, clock
         )
+
+
+@pytest.fixture(scope="module")
+def postgres_board(provider: Provider, postgres: PostgresServer) -> Iterator[Board]:
+    db = postgres.create_database(f"sso_{uuid.uuid4().hex[:8]}")
+    try:
+        experiments = _experiments(db, provider.scratch / "postgres")
+        port = provider.ports["postgres-board"]
+        with _serving(db, provider.scratch / "postgres-board", port, provider.issuer, "trainboard", Clock()) as url:
+            yield Board(url, experiments)
+    finally:
+        postgres.drop_database(db)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def board(request: pytest.FixtureRequest) -> Board:
+    if request.param == "postgres":
+        found: Board = request.getfixturevalue("postgres_board")
+        return found
+    setup: Setup = request.getfixturevalue("setup")
+    return Board(setup.board, setup.experiments)
 
 
 @contextmanager
@@ -142,34 +193,34 @@ def me(context: BrowserContext, server: str) -> object:
     return context.request.get(f"{server}/auth/me").json()["user"]
 
 
-def test_sign_in_maps_groups_to_roles_and_makes_an_upload_token(setup: Setup, context: BrowserContext) -> None:
+def test_sign_in_maps_groups_to_roles_and_makes_an_upload_token(board: Board, context: BrowserContext) -> None:
     page = context.new_page()
-    assert sign_in(page, setup.board, "ada") == 200
+    assert sign_in(page, board.url, "ada") == 200
     # The callback's page goes on to the page asked for, which needs the session: its cookie came along.
     expect(page.locator("main")).to_contain_text("Signed in as ada@example.org")
     assert urlsplit(page.url).path == "/auth/tokens"
     page.get_by_role("button", name="Create an upload token").click()
     token = page.locator("#token").inner_text()
     assert token.startswith("tbk_")
-    with httpx.Client(base_url=setup.board, headers={"Authorization": f"Bearer {token}"}) as ada:
+    with httpx.Client(base_url=board.url, headers={"Authorization": f"Bearer {token}"}) as ada:
         listed = {row["name"] for row in ada.get("/data/experiments").json()}
         assert listed == {"mnist", "cifar"}
         # Write on mnist (its own entry), read on cifar (the global one): no admin routes for her.
-        assert ada.get(f"/experiment/{setup.experiments['mnist']}/admin/access").status_code == 404
+        assert ada.get(f"/experiment/{board.experiments['mnist']}/admin/access").status_code == 404
     root = context.browser.new_context() if context.browser else None
     assert root is not None
     root_page = root.new_page()
-    assert sign_in(root_page, setup.board, "root") == 200
+    assert sign_in(root_page, board.url, "root") == 200
     for name, role in (("mnist", "write"), ("cifar", "read")):
-        answer = root.request.get(f"{setup.board}/experiment/{setup.experiments[name]}/admin/access")
+        answer = root.request.get(f"{board.url}/experiment/{board.experiments[name]}/admin/access")
         assert answer.status == 200
         assert {"user": "ada@example.org", "role": role} in answer.json()["shares"]
     root.close()
     # Users of another domain are let in by their group.
     carol = context.browser.new_context() if context.browser else None
     assert carol is not None
-    assert sign_in(carol.new_page(), setup.board, "carol") == 200
-    assert me(carol, setup.board) == "carol@partner.example"
+    assert sign_in(carol.new_page(), board.url, "carol") == 200
+    assert me(carol, board.url) == "carol@partner.example"
     carol.close()
 
 
