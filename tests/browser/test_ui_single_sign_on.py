@@ -224,6 +224,15 @@ def test_sign_in_maps_groups_to_roles_and_makes_an_upload_token(board: Board, co
     carol.close()
 
 
+def test_the_web_ui_offers_single_sign_on_and_comes_back_to_the_page(setup: Setup, context: BrowserContext) -> None:
+    page = context.new_page()
+    page.goto(f"{setup.board}/?tag=loss")
+    page.get_by_role("link", name="Sign in with single sign-on").click()
+    sign_in_at_provider(page, "ada")
+    page.wait_for_url(f"{setup.board}/?tag=loss")
+    assert me(context, setup.board) == "ada@example.org"
+
+
 def test_a_user_neither_domain_nor_group_lets_in_is_refused(setup: Setup, context: BrowserContext) -> None:
     page = context.new_page()
     assert sign_in(page, setup.board, "mallory") == 403

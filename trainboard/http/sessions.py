@@ -1,6 +1,7 @@
 """Browsers sign in with a token once and then send a session cookie (`trainboard serve`):
 
 - `GET /auth/me` (every app): `{"auth": bool, "user": NAME | null}`; auth is false when the app has no accounts;
+  `"sso": true` besides where single sign-on is configured;
 - `POST /auth/session` `{"token": "tbk_..."}`: a session of a valid token, in the `trainboard_session` cookie;
 - `POST /auth/signout`: ends the request's session and clears the cookie;
 - `GET /auth/signin?next=PATH`: a page without script whose form posts a token to `/auth/session` and goes on to
@@ -38,9 +39,8 @@ from trainboard.settings import Settings
 @declare("Whether the server has accounts, and who is signed in")
 async def me(request: Request) -> JSONResponse:
     principal = principal_of(request)
-    return JSONResponse(
-        {"auth": request.app.state.accounts is not None, "user": None if principal is None else principal.user.name}
-    )
+    found = {"auth": request.app.state.accounts is not None, "user": None if principal is None else principal.user.name}
+    return JSONResponse(found | ({"sso": True} if request.app.state.sso is not None else {}))
 
 
 def _refusal(error: str, status: int) -> JSONResponse:
