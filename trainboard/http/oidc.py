@@ -112,7 +112,7 @@ def _metadata(request: Request) -> dict[str, Any]:
 
 def _callback_url(request: Request) -> str:
     settings: Settings = request.app.state.settings
-    return f"{request.url.scheme}://{request.headers['host']}{settings.path_prefix.rstrip('/')}/auth/oidc/callback"
+    return f"{request.url.scheme}://{request.url.netloc}{settings.path_prefix.rstrip('/')}/auth/oidc/callback"
 
 
 def _pending_cookie_path(settings: Settings) -> str:
@@ -295,7 +295,7 @@ async def signout(request: Request) -> Response:
     secret = request.cookies.get(SESSION_COOKIE)
     if secret:
         await run_in_threadpool(accounts.end_session, secret)
-    signin = f"{request.url.scheme}://{request.headers['host']}{settings.path_prefix.rstrip('/')}/auth/signin"
+    signin = f"{request.url.scheme}://{request.url.netloc}{settings.path_prefix.rstrip('/')}/auth/signin"
     try:
         metadata = await run_in_threadpool(_metadata, request)
         ending = metadata.get("end_session_endpoint")

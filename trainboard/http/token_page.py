@@ -1,7 +1,7 @@
 """Upload tokens from the browser, for users who sign in with single sign-on (or a token) and have no shell on the
 server: `GET /auth/tokens` a page whose form makes one, `POST /auth/tokens` makes it and shows it once. A token of
 the signed-in user, with all their roles; not from a session of a token limited to one experiment, whose limits it
-could not keep. The page also signs out, at the identity provider too where single sign-on is configured."""
+could not keep. Where single sign-on is configured, the page also signs out, here and at the identity provider."""
 
 from __future__ import annotations
 
@@ -29,12 +29,15 @@ MAX_DAYS = 3650
 def _form(request: Request) -> str:
     settings: Settings = request.app.state.settings
     prefix = html.escape(settings.path_prefix.rstrip("/"))
-    signout = "/auth/oidc/signout" if request.app.state.sso is not None else "/auth/signout"
-    return (
+    creating = (
         f'<form method="post" action="{prefix}/auth/tokens">'
         f'<label>Days until it expires <input type="number" name="days" min="1" max="{MAX_DAYS}"'
         f' value="{DEFAULT_DAYS}"></label> <button type="submit">Create an upload token</button></form>'
-        f'<form method="post" action="{prefix}{signout}"><p><button type="submit">Sign out</button></p></form>'
+    )
+    if request.app.state.sso is None:
+        return creating
+    return creating + (
+        f'<form method="post" action="{prefix}/auth/oidc/signout"><p><button type="submit">Sign out</button></p></form>'
     )
 
 
