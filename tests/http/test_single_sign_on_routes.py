@@ -1,16 +1,21 @@
-"""The routes single sign-on adds to `trainboard serve`, each with its policy, as the route-policy matrix walks them
+"""The cookie of a sign-in under way, read only when it is one of ours; the routes single sign-on adds to
+`trainboard serve`, each with its policy, as the route-policy matrix walks them
 (tests/http/test_route_policies.py walks an app without single sign-on; tests/browser/test_ui_single_sign_on.py
 signs in through a real provider)."""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
+
+import pytest
 
 from tests.access.test_single_sign_on import SSO
 from tests.http.test_route_policies import walk
 from trainboard.access.accounts import Accounts
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
+from trainboard.http.oidc import Pending
 from trainboard.http.policies import Policy
 from trainboard.ingest.progress import IngestProgress
 from trainboard.provider.provider import DataProvider
@@ -38,3 +43,25 @@ def test_single_sign_on_adds_its_routes_for_anyone_and_nothing_unguarded(tmp_pat
     assert None not in with_sso.values()
     # The upload-token page is there with accounts, single sign-on or not.
     assert without[("/auth/tokens", "GET")] is without[("/auth/tokens", "POST")] is Policy.SIGNED_IN
+
+
+@pytest.mark.parametrize(
+    "cookie",
+    [
+        "",
+        "not base64 !",
+        base64.urlsafe_b64encode(b"[1, 2]").decode(),
+        base64.urlsafe_b64encode(b'{"state": "s"}').decode(),
+        base64.urlsafe_b64encode(b'{"state": 1, "nonce": "n", "verifier": "v", "next": "/", "started": 1}').decode(),
+        base64.urlsafe_b64encode(
+            b'{"state": "s", "nonce": "n", "verifier": "v", "next": "/", "started": "x"}'
+        ).decode(),
+    ],
+)
+def test_a_pending_sign_in_cookie_that_is_not_ours_is_none(cookie: str) -> None:
+    assert Pending.decoded(cookie) is None
+
+
+def test_a_pending_sign_in_cookie_round_trips() -> None:
+    pending = Pending("state", "nonce", "verifier", "/next", 12.5)
+    assert Pending.decoded(pending.encoded()) == pending

@@ -84,9 +84,13 @@ class Pending:
     @classmethod
     def decoded(cls, text: str) -> Pending | None:
         try:
-            return cls(**orjson.loads(base64.urlsafe_b64decode(text.encode())))
+            found = cls(**orjson.loads(base64.urlsafe_b64decode(text.encode())))
         except (ValueError, TypeError):
             return None
+        texts = (found.state, found.nonce, found.verifier, found.next)
+        if not all(isinstance(value, str) for value in texts) or not isinstance(found.started, int | float):
+            return None
+        return found
 
 
 def _metadata(request: Request) -> dict[str, Any]:
