@@ -296,6 +296,42 @@ class Settings:
         parse_since,
         commands=("audit",),
     )
+    oidc_issuer: str = _setting(
+        "",
+        "Single sign-on: the OpenID provider's issuer URL (its /.well-known/openid-configuration is read); needs"
+        " trainboard[sso].",
+        commands=("serve",),
+    )
+    oidc_client_id: str = _setting("", "Single sign-on: this server's client id at the provider.", commands=("serve",))
+    oidc_client_secret: str = _setting(
+        "",
+        "Single sign-on: this server's client secret (better given as TRAINBOARD_OIDC_CLIENT_SECRET, which process"
+        " listings do not show).",
+        commands=("serve",),
+    )
+    oidc_scopes: str = _setting(
+        "openid email",
+        "Single sign-on: the scopes asked for, space-separated (add the one of groups).",
+        commands=("serve",),
+    )
+    oidc_email_domains: str = _setting(
+        "",
+        "Single sign-on: comma-separated email domains whose users may sign in (the provider must say the address is"
+        " verified); * for any.",
+        commands=("serve",),
+    )
+    oidc_groups: str = _setting(
+        "", "Single sign-on: comma-separated groups whose members may sign in.", commands=("serve",)
+    )
+    oidc_groups_claim: str = _setting(
+        "groups", "Single sign-on: the claim that lists a user's groups.", commands=("serve",)
+    )
+    oidc_roles: str = _setting(
+        "",
+        "Single sign-on: roles by claim, [EXPERIMENT:]CLAIM:VALUE=ROLE,... with CLAIM group, email or domain, e.g."
+        " 'group:admins=admin,mnist:group:ml=read'; given at each sign-in.",
+        commands=("serve",),
+    )
     user: str = _setting(
         "",
         "The user whose token to create, or whose tokens to list; for audit, the user who acted or was acted on.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import logging
 import os
 import threading
@@ -23,6 +24,7 @@ from starlette.applications import Starlette
 
 from trainboard.access.accounts import Accounts
 from trainboard.access.audit import AuditLog
+from trainboard.access.single_sign_on import SingleSignOn, comma_list, parse_role_rules
 from trainboard.errors import CommandError
 from trainboard.http.app import create_app
 from trainboard.http.context import Experiments
@@ -140,7 +142,10 @@ def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Sta
     from trainboard.ingest.upload import Uploads
 
     accounts = None if settings.no_auth else Accounts(store.accounts, clock)
-    return create_app(experiments, settings, lifespan=lifespan, accounts=accounts, uploads=Uploads(store), audit=audit)
+    sso = single_sign_on(settings)
+    return create_app(
+        experiments, settings, lifespan=lifespan, accounts=accounts, uploads=Uploads(store), audit=audit, sso=sso
+    )
 
 
 async def _keep_audit_days(audit: AuditLog, days: float) -> None:
@@ -148,6 +153,40 @@ async def _keep_audit_days(audit: AuditLog, days: float) -> None:
     while days > 0:
         await asyncio.sleep(AUDIT_SWEEP_SECONDS)
         await asyncio.to_thread(audit.delete_older_than, days)
+
+
+def single_sign_on(settings: Settings) -> SingleSignOn | None:
+    """The --oidc_* settings checked, when --oidc_issuer is given; `CommandError` saying what is missing."""
+    if not settings.oidc_issuer:
+        return None
+    if settings.no_auth:
+        raise CommandError("--oidc_issuer signs users in: it cannot go with --no_auth")
+    if not settings.oidc_client_id or not settings.oidc_client_secret:
+        raise CommandError(
+            "--oidc_issuer needs --oidc_client_id and TRAINBOARD_OIDC_CLIENT_SECRET (or --oidc_client_secret)"
+        )
+    email_domains, groups = comma_list(settings.oidc_email_domains.lower()), comma_list(settings.oidc_groups)
+    if not email_domains and not groups:
+        raise CommandError(
+            "--oidc_issuer needs --oidc_email_domains or --oidc_groups: who of the provider's users may sign in"
+        )
+    try:
+        rules = parse_role_rules(settings.oidc_roles)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    # Authlib is imported on the first sign-in; a server without it says so at start.
+    if importlib.util.find_spec("authlib") is None:
+        raise CommandError("single sign-on needs Authlib: pip install 'trainboard[sso]'")
+    return SingleSignOn(
+        issuer=settings.oidc_issuer,
+        client_id=settings.oidc_client_id,
+        client_secret=settings.oidc_client_secret,
+        scopes=settings.oidc_scopes,
+        email_domains=email_domains,
+        groups=groups,
+        groups_claim=settings.oidc_groups_claim,
+        rules=rules,
+    )
 
 
 def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event, started: Callable[[], None]) -> None:

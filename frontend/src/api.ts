@@ -37,6 +37,8 @@ export interface Me {
   /** Whether the app has accounts; without them everyone may do everything and nobody signs in. */
   auth: boolean;
   user: string | null;
+  /** Present (true) where the server signs users in with an identity provider: /auth/oidc/start. */
+  sso?: boolean;
 }
 
 export interface ExperimentEntry {

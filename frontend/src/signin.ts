@@ -4,6 +4,7 @@
 import * as api from "./api";
 import { h } from "./dom";
 import { header } from "./header";
+import { atRoot } from "./place";
 
 export function show(): void {
   const input = h("input", {
@@ -52,4 +53,18 @@ export function show(): void {
   });
   document.body.replaceChildren(header(), h("main", { class: "sign-in-page" }, form));
   input.focus();
+  // Where the server signs users in with their identity provider, that comes first.
+  api.me().then(
+    (found) => {
+      if (!found.sso) return;
+      const going = encodeURIComponent(location.pathname + location.search);
+      const link = h(
+        "a",
+        { id: "sign-in-sso", class: "primary", href: atRoot(`auth/oidc/start?next=${going}`) },
+        "Sign in with single sign-on",
+      );
+      form.insertBefore(h("p", {}, link), form.children[1] ?? null);
+    },
+    () => undefined,
+  );
 }

@@ -175,6 +175,35 @@ class Accounts:
     def end_session(self, secret: str) -> None:
         self.backend.delete_session(hashed(secret))
 
+    # Single sign-on (`trainboard.http.oidc`).
+
+    def now(self) -> float:
+        """The time by the clock that tokens and sessions expire by."""
+        return self._clock()
+
+    def signed_in_user(self, name: str) -> UserRow:
+        """The user of this name, added on their first sign-in."""
+        if not USER_NAME.fullmatch(name):
+            raise AccountError(f"{name!r} cannot be a user name here: letters, digits and . _ @ - (at most 100)")
+        # Two first sign-ins at once: the second finds the user the first added.
+        user = self.backend.user(name) or self.backend.add_user(name, self._clock()) or self.backend.user(name)
+        assert user is not None
+        return user
+
+    def give_at_least(self, user_id: int, experiment_id: str, role: Role) -> None:
+        """Give the user `role` on the experiment unless they have it or more already."""
+        current = self.user_role(user_id, experiment_id)
+        if current is None or current < role:
+            self.backend.set_role(experiment_id, user_id, int(role))
+
+    def start_signed_in_session(self, user: UserRow) -> NewSession:
+        """A session of a user the identity provider signed in. It holds a token of its own that ends with it, listed
+        with the user's tokens: revoking that token ends the session."""
+        _, token = self.create_token(user.name, expires_days=SESSION_SECONDS / SECONDS_PER_DAY)
+        started = self.start_session(token)
+        assert started is not None
+        return started
+
     # Roles.
 
     def user_role(self, user_id: int, experiment_id: str) -> Role | None:

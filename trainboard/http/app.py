@@ -15,8 +15,9 @@ from starlette.routing import BaseRoute, Mount
 
 from trainboard.access.accounts import Accounts
 from trainboard.access.audit import AuditLog
+from trainboard.access.single_sign_on import SingleSignOn
 from trainboard.errors import PublicError, TooManyRequestsError
-from trainboard.http import admin, pins, sessions, tensorboard, trainboard_api, tsvis
+from trainboard.http import admin, pins, sessions, tensorboard, token_page, trainboard_api, tsvis
 from trainboard.http.compression import PARQUET, IsalGZipMiddleware
 from trainboard.http.context import Experiments
 from trainboard.http.experiments import create_experiment, list_experiments
@@ -46,14 +47,15 @@ def create_app(
     accounts: Accounts | None = None,
     uploads: Uploads | None = None,
     audit: AuditLog | None = None,
+    sso: SingleSignOn | None = None,
 ) -> Starlette:
     """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one,
     and all of them again below .../at/<pin>/ as of a pin; `lifespan` starts and stops what the caller built (ingest,
     the store). With `accounts`, every route answers only the requests its policy allows (`trainboard.http.guard`),
     browsers sign in (`trainboard.http.sessions`), experiments are created at /data/experiments, and each experiment
-    has its admin routes. With `uploads`, each experiment takes uploads (`trainboard.http.upload`). With `audit`, what
-    users do is recorded in it (`trainboard.http.audit`). /openapi.json describes every route
-    (`trainboard.http.openapi`)."""
+    has its admin routes; with `sso` too, browsers sign in with the identity provider (`trainboard.http.oidc`). With
+    `uploads`, each experiment takes uploads (`trainboard.http.upload`). With `audit`, what users do is recorded in it
+    (`trainboard.http.audit`). /openapi.json describes every route (`trainboard.http.openapi`)."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -84,7 +86,8 @@ def create_app(
         # It describes the routes, and holds no data.
         PolicyRoute("/openapi.json", openapi_json, Policy.ANYONE),
         *root,
-        *sessions.routes(accounts),
+        *sessions.routes(accounts, single_sign_on=sso is not None),
+        *(token_page.routes() if accounts is not None else []),
         *pages,
         *pinning,
     ]
@@ -106,6 +109,7 @@ def create_app(
     app.state.experiments = experiments
     app.state.settings = settings
     app.state.accounts = accounts
+    app.state.sso = sso
     app.state.uploads = uploads
     app.state.upload_limit = RateLimit(settings.upload_rate, settings.upload_burst)
     app.state.audit = audit

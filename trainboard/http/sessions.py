@@ -1,11 +1,16 @@
 """Browsers sign in with a token once and then send a session cookie (`trainboard serve`):
 
 - `GET /auth/me` (every app): `{"auth": bool, "user": NAME | null}`; auth is false when the app has no accounts;
+  `"sso": true` besides where single sign-on is configured;
 - `POST /auth/session` `{"token": "tbk_..."}`: a session of a valid token, in the `trainboard_session` cookie;
 - `POST /auth/signout`: ends the request's session and clears the cookie;
 - `GET /auth/signin?next=PATH`: a page without script whose form posts a token to `/auth/session` and goes on to
   PATH: how a browser signs in to TensorBoard's and TS-VIS's own UIs (`--ui tensorboard`, `--ui tsvis`), which know
   nothing of tokens; the guard sends their page requests there while signed out.
+
+With single sign-on configured (`--oidc_issuer`), the sign-in page also leads to the identity provider
+(`trainboard.http.oidc`), whose sign-in ends in the same kind of session; `trainboard.http.token_page` makes upload
+tokens for the signed-in user.
 
 The cookie is HttpOnly, SameSite=Strict, for the path prefix (or /), and Secure when the request came by https (the
 scope's scheme: uvicorn sets it from X-Forwarded-Proto for the proxies it trusts).
@@ -14,6 +19,7 @@ scope's scheme: uvicorn sets it from X-Forwarded-Proto for the proxies it trusts
 from __future__ import annotations
 
 import html
+from urllib.parse import urlencode
 
 import orjson
 from starlette.concurrency import run_in_threadpool
@@ -21,10 +27,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute
 
-from trainboard.access.accounts import Accounts
+from trainboard.access.accounts import Accounts, NewSession
 from trainboard.access.audit import Event
 from trainboard.http.audit import record
 from trainboard.http.guard import SESSION_COOKIE, principal_of, same_origin
+from trainboard.http.lazy import LazyEndpoint
 from trainboard.http.openapi import HTML, declare, json_body, text
 from trainboard.http.policies import Policy, PolicyRoute
 from trainboard.http.responses import SECURITY_HEADERS, JSONResponse
@@ -35,9 +42,8 @@ from trainboard.settings import Settings
 @declare("Whether the server has accounts, and who is signed in")
 async def me(request: Request) -> JSONResponse:
     principal = principal_of(request)
-    return JSONResponse(
-        {"auth": request.app.state.accounts is not None, "user": None if principal is None else principal.user.name}
-    )
+    found = {"auth": request.app.state.accounts is not None, "user": None if principal is None else principal.user.name}
+    return JSONResponse(found | ({"sso": True} if request.app.state.sso is not None else {}))
 
 
 def _refusal(error: str, status: int) -> JSONResponse:
@@ -71,7 +77,7 @@ async def start(request: Request) -> Response:
     if started is None:
         await authentication_failed(request, token.strip())
         if going_on is not None:
-            return _signin_page(settings, going_on, refused=True)
+            return _signin_page(request, going_on, refused=True)
         return _refusal("the token is not valid: it is unknown, revoked or expired", 401)
     await record(request, Event.SIGN_IN, user=started.user.name, token_id=started.session.token_id, method="token")
     response: Response = (
@@ -79,16 +85,20 @@ async def start(request: Request) -> Response:
         if going_on is None
         else RedirectResponse(going_on, status_code=303)
     )
+    set_session_cookie(response, request, started)
+    return response
+
+
+def set_session_cookie(response: Response, request: Request, started: NewSession) -> None:
     response.set_cookie(
         SESSION_COOKIE,
         started.secret,
         max_age=int(started.session.expires - started.session.created),
-        path=_cookie_path(settings),
+        path=cookie_path(request.app.state.settings),
         secure=request.url.scheme == "https",
         httponly=True,
         samesite="strict",
     )
-    return response
 
 
 @declare("End the request's session")
@@ -103,7 +113,7 @@ async def signout(request: Request) -> JSONResponse:
     response = JSONResponse({"ok": True})
     response.delete_cookie(
         SESSION_COOKIE,
-        path=_cookie_path(settings),
+        path=cookie_path(settings),
         secure=request.url.scheme == "https",
         httponly=True,
         samesite="strict",
@@ -111,7 +121,7 @@ async def signout(request: Request) -> JSONResponse:
     return response
 
 
-def _cookie_path(settings: Settings) -> str:
+def cookie_path(settings: Settings) -> str:
     return "/" + settings.path_prefix.strip("/")
 
 
@@ -127,13 +137,19 @@ def local_path(wanted: str, settings: Settings) -> str:
 @declare("The sign-in page, going on to next", text("next"), returns=HTML)
 async def signin(request: Request) -> Response:
     settings: Settings = request.app.state.settings
-    return _signin_page(settings, local_path(request.query_params.get("next", ""), settings))
+    return _signin_page(request, local_path(request.query_params.get("next", ""), settings))
 
 
-def _signin_page(settings: Settings, going_on: str, *, refused: bool = False) -> HTMLResponse:
-    action = html.escape(settings.path_prefix.rstrip("/") + "/auth/session")
+def _signin_page(request: Request, going_on: str, *, refused: bool = False) -> HTMLResponse:
+    settings: Settings = request.app.state.settings
+    prefix = settings.path_prefix.rstrip("/")
+    action = html.escape(prefix + "/auth/session")
     problem = '<p class="problem">That token is not valid: unknown, revoked or expired.</p>' if refused else ""
-    page = SIGNIN_PAGE.format(action=action, next=html.escape(going_on), problem=problem)
+    single_sign_on = ""
+    if request.app.state.sso is not None:
+        start = html.escape(f"{prefix}/auth/oidc/start?{urlencode({'next': going_on})}")
+        single_sign_on = f'<p><a href="{start}">Sign in with single sign-on</a></p><p>or</p>'
+    page = SIGNIN_PAGE.format(action=action, next=html.escape(going_on), problem=problem, sso=single_sign_on)
     headers = {**SECURITY_HEADERS, "Content-Security-Policy": SIGNIN_POLICY}
     return HTMLResponse(page, status_code=401 if refused else 200, headers=headers)
 
@@ -152,7 +168,7 @@ input[type=password] {{ width: 100%; box-sizing: border-box; padding: .4em; marg
 .problem {{ color: #c62828; }}
 </style></head>
 <body><form method="post" action="{action}">
-<h1>Sign in to trainboard</h1>{problem}
+<h1>Sign in to trainboard</h1>{problem}{sso}
 <label>Access token <input type="password" name="token" autocomplete="off" required autofocus></label>
 <input type="hidden" name="next" value="{next}">
 <button type="submit">Sign in</button>
@@ -160,12 +176,21 @@ input[type=password] {{ width: 100%; box-sizing: border-box; padding: .4em; marg
 """
 
 
-def routes(accounts: Accounts | None) -> list[BaseRoute]:
+def routes(accounts: Accounts | None, single_sign_on: bool = False) -> list[BaseRoute]:
     """Who is signed in (no one, without a session) in every app; signing in with a token and signing out where
-    there are accounts. Anyone may call them."""
+    there are accounts, and with the identity provider where single sign-on is configured (`trainboard.http.oidc`,
+    imported on the first sign-in). Anyone may call them."""
     signing = [
         PolicyRoute("/auth/session", start, Policy.ANYONE, methods=["POST"]),
         PolicyRoute("/auth/signin", signin, Policy.ANYONE),
         PolicyRoute("/auth/signout", signout, Policy.ANYONE, methods=["POST"]),
     ]
+    if single_sign_on:
+        signing += [
+            PolicyRoute("/auth/oidc/start", LazyEndpoint("trainboard.http.oidc", "start"), Policy.ANYONE),
+            PolicyRoute("/auth/oidc/callback", LazyEndpoint("trainboard.http.oidc", "callback"), Policy.ANYONE),
+            PolicyRoute(
+                "/auth/oidc/signout", LazyEndpoint("trainboard.http.oidc", "signout"), Policy.ANYONE, methods=["POST"]
+            ),
+        ]
     return [PolicyRoute("/auth/me", me, Policy.ANYONE), *(signing if accounts is not None else [])]
