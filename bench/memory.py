@@ -22,6 +22,7 @@ files (SQLite; target: at most 3 ms at 10,000 files).
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import statistics
@@ -45,6 +46,7 @@ from trainboard.reader.frames import masked_crc
 from trainboard.reader.logdir import FileStat
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.summary_pb2 import DATA_CLASS_BLOB_SEQUENCE, DATA_CLASS_TENSOR
+from trainboard.reader.protos.tensor_pb2 import DataType
 from trainboard.reader.received import Spool
 from trainboard.reader.records import write_record
 from trainboard.reader.tail import HEAD_SIZE, FileCursor
@@ -62,7 +64,7 @@ def tensor_logdir(root: Path, megabytes: int) -> None:
     event = Event(wall_time=1.0, step=0)
     value = event.summary.value.add(tag="activations")
     value.metadata.data_class = DATA_CLASS_TENSOR
-    value.tensor.dtype = 1  # DT_FLOAT
+    value.tensor.dtype = DataType.DT_FLOAT
     count = megabytes * (1 << 20) // 4
     for size in (count // 1024, 1024):
         value.tensor.tensor_shape.dim.add(size=size)
@@ -78,7 +80,7 @@ def image_logdir(root: Path, megabytes: int) -> None:
     value = event.summary.value.add(tag="picture")
     value.metadata.plugin_data.plugin_name = "images"
     value.metadata.data_class = DATA_CLASS_BLOB_SEQUENCE
-    value.tensor.dtype = 7  # DT_STRING
+    value.tensor.dtype = DataType.DT_STRING
     value.tensor.tensor_shape.dim.add(size=3)
     value.tensor.string_val.extend([b"4096", b"4096", np.random.default_rng(1).bytes(megabytes << 20)])
     _write(root / "image", event)
@@ -176,33 +178,20 @@ RSS_TARGET_MB = 400
 
 def tensor_records(total: int) -> bytes:
     """An event file of `total` bytes or a little less: a version record, then 1 MiB float32 tensor records."""
-    stream = _Buffer()
+    stream = io.BytesIO()
     write_record(stream, Event(wall_time=1.0, file_version="brain.Event:2").SerializeToString())
     values = np.random.default_rng(2).normal(size=RECORD_BYTES // 4).astype(np.float32).tobytes()
     step = 0
-    while stream.size + RECORD_BYTES + 200 <= total:
+    while stream.tell() + RECORD_BYTES + 200 <= total:
         event = Event(wall_time=1.0 + step, step=step)
         value = event.summary.value.add(tag="activations")
         value.metadata.data_class = DATA_CLASS_TENSOR
-        value.tensor.dtype = 1  # DT_FLOAT
+        value.tensor.dtype = DataType.DT_FLOAT
         value.tensor.tensor_shape.dim.add(size=RECORD_BYTES // 4)
         value.tensor.tensor_content = values
         write_record(stream, event.SerializeToString())
         step += 1
-    return stream.joined()
-
-
-class _Buffer:
-    def __init__(self) -> None:
-        self.pieces: list[bytes] = []
-        self.size = 0
-
-    def write(self, data: bytes) -> None:
-        self.pieces.append(data)
-        self.size += len(data)
-
-    def joined(self) -> bytes:
-        return b"".join(self.pieces)
+    return stream.getvalue()
 
 
 def _pieces(data: bytes, size: int = 1 << 20) -> Iterator[bytes]:
@@ -314,12 +303,12 @@ TIMED_CHUNKS = 50
 
 
 def chunk_times(root: Path) -> None:
-    small = _Buffer()
+    small = io.BytesIO()
     for step in range(SMALL_FILE_STEPS):
         event = Event(wall_time=1.0 + step, step=step)
         event.summary.value.add(tag="loss", simple_value=0.5)
         write_record(small, event.SerializeToString())
-    data = small.joined()
+    data = small.getvalue()
     for files in (10, 10_000):
         store = open_store(f"sqlite:{root / f'chunks-{files}.sqlite'}")
         try:

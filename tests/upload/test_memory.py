@@ -4,6 +4,7 @@ body."""
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from trainboard.ingest.upload_protocol import Chunk, chunk_request
 from trainboard.reader.logdir import FileStat
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.summary_pb2 import DATA_CLASS_TENSOR
+from trainboard.reader.protos.tensor_pb2 import DataType
 from trainboard.reader.received import Spool
 from trainboard.reader.records import write_record
 from trainboard.reader.tail import HEAD_SIZE
@@ -26,28 +28,20 @@ BODY_BYTES = 128 << 20
 RECORD_VALUES = (1 << 20) // 4
 
 
-class Written:
-    def __init__(self) -> None:
-        self.pieces: list[bytes] = []
-
-    def write(self, data: bytes) -> None:
-        self.pieces.append(data)
-
-
 def event_file(records: int) -> bytes:
     """A version record, then `records` records of one 1 MiB float32 tensor each."""
-    written = Written()
+    written = io.BytesIO()
     write_record(written, Event(wall_time=1.0, file_version="brain.Event:2").SerializeToString())
     values = np.random.default_rng(0).normal(size=RECORD_VALUES).astype(np.float32).tobytes()
     for step in range(records):
         event = Event(wall_time=1.0 + step, step=step)
         value = event.summary.value.add(tag="activations")
         value.metadata.data_class = DATA_CLASS_TENSOR
-        value.tensor.dtype = 1  # DT_FLOAT
+        value.tensor.dtype = DataType.DT_FLOAT
         value.tensor.tensor_shape.dim.add(size=RECORD_VALUES)
         value.tensor.tensor_content = values
         write_record(written, event.SerializeToString())
-    return b"".join(written.pieces)
+    return written.getvalue()
 
 
 def pieces(data: bytes) -> Iterator[bytes]:
