@@ -90,9 +90,9 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
         # Only when the file holds the whole record: a read of up to 2 GB asked of a short file still allocates it.
         if wanted > limit and offset + wanted <= stream.seek(0, io.SEEK_END):
             raw = b""
-            # And only when its checksum holds: a length that is a lie (garbage, or a sparse file's hole) costs no
-            # buffer of the size it claims.
-            if not _payload_intact(stream, offset + HEADER_SIZE, length):
+            # And, past a piece, only when its checksum holds (read a piece at a time): a length that is a lie
+            # (garbage, or a sparse file's hole) costs no buffer of the size it claims.
+            if length > READ_PIECE and not _payload_intact(stream, offset + HEADER_SIZE, length):
                 _log_corrupt_payload(path, offset)
                 nothing = np.empty(0, dtype=np.int64)
                 return Frames(np.empty(0, dtype=np.uint8), offset, nothing, nothing, offset + wanted)
