@@ -9,6 +9,7 @@ import io
 import itertools
 import logging
 import random
+import struct
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +28,7 @@ from trainboard.reader.frames import HEADER_SIZE, masked_crc
 from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.protos.summary_pb2 import Summary
-from trainboard.reader.records import READ_LIMIT, read_frames, read_records, write_record
+from trainboard.reader.records import READ_LIMIT, READ_PIECE, read_frames, read_records, write_record
 from trainboard.reader.tail import FileCursor, read_new
 
 payloads = st.lists(st.binary(min_size=0, max_size=64), min_size=1, max_size=12)
@@ -498,3 +499,21 @@ def test_a_record_larger_than_the_read_window_is_said_once_and_read_when_the_fil
     assert read == [scalar_event(1), large, scalar_event(2)]
     assert len(warnings) == 1, warnings
     assert f"offset {len(first)}" in warnings[0] and f"claims {len(large)} bytes" in warnings[0]
+
+
+def test_a_length_that_is_a_lie_is_checked_before_its_buffer_is_taken(caplog: pytest.LogCaptureFixture) -> None:
+    """A valid header claiming more than the read window, over bytes the file holds but that are no record (a sparse
+    file's hole): its checksum fails as it is read a piece at a time, it is skipped by its length, logged once, and the
+    records after it are read (tests/cli/test_ingest_memory.py measures the memory it costs a real ingest)."""
+    claim = READ_PIECE + 5000
+    length = struct.pack("<Q", claim)
+    hole = length + struct.pack("<I", masked_crc(length)) + bytes(claim + 4)
+    before, _ = framed([scalar_event(1)])
+    after, _ = framed([scalar_event(2)])
+    path = unique_path()
+    with caplog.at_level(logging.WARNING):
+        found, end = read_all(before + hole + after, path=path, limit=1 << 20)
+    assert found == [scalar_event(1), scalar_event(2)]
+    assert end == len(before + hole + after)
+    warnings = [record.getMessage() for record in caplog.records if path in record.getMessage()]
+    assert warnings == [f"{path}: corrupt record payload at offset {len(before)} (checksum mismatch); skipped"]

@@ -390,6 +390,24 @@ def test_experiments_are_apart(store: Store) -> None:
     assert listed["second"].updated >= listed["second"].created
 
 
+def test_one_file_cursor_among_ten_thousand_and_of_its_experiment_only(store: Store) -> None:
+    """What an upload chunk looks up: one file's cursor, the same as the listing's, in an experiment of 10,000 files
+    (and none of another experiment's)."""
+    first, second = store.create_experiment("first").id, store.create_experiment("second").id
+    writes = [
+        FileWrite("r", cursor(f"/r/{index}", index), RunState(), Batch(), restarted=False, previous=None)
+        for index in range(10_000)
+    ]
+    for start in range(0, len(writes), 2_000):
+        store.write_batches(first, writes[start : start + 2_000])
+    listed = store.file_cursors(first)
+    assert len(listed) == 10_000
+    for path in ("/r/0", "/r/4321", "/r/9999"):
+        assert store.file_cursor(first, path) == listed[path] == cursor(path, int(path[3:]))
+    assert store.file_cursor(first, "/r/10000") is None
+    assert store.file_cursor(second, "/r/1") is None
+
+
 def test_a_blob_of_any_size_round_trips(store: Store) -> None:
     big = np.random.default_rng(0).bytes(150 << 20)
     batch = Batch(operations=[BlobSequencePoint(tag="i", step=0, wall_time=0.0, blobs=(big,))], metadata={"i": IMAGES})

@@ -6,6 +6,7 @@ is refused by the real app with a 400 naming the parameter."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from trainboard.ingest.upload_protocol import CHUNK_PARAMETERS, MAX_MTIME, Chunk
 from trainboard.normaliser.projector import AT_ROOT, IN_RUN
 from trainboard.provider.provider import DataProvider
 from trainboard.reader.logdir import FileStat
+from trainboard.reader.received import Spool
 from trainboard.reader.tail import HEAD_SIZE
 from trainboard.settings import Settings
 from trainboard.store.opening import open_store
@@ -39,8 +41,10 @@ def sent(chunk: Chunk) -> tuple[str, bytes]:
 
 
 def received(query: str, body: bytes) -> Chunk:
-    """The chunk the server reads from a query string, parsed as Starlette parses it."""
-    return read_chunk(QueryParams(query), body)
+    """The chunk the server reads from a query string, parsed as Starlette parses it, with the bytes of its data."""
+    with Spool.of(body) as spool:
+        chunk = read_chunk(QueryParams(query), spool)
+        return replace(chunk, data=chunk.data[:])
 
 
 names = st.text(st.characters(codec="utf-8", exclude_characters="/\\\x00"), min_size=1, max_size=12)

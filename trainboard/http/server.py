@@ -26,6 +26,7 @@ class ClosingServer(uvicorn.Server):
 def server_of(app: Starlette) -> ClosingServer:
     """uvicorn serving `app` as `trainboard` and `trainboard serve` do: slow or idle clients cannot hold connections
     (heads must arrive in time, idle ones close; the listening socket and its backlog are the caller's)."""
+    limits.return_large_buffers()
     return ClosingServer(
         app,
         uvicorn.Config(

@@ -31,6 +31,7 @@ from trainboard.ingest.upload_protocol import (
     read_chunk,
     read_forget,
 )
+from trainboard.reader.received import Spool
 
 
 def _documented(parameter: QueryParameter[Any]) -> Parameter:
@@ -55,13 +56,18 @@ async def files(request: Request) -> JSONResponse:
 )
 async def file(request: Request) -> JSONResponse:
     uploads, experiment_id = _uploads(request)
-    chunk = read_chunk(request.query_params, await request.body())
-    try:
-        receipt = await run_in_threadpool(uploads.receive, experiment_id, chunk)
-    except OffsetMismatch as mismatch:
-        return JSONResponse(mismatch.as_json(), status_code=409)
-    if chunk.offset == 0:
-        await record(request, Event.UPLOAD_START, experiment_id=experiment_id, run=chunk.run, path=chunk.path)
+    # The body goes to a spool as it arrives and is read from there a window at a time: a server holds a bounded part
+    # of each upload, however large.
+    with Spool() as body:
+        async for piece in request.stream():
+            await run_in_threadpool(body.write, piece)
+        chunk = await run_in_threadpool(read_chunk, request.query_params, body)
+        try:
+            receipt = await run_in_threadpool(uploads.receive, experiment_id, chunk)
+        except OffsetMismatch as mismatch:
+            return JSONResponse(mismatch.as_json(), status_code=409)
+        if chunk.offset == 0:
+            await record(request, Event.UPLOAD_START, experiment_id=experiment_id, run=chunk.run, path=chunk.path)
     return JSONResponse(receipt.as_json())
 
 

@@ -17,6 +17,7 @@ from trainboard.normaliser.structure_graph import structure_graph_batch
 from trainboard.reader.dialect import is_projector_config, is_structure_graph_file
 from trainboard.reader.logdir import RunSource
 from trainboard.reader.projector import read_projector_files
+from trainboard.reader.records import READ_LIMIT
 from trainboard.reader.structure_graph import read_structure_graph
 from trainboard.reader.tail import FileCursor, read_new
 from trainboard.store.writer import FileWrite
@@ -50,21 +51,28 @@ def load_file(
     *,
     place: int,
     position: int,
+    window: int = READ_LIMIT,
 ) -> FileCursor | None:
     """Commit what is new in the file by its kind; its cursor after (None: nothing was ever read from it).
-    `place` and `position` matter to projector configs only (`config_place`, the run's place in the walk)."""
+    `place` and `position` matter to projector configs only (`config_place`, the run's place in the walk); an event
+    file is read and committed `window` bytes at a time (a larger record whole)."""
     if is_structure_graph_file(target.path):
         return load_structure_graph(source, target, cursor, state, report)
     if is_projector_config(target.path):
         return load_projector_files(source, target, cursor, state, report, place, position)
-    return load_events(source, target, cursor, state, report)
+    return load_events(source, target, cursor, state, report, window)
 
 
 def load_events(
-    source: RunSource, target: FileTarget, cursor: FileCursor | None, state: RunState, report: Report
+    source: RunSource,
+    target: FileTarget,
+    cursor: FileCursor | None,
+    state: RunState,
+    report: Report,
+    window: int = READ_LIMIT,
 ) -> FileCursor | None:
     while True:
-        tail = read_new(source, cursor, target.path)
+        tail = read_new(source, cursor, target.path, limit=window)
         if tail.frames is None or (not len(tail.frames) and not tail.restarted and tail.cursor == cursor):
             return cursor
         batch = normalise_frames(tail.frames, state, path=target.path)
@@ -75,6 +83,8 @@ def load_events(
         cursor = tail.cursor
         if not tail.more:
             return cursor
+        # The window's bytes (and the views of them the batch holds) go before the next window is read.
+        del tail, batch, write
 
 
 def load_structure_graph(

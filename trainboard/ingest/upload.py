@@ -23,6 +23,10 @@ from trainboard.store.errors import StaleOffsetError
 from trainboard.store.values import ExperimentRow
 from trainboard.store.writer import StoreWriter
 
+# An uploaded chunk is read and committed this much at a time: a few uploads at once hold a few windows (a record
+# larger than this whole), not a local ingest's 64 MiB each.
+WINDOW = 8 * 1024 * 1024
+
 
 class Uploads:
     """Commits uploaded chunks into a store's experiments. Chunks of one run are committed one at a time in this
@@ -42,7 +46,7 @@ class Uploads:
 
     def receive(self, experiment_id: str, chunk: Chunk) -> Receipt:
         with self._lock(experiment_id, chunk.run):
-            cursor = self.store.file_cursors(experiment_id).get(chunk.path)
+            cursor = self.store.file_cursor(experiment_id, chunk.path)
             expected = expected_offset(cursor, chunk.stat, chunk.head, whole=chunk.whole)
             if chunk.offset != expected:
                 raise OffsetMismatch(chunk.path, expected, cursor)
@@ -58,11 +62,18 @@ class Uploads:
             target = FileTarget(self.store, experiment_id, chunk.run, chunk.path)
             try:
                 after = load_file(
-                    ReceivedFiles(files), target, cursor, state, count, place=chunk.place, position=chunk.position
+                    ReceivedFiles(files),
+                    target,
+                    cursor,
+                    state,
+                    count,
+                    place=chunk.place,
+                    position=chunk.position,
+                    window=WINDOW,
                 )
             except StaleOffsetError:
                 # Another process (a replica given the same chunk) committed first: the client asks again.
-                now = self.store.file_cursors(experiment_id).get(chunk.path)
+                now = self.store.file_cursor(experiment_id, chunk.path)
                 expected = expected_offset(now, chunk.stat, chunk.head, whole=chunk.whole)
                 raise OffsetMismatch(chunk.path, expected, now) from None
             return Receipt(after, points)

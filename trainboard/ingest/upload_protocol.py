@@ -24,6 +24,7 @@ from trainboard.errors import InvalidArgumentError
 from trainboard.normaliser.projector import AT_ROOT, IN_RUN
 from trainboard.reader.dialect import file_dialect, is_projector_config, is_structure_graph_file
 from trainboard.reader.logdir import FileStat
+from trainboard.reader.received import Bytes, Spool
 from trainboard.reader.tail import HEAD_SIZE, FileCursor, is_restarted
 
 Schema = Mapping[str, Any]
@@ -45,14 +46,15 @@ class Chunk:
     """Bytes of one file of a run, from `offset`, with the file's size, modification time and first bytes as the
     client saw them. A structure graph or projector config comes whole, a config with the files it names (`named`,
     by path, in the order they follow it in the body). `position` is the run's place in the client's logdir walk,
-    `place` where a config lies in its run (`ingest.files.config_place`)."""
+    `place` where a config lies in its run (`ingest.files.config_place`). The client's `data` are bytes, the server's
+    a span of the body it spooled."""
 
     run: str
     path: str
     offset: int
     stat: FileStat
     head: bytes
-    data: bytes
+    data: Bytes
     position: int = 0
     place: int = IN_RUN
     named: Mapping[str, bytes] = field(default_factory=dict)
@@ -242,7 +244,7 @@ CHUNK_PARAMETERS: tuple[QueryParameter[Any], ...] = (
 
 def chunk_request(chunk: Chunk) -> tuple[dict[str, str], bytes]:
     """The query and body that send `chunk`: the file's bytes, then the files a projector config names."""
-    body = chunk.data + b"".join(chunk.named.values())
+    body = b"".join([chunk.data[:], *chunk.named.values()])
     query = dict(
         [
             RUN.item(chunk.run),
@@ -261,13 +263,14 @@ def chunk_request(chunk: Chunk) -> tuple[dict[str, str], bytes]:
     return query, body
 
 
-def read_chunk(query: Mapping[str, str], body: bytes) -> Chunk:
-    """The chunk a request sends; an `InvalidArgumentError` naming what is wrong with it."""
+def read_chunk(query: Mapping[str, str], body: Spool) -> Chunk:
+    """The chunk a request sends, its data a span of the body; an `InvalidArgumentError` naming what is wrong with
+    it."""
     path = PATH.value(query)
     run = RUN.value(query)
     head = HEAD.value(query)
     stat = FileStat(size=SIZE.value(query), mtime=MTIME.value(query))
-    if google_crc32c.value(body) != CRC32C.value(query):
+    if body.crc32c != CRC32C.value(query):
         raise InvalidArgumentError("the body's CRC-32C is not the crc32c parameter: it was damaged on the way")
     data, named = _split(body, PARTS.value(query))
     return Chunk(
@@ -283,17 +286,18 @@ def read_chunk(query: Mapping[str, str], body: bytes) -> Chunk:
     )
 
 
-def _split(body: bytes, parts: Parts) -> tuple[bytes, dict[str, bytes]]:
-    """The file's own bytes, and the named files that follow them at the end of the body."""
-    start = len(body) - sum(length for _, length in parts)
+def _split(body: Spool, parts: Parts) -> tuple[Bytes, dict[str, bytes]]:
+    """The file's own bytes, and the named files that follow them at the end of the body (read whole, as the reader
+    reads them)."""
+    start = body.length - sum(length for _, length in parts)
     if start < 0:
         raise InvalidArgumentError(f"query parameter {PARTS.name!r} names more bytes than the body holds")
     named: dict[str, bytes] = {}
     position = start
     for path, length in parts:
-        named[path] = body[position : position + length]
+        named[path] = body.read(position, length)
         position += length
-    return body[:start], named
+    return body.span(0, start), named
 
 
 # The answers to a chunk and to `GET files`.

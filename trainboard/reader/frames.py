@@ -25,7 +25,11 @@ _KERNEL = "trainboard.reader._framing"
 
 
 def masked_crc(data: bytes) -> int:
-    crc: int = google_crc32c.value(data)
+    return mask(google_crc32c.value(data))
+
+
+def mask(crc: int) -> int:
+    """The CRC-32C `crc` as TFRecord files store it."""
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 

@@ -1,16 +1,93 @@
 """Files as a client sent them (`trainboard upload`): each path's size and modification time as the client saw
 them, its first bytes, and the span of its bytes that came, from an offset. Read through `RunSource` like a logdir,
-so that uploaded files are read by the same code and rules; outside the span, a file reads as ended."""
+so that uploaded files are read by the same code and rules; outside the span, a file reads as ended.
+
+A request body arrives into a `Spool`, a piece at a time, and is read from there a window at a time: a server holds
+a bounded part of each body, whatever its length."""
 
 from __future__ import annotations
 
 import io
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import BinaryIO, cast
+from types import TracebackType
+from typing import BinaryIO, Protocol, cast
+
+import google_crc32c
 
 from trainboard.reader.logdir import FileStat, resolve_posix
 from trainboard.reader.tail import HEAD_SIZE
+
+# A body up to this size stays in memory (a chunk as `trainboard upload` sends them, 4 MiB); a larger one goes to a
+# temporary file (in TMPDIR).
+SPOOL_IN_MEMORY = 8 * 1024 * 1024
+
+
+class Bytes(Protocol):
+    """What a received file's bytes are read through: `bytes`, or a `Span` of a spooled body."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: slice, /) -> bytes: ...
+
+
+class Spool:
+    """A body received a piece at a time, with its length and CRC-32C; `Span`s read parts of it back. Close it (or use
+    it as a context manager) to free its temporary file."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+        self.length = 0
+        self.crc32c = 0
+
+    @classmethod
+    def of(cls, data: bytes) -> Spool:
+        spool = cls()
+        spool.write(data)
+        return spool
+
+    def write(self, piece: bytes) -> None:
+        self._file.seek(self.length)
+        self._file.write(piece)
+        self.length += len(piece)
+        self.crc32c = google_crc32c.extend(self.crc32c, piece)
+
+    def read(self, start: int, size: int) -> bytes:
+        self._file.seek(start)
+        return self._file.read(max(0, min(size, self.length - start)))
+
+    def span(self, start: int, stop: int) -> Span:
+        return Span(self, start, max(0, min(stop, self.length) - start))
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> Spool:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """`length` bytes of a spool from `start`, read when sliced."""
+
+    spool: Spool
+    start: int
+    length: int
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: slice, /) -> bytes:
+        start, stop, step = index.indices(self.length)
+        if step != 1:
+            raise ValueError("a span is read in one direction")
+        return self.spool.read(self.start + start, stop - start)
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,7 +95,7 @@ class ReceivedFile:
     stat: FileStat
     head: bytes
     offset: int
-    data: bytes
+    data: Bytes
 
     @classmethod
     def whole(cls, data: bytes, mtime: float) -> ReceivedFile:

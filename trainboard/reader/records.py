@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+import google_crc32c
 import numpy as np
 
 from trainboard.reader import frames
@@ -89,17 +90,19 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
         # Only when the file holds the whole record: a read of up to 2 GB asked of a short file still allocates it.
         if wanted > limit and offset + wanted <= stream.seek(0, io.SEEK_END):
             raw = b""
+            # And, past a piece, only when its checksum holds (read a piece at a time): a length that is a lie
+            # (garbage, or a sparse file's hole) costs no buffer of the size it claims.
+            if length > READ_PIECE and not _payload_intact(stream, offset + HEADER_SIZE, length):
+                _log_corrupt_payload(path, offset)
+                nothing = np.empty(0, dtype=np.int64)
+                return Frames(np.empty(0, dtype=np.uint8), offset, nothing, nothing, offset + wanted)
             raw = _read_whole(stream, offset, wanted)
     data = np.frombuffer(raw, dtype=np.uint8)
     starts, lengths, position = [], [], 0
     while True:
         found_starts, found_lengths, intact, stop, reason = frames.frame(data, position)
         for index in np.flatnonzero(~intact):
-            logger.warning(
-                "%s: corrupt record payload at offset %d (checksum mismatch); skipped",
-                path,
-                offset + int(found_starts[index]) - HEADER_SIZE,
-            )
+            _log_corrupt_payload(path, offset + int(found_starts[index]) - HEADER_SIZE)
         starts.append(found_starts[intact])
         lengths.append(found_lengths[intact])
         position = stop
@@ -122,6 +125,24 @@ def read_records(stream: BinaryIO, offset: int, *, path: str, limit: int = READ_
         if found.end == offset:
             return
         offset = found.end
+
+
+def _payload_intact(stream: BinaryIO, start: int, length: int) -> bool:
+    """Whether the `length` bytes at `start` match the checksum after them, read a piece at a time."""
+    stream.seek(start)
+    crc, remaining = 0, length
+    while remaining:
+        piece = stream.read(min(READ_PIECE, remaining))
+        if not piece:
+            return False
+        crc = google_crc32c.extend(crc, piece)
+        remaining -= len(piece)
+    footer = stream.read(FOOTER_SIZE)
+    return len(footer) == FOOTER_SIZE and _CRC.unpack(footer)[0] == frames.mask(crc)
+
+
+def _log_corrupt_payload(path: str, offset: int) -> None:
+    logger.warning("%s: corrupt record payload at offset %d (checksum mismatch); skipped", path, offset)
 
 
 def _read_whole(stream: BinaryIO, offset: int, size: int) -> bytearray:

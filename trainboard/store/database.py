@@ -208,6 +208,9 @@ class Database(Protocol):
 
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
 
+    def file_cursor(self, experiment_id: str, path: str) -> FileCursor | None:
+        """One file's cursor, by the (experiment, path) index: None for a file never read."""
+
     def damaged_files(
         self,
         experiment_id: str,

@@ -37,6 +37,9 @@ class StoreWriter(Protocol):
 
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
 
+    def file_cursor(self, experiment_id: str, path: str) -> FileCursor | None:
+        """One file's cursor (None: never read), at a cost that does not grow with the experiment's files."""
+
     def run_state(self, experiment_id: str, run: str) -> RunState | None:
         """What the normaliser remembers about `run`, or None for a run never written."""
 

@@ -382,6 +382,13 @@ class PostgresDatabase:
             for path, offset, size, mtime, head in rows
         }
 
+    def file_cursor(self, experiment_id: str, path: str) -> FileCursor | None:
+        rows = self._rows(
+            "SELECT read_offset, size, mtime, head FROM files WHERE experiment_id = %s AND path = %s",
+            (experiment_id, path),
+        )
+        return next((FileCursor(path, offset, size, mtime, head) for offset, size, mtime, head in rows), None)
+
     def damaged_files(
         self,
         experiment_id: str,

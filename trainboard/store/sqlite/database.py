@@ -526,6 +526,13 @@ class SqliteDatabase(Guarded):
             for path, offset, size, mtime, head in rows
         }
 
+    def file_cursor(self, experiment_id: str, path: str) -> FileCursor | None:
+        rows = self.read_connection().execute(
+            "SELECT read_offset, size, mtime, head FROM files WHERE experiment_id = ? AND path = ?",
+            (experiment_id, path),
+        )
+        return next((FileCursor(path, offset, size, mtime, bytes(head)) for offset, size, mtime, head in rows), None)
+
     def damaged_files(
         self,
         experiment_id: str,
