@@ -1,18 +1,22 @@
 """/healthz and /readyz of `trainboard serve` with accounts, on SQLite and PostgreSQL: both answer without a token;
 /readyz is 503 once the database is gone or its migrations are not this trainboard's, and names nothing of the store
-to the anonymous caller (the server's log says why)."""
+to the anonymous caller (the server's log says why); and once its S3 bucket is gone."""
 
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from pathlib import Path
 
 import httpx
 import psycopg
 import pytest
+import s3fs
 
 from tests.http.teams import Team
 from tests.pgserver import PostgresServer
+from tests.s3server import S3Server
+from tests.servers import in_process
 
 
 def _probe(team: Team, path: str) -> httpx.Response:
@@ -67,3 +71,19 @@ def test_not_ready_when_the_migrations_are_not_this_trainboards(
     _execute(team.db, change)
     assert _probe(team, "/readyz").status_code == 503
     assert why in caplog.text
+
+
+@pytest.mark.postgres
+@pytest.mark.s3
+def test_not_ready_once_the_blob_store_is_gone(
+    postgres_url: str, s3: S3Server, s3_blobs_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A bucket of this test's own (the environment of s3_blobs_url reaches the server), removed while it serves.
+    bucket = f"readyz-{uuid.uuid4().hex[:12]}"
+    s3_files = s3fs.S3FileSystem(skip_instance_cache=True, **s3.storage_options())
+    s3_files.mkdir(bucket)
+    with in_process("serve", tmp_path / "serve", f"--db={postgres_url}", f"--blobs=s3://{bucket}/blobs") as server:
+        assert httpx.get(f"{server.url}/readyz", timeout=30).status_code == 200
+        s3_files.rmdir(bucket)
+        assert httpx.get(f"{server.url}/readyz", timeout=30).status_code == 503
+    assert f"cannot reach the blob store s3://{bucket}/blobs: no such bucket" in caplog.text
