@@ -4,6 +4,8 @@ process."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +18,17 @@ from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
 from tests.http.teams import bearer, new_token, store_url
 from tests.servers import free_port, in_process
+
+# Builds `trainboard serve`'s app with the flags given, and says whether prometheus-client was imported.
+IMPORTS = """
+import sys
+from trainboard.cli import parse_flags
+from trainboard.wiring import store_app
+
+settings, _ = parse_flags(sys.argv[1:], command="serve")
+store_app(settings)
+print("prometheus_client" in sys.modules)
+"""
 
 # A sample: its name and its labels.
 Sample = tuple[str, frozenset[tuple[str, str]]]
@@ -96,3 +109,12 @@ def test_counters_move_with_the_requests_and_the_store_is_read_at_each_scrape(
             assert after[sample("trainboard_database_pool", stat="pool_size")] >= 1
         else:
             assert pool == {}
+
+
+def test_prometheus_client_is_imported_only_with_a_metrics_port(tmp_path: Path) -> None:
+    def imported(*flags: str) -> str:
+        command = [sys.executable, "-c", IMPORTS, f"--db={tmp_path / 'store.sqlite'}", *flags]
+        return subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout.strip()
+
+    assert imported() == "False"
+    assert imported(f"--metrics_port={free_port()}") == "True"
