@@ -361,42 +361,53 @@ def _uncollected() -> Iterator[None]:
 
 
 def _serve(settings: Settings, given: frozenset[str], command: str) -> None:
+    from trainboard.http.log_format import JSON, configure_logging, notify
+
+    configure_logging(settings.log_format)
+
+    def say(notice: str, *, warning: bool = False) -> None:
+        notify(settings.log_format, notice, warning=warning)
+
     listener = listen(settings, scan="port" not in given)
     if command == "trainboard" and not settings.logdir and not settings.logdir_spec:
         from trainboard.demo import demo_logdir  # only without a logdir: not on a server's way to its first answer
 
         settings = dataclasses.replace(settings, logdir=str(demo_logdir()))
-        print(
+        say(
             f"No --logdir given: serving a demo logdir that trainboard wrote to {settings.logdir}\n"
-            "  (serve your own with: trainboard --logdir DIR)",
-            file=sys.stderr,
+            "  (serve your own with: trainboard --logdir DIR)"
         )
     location = settings.logdir or settings.logdir_spec
     progress = IngestProgress()
     with _uncollected():
+        from trainboard.http.exposure import exposure_warnings
         from trainboard.http.server import server_of
         from trainboard.wiring import local_app, store_app
 
         # The store opens here, so that its errors come before the URL.
         app = local_app(settings, progress) if command == "trainboard" else store_app(settings)
-    print(f"trainboard {__version__} at {url(settings, listener)} (Press CTRL+C to quit)", file=sys.stderr)
+    say(f"trainboard {__version__} at {url(settings, listener)} (Press CTRL+C to quit)")
     if note := kernels.pure_python_note():
-        print(note, file=sys.stderr)
+        say(note)
+    for warning in exposure_warnings(settings):
+        say(f"{warning}.", warning=True)
     if not settings.bind_all and "host" not in given:
-        print(
-            f"Serving on {settings.host} only; to expose to the network, use a proxy or pass --bind_all",
-            file=sys.stderr,
-        )
+        say(f"Serving on {settings.host} only; to expose to the network, use a proxy or pass --bind_all")
+    if settings.metrics_port:
+        host = f"[{settings.metrics_host}]" if ":" in settings.metrics_host else settings.metrics_host
+        say(f"Metrics at http://{host}:{settings.metrics_port}/metrics")
     stop = threading.Event()
     if command == "trainboard":
-        print(f"Reading {location}", file=sys.stderr)
-        threading.Thread(
-            target=follow, args=(progress, sys.stderr, stop), name="trainboard-progress", daemon=True
-        ).start()
+        say(f"Reading {location}")
+        # Progress redrawn on a terminal's line: not for a log collector.
+        if settings.log_format != JSON:
+            threading.Thread(
+                target=follow, args=(progress, sys.stderr, stop), name="trainboard-progress", daemon=True
+            ).start()
     else:
-        print(f"Serving every experiment of {settings.db}", file=sys.stderr)
+        say(f"Serving every experiment of {settings.db}")
     try:
-        server_of(app).run(sockets=[listener])
+        server_of(app, settings.log_format).run(sockets=[listener])
     finally:
         stop.set()
         listener.close()

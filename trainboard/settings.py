@@ -63,6 +63,14 @@ def parse_port(text: str) -> int | None:
     return port
 
 
+def parse_metrics_port(text: str) -> int:
+    """A TCP port, or 0 for none."""
+    port = parse_port(text)
+    if port is None:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r}: expected a number (0: no metrics)")
+    return port
+
+
 def parse_seconds(text: str) -> float:
     """A non-negative number of seconds, as TensorBoard's --reload_interval."""
     try:
@@ -178,6 +186,7 @@ DEFAULT_PORT = 6006
 # The web UIs --ui may serve at /.
 UIS = ("trainboard", "tensorboard", "tsvis")
 EXPORT_FORMATS = ("parquet", "csv", "jsonl", "tfevents")
+LOG_FORMATS = ("text", "json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +265,19 @@ class Settings:
         False,
         "Serve every experiment to anyone who can connect, without tokens: only on a trusted network.",
         commands=("serve",),
+    )
+    metrics_port: int = _setting(
+        0,
+        "Serve Prometheus metrics at http://--metrics_host:PORT/metrics, apart from the app; 0: no metrics.",
+        parse_metrics_port,
+    )
+    metrics_host: str = _setting(
+        "127.0.0.1", "Address the metrics listen on (only this machine by default): 0.0.0.0 or :: for every one."
+    )
+    log_format: str = _setting(
+        "text",
+        "How the server logs: text (lines for people) or json (one JSON object per line, for log collectors).",
+        _choice(LOG_FORMATS),
     )
     upload_rate: float = _setting(
         20.0,

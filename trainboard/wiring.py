@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     # numpy comes with them: not on a server's way up.
     from trainboard.api.experiment import Experiment
     from trainboard.api.experiment_frames import ExperimentFrames
+    from trainboard.http.metrics import Metrics, MetricsServer
 
 logger = logging.getLogger("trainboard")
 
@@ -89,6 +90,8 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
         )
         progress.end_pass()
 
+    metrics, metrics_server = _metrics(settings, store)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         stop = threading.Event()
@@ -108,9 +111,11 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
             loader.wake()
             if writing:
                 thread.join(timeout=INGEST_STOP_SECONDS)
+            if metrics_server is not None:
+                metrics_server.close()
             store.close()
 
-    return create_app(experiments, settings, lifespan=lifespan)
+    return create_app(experiments, settings, lifespan=lifespan, metrics=metrics)
 
 
 def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Starlette:
@@ -126,8 +131,10 @@ def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Sta
         max_projection_points=settings.max_projection_points,
     )
 
+    sso = single_sign_on(settings)
     audit = AuditLog(store.accounts, clock)
     audit.delete_older_than(settings.audit_days)
+    metrics, metrics_server = _metrics(settings, store)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -136,15 +143,23 @@ def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Sta
             yield
         finally:
             retention.cancel()
+            if metrics_server is not None:
+                metrics_server.close()
             store.close()
 
     # What takes uploads brings the whole ingest path: imported by the team server only.
     from trainboard.ingest.upload import Uploads
 
     accounts = None if settings.no_auth else Accounts(store.accounts, clock)
-    sso = single_sign_on(settings)
     return create_app(
-        experiments, settings, lifespan=lifespan, accounts=accounts, uploads=Uploads(store), audit=audit, sso=sso
+        experiments,
+        settings,
+        lifespan=lifespan,
+        accounts=accounts,
+        uploads=Uploads(store),
+        audit=audit,
+        sso=sso,
+        metrics=metrics,
     )
 
 
@@ -187,6 +202,22 @@ def single_sign_on(settings: Settings) -> SingleSignOn | None:
         groups_claim=settings.oidc_groups_claim,
         rules=rules,
     )
+
+
+def _metrics(settings: Settings, store: Store) -> tuple[Metrics | None, MetricsServer | None]:
+    """With --metrics_port, the server's metrics, served from now on (a port that cannot be had fails the command
+    here); prometheus-client imported only then."""
+    if not settings.metrics_port:
+        return None, None
+    from trainboard.http.metrics import Metrics, MetricsServer
+
+    metrics = Metrics(store)
+    try:
+        return metrics, MetricsServer(metrics, settings.metrics_host, settings.metrics_port)
+    except OSError as error:
+        raise CommandError(
+            f"could not serve metrics at {settings.metrics_host} port {settings.metrics_port}: {error.strerror}"
+        ) from None
 
 
 def ingest(settings: Settings, progress: IngestProgress, stop: threading.Event, started: Callable[[], None]) -> None:

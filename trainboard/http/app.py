@@ -17,7 +17,7 @@ from trainboard.access.accounts import Accounts
 from trainboard.access.audit import AuditLog
 from trainboard.access.single_sign_on import SingleSignOn
 from trainboard.errors import PublicError, TooManyRequestsError
-from trainboard.http import admin, pins, sessions, tensorboard, token_page, trainboard_api, tsvis
+from trainboard.http import admin, pins, probes, sessions, tensorboard, token_page, trainboard_api, tsvis
 from trainboard.http.compression import PARQUET, IsalGZipMiddleware
 from trainboard.http.context import Experiments
 from trainboard.http.experiments import create_experiment, list_experiments
@@ -34,6 +34,7 @@ from trainboard.http.ui import index_page, tensorboard_ui, tsvis_ui
 from trainboard.settings import Settings
 
 if TYPE_CHECKING:
+    from trainboard.http.metrics import Metrics
     from trainboard.ingest.upload import Uploads
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
@@ -48,6 +49,7 @@ def create_app(
     uploads: Uploads | None = None,
     audit: AuditLog | None = None,
     sso: SingleSignOn | None = None,
+    metrics: Metrics | None = None,
 ) -> Starlette:
     """Every TensorBoard and TS-VIS route at / for the default experiment and under /experiment/<id>/ for each one,
     and all of them again below .../at/<pin>/ as of a pin; `lifespan` starts and stops what the caller built (ingest,
@@ -55,7 +57,8 @@ def create_app(
     browsers sign in (`trainboard.http.sessions`), experiments are created at /data/experiments, and each experiment
     has its admin routes; with `sso` too, browsers sign in with the identity provider (`trainboard.http.oidc`). With
     `uploads`, each experiment takes uploads (`trainboard.http.upload`). With `audit`, what users do is recorded in it
-    (`trainboard.http.audit`). /openapi.json describes every route (`trainboard.http.openapi`)."""
+    (`trainboard.http.audit`). With `metrics`, every request is counted (`trainboard.http.metrics`). /openapi.json
+    describes every route (`trainboard.http.openapi`); /healthz and /readyz answer probes (`trainboard.http.probes`)."""
     pages = {
         "tensorboard": lambda: tensorboard_ui.routes(settings.path_prefix),
         "tsvis": tsvis_ui.routes,
@@ -85,6 +88,7 @@ def create_app(
         Mount("/experiment/{experiment_id}", routes=scoped),
         # It describes the routes, and holds no data.
         PolicyRoute("/openapi.json", openapi_json, Policy.ANYONE),
+        *probes.routes(),
         *root,
         *sessions.routes(accounts, single_sign_on=sso is not None),
         *(token_page.routes() if accounts is not None else []),
@@ -95,10 +99,18 @@ def create_app(
         guard(routes)
     if settings.path_prefix.strip("/"):
         routes = [Mount("/" + settings.path_prefix.strip("/"), routes=routes)]
+    counting: list[Middleware] = []
+    if metrics is not None:
+        # prometheus-client comes with it: imported only where metrics are served. Counted first, so that refusals
+        # are counted too.
+        from trainboard.http.metrics import CountRequests
+
+        counting.append(Middleware(CountRequests, metrics=metrics))
     app = Starlette(
         routes=routes,
         # Gzip (trainboard.http.compression), but not on Parquet: it is compressed already.
         middleware=[
+            *counting,
             Middleware(CheckHost, allowed=AllowedHosts(settings)),
             Middleware(LimitBodySize),
             Middleware(IsalGZipMiddleware, exclude_content_types=(*DEFAULT_EXCLUDED_CONTENT_TYPES, PARQUET)),

@@ -121,6 +121,10 @@ class Experiments:
                 del self._pinned[key]
         return True
 
+    def check(self) -> None:
+        """Raise `StoreUnavailable` unless the store answers now (`StoreKeeper.check`)."""
+        self._keeper.check()
+
     def _live(self, experiment_id: str) -> ServedExperiment:
         if experiment_id in DEFAULT_EXPERIMENT_IDS:
             if self.default is None:

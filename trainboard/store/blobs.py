@@ -26,6 +26,9 @@ class BlobStore(Protocol):
         """Every blob under the experiment's keys, named by any point or not (put before a batch that never
         committed)."""
 
+    def check(self) -> None:
+        """Raise `StoreUnavailable` unless the blob store answers now."""
+
     def close(self) -> None: ...
 
 

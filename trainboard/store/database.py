@@ -231,4 +231,11 @@ class Database(Protocol):
     def settle(self) -> None:
         """After an ingest pass that wrote: make what was written as fast to read as the rest."""
 
+    def check(self) -> None:
+        """Raise `StoreUnavailable` unless the database answers now with the migrations of this trainboard."""
+
+    def pool_stats(self) -> dict[str, int]:
+        """The use of its pool of connections (psycopg_pool's counters: pool_size, pool_available,
+        requests_waiting, ...); {} for a backend without one."""
+
     def close(self) -> None: ...

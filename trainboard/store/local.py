@@ -52,9 +52,10 @@ def _record(store: Path, logdir: str, *, spec: bool) -> None:
     paths = list(parse_logdir_spec(logdir)) if spec else [_absolute(logdir)]
     record = {"logdir": logdir if spec else paths[0], "paths": paths}
     with contextlib.suppress(OSError):
-        store.parent.mkdir(parents=True, exist_ok=True)
+        store.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         written = store.with_name(f".{store.name}{RECORD}.{os.getpid()}")
-        written.write_text(json.dumps(record))
+        with open(os.open(written, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
+            file.write(json.dumps(record))
         os.replace(written, _record_of(store))
 
 

@@ -30,6 +30,19 @@ Migration = tuple[str, str]
 MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)"
 
 
+def unexpected(migrations: Sequence[Migration], applied: Collection[str], *, retired: Collection[str] = ()) -> str:
+    """What differs between the migrations a database has applied and this trainboard's: "" when they are the same."""
+    known = {name for name, _ in migrations} | set(retired)
+    missing = [name for name, _ in migrations if name not in applied]
+    newer = sorted(set(applied) - known)
+    return "; ".join(
+        [
+            *([f"migrations not applied: {', '.join(missing)}"] if missing else []),
+            *([f"migrations of a newer trainboard: {', '.join(newer)}"] if newer else []),
+        ]
+    )
+
+
 def migrate(
     migrations: Sequence[Migration],
     transaction: Callable[[], AbstractContextManager[Db]],

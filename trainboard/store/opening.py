@@ -88,7 +88,7 @@ def _first_load(path: Path) -> FirstLoad | None:
     from trainboard.store.sqlite.first_load import FirstLoad
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         first_load = FirstLoad.claim(path)
     except OSError as error:
         raise StoreUnavailable(_sqlite_failure(path, error)) from None

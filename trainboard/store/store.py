@@ -83,6 +83,12 @@ class Store:
         self._generation_offset = 0
         self._lock = threading.Lock()
 
+    def check(self) -> None:
+        """Raise `StoreUnavailable` unless the database (with this trainboard's migrations) and the blob store answer
+        now."""
+        self.database.check()
+        self.blobs.check()
+
     def close(self) -> None:
         for database, blobs in [*self._retired, (self.database, self.blobs)]:
             database.close()

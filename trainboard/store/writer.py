@@ -71,6 +71,10 @@ class StoreWriter(Protocol):
 
 
 class StoreKeeper(Protocol):
+    def check(self) -> None:
+        """Raise `StoreUnavailable` unless the database (with this trainboard's migrations) and the blob store answer
+        now."""
+
     def create_pin(self, experiment_id: str) -> Pin | None:
         """Record the experiment's ingest position now (`trainboard.store.pinned`); None when there is no such
         experiment."""

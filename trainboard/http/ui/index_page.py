@@ -4,7 +4,10 @@ TensorBoard's headers (the Content-Security-Policy on the page).
 
 The page tells the app whether the request may read an experiment where it is served (its meta tag
 `trainboard-experiment`), and preloads that experiment's start-up requests only then: the app shows that experiment's
-dashboards, else the sign-in page or the experiments page, without asking for what it would be refused."""
+dashboards, else the sign-in page or the experiments page, without asking for what it would be refused.
+
+Where the server is exposed (`trainboard.http.exposure`), the page carries a banner saying so: a style in its head
+that the app's rendering of the body leaves in place."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from starlette.routing import BaseRoute
 from trainboard.access.accounts import Accounts
 from trainboard.errors import NotFoundError
 from trainboard.http.context import DEFAULT_EXPERIMENT_IDS, Experiments
+from trainboard.http.exposure import exposure_warnings
 from trainboard.http.guard import principal_of
 from trainboard.http.openapi import HTML, declare, text
 from trainboard.http.policies import Policy, PolicyRoute
@@ -30,6 +34,11 @@ APP = Path(__file__).parent / "app"
 MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}
 READABLE = b'<meta name="trainboard-experiment" content="readable" />'
 PRELOAD = re.compile(rb'\n *<link rel="preload" [^>]*>')
+HEAD_END = b"</head>"
+BANNER_STYLE = (
+    "body::before{{content:{text};display:block;white-space:pre-line;padding:8px 16px;background:#b3261e;"
+    "color:#fff;font:600 14px/1.4 system-ui,sans-serif}}"
+)
 
 
 @functools.cache
@@ -38,11 +47,22 @@ def _file(path: Path) -> bytes:
 
 
 @functools.cache
-def _page(readable: bool, preload: bool) -> bytes:
+def _page(readable: bool, preload: bool, warnings: tuple[str, ...] = ()) -> bytes:
     page = _file(APP / "index.html")
     if not readable:
         page = page.replace(READABLE, READABLE.replace(b'"readable"', b'""'))
+    if warnings:
+        page = page.replace(HEAD_END, _banner(warnings) + HEAD_END, 1)
     return page if preload else PRELOAD.sub(b"", page)
+
+
+def _banner(warnings: tuple[str, ...]) -> bytes:
+    """A style showing the warnings above whatever the app draws; every character but plain ones escaped as CSS
+    escapes, so that no text can end the string or the style element."""
+    text = "\n".join(f"Warning: {warning}." for warning in warnings)
+    escaped = "".join(char if char.isalnum() or char in " .,:-()_" else f"\\{ord(char):x} " for char in text)
+    style = BANNER_STYLE.format(text='"' + escaped + '"')
+    return f"<style>{style}</style>\n".encode()
 
 
 def _media_type(path: Path) -> str:
@@ -72,7 +92,8 @@ def index(request: Request) -> Response:
     headers = {**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY}
     readable = _readable(request)
     # At / of an app with a default experiment, ?experiments asks for the experiments page: nothing to preload.
-    page = _page(readable, readable and "experiments" not in request.query_params)
+    warnings = exposure_warnings(request.app.state.settings)
+    page = _page(readable, readable and "experiments" not in request.query_params, warnings)
     return Response(page, media_type="text/html; charset=utf-8", headers=headers)
 
 

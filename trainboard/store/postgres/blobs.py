@@ -60,5 +60,8 @@ class PostgresBlobs:
         with self._database.writing() as connection:
             connection.execute("DELETE FROM blobs WHERE experiment_id = %s", (experiment_id,))
 
+    def check(self) -> None:
+        """Nothing of its own: the blobs are in the database, which the store checks."""
+
     def close(self) -> None:
         """The database closes the pool."""

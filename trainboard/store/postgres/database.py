@@ -26,7 +26,7 @@ from trainboard.store.database import (
     TensorRecord,
 )
 from trainboard.store.errors import StaleOffsetError, StoreUnavailable
-from trainboard.store.migrations import migrate
+from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.postgres.accounts import PostgresAccounts
 from trainboard.store.postgres.migrations import BACKFILLS, MIGRATIONS, POINT
 from trainboard.store.run_filter import Filter
@@ -46,6 +46,8 @@ from trainboard.store.values import (
 
 CONNECT_SECONDS = 10
 POOL_SIZE = 16
+# How long a readiness check waits for a connection of the pool.
+CHECK_SECONDS = 2
 # The points at (chunk id, byte offset + 1) pairs, in the order given.
 PICKS_SQL = (
     f"SELECT substring(c.points FROM wanted.start FOR {POINT.itemsize})"
@@ -165,6 +167,18 @@ class PostgresDatabase:
 
     def settle(self) -> None:
         """Nothing to do: PostgreSQL's autovacuum keeps tables fit to read."""
+
+    def check(self) -> None:
+        try:
+            with self.pool.connection(timeout=CHECK_SECONDS) as connection:
+                applied = [name for (name,) in connection.execute("SELECT name FROM migrations").fetchall()]
+        except psycopg.Error as error:
+            raise StoreUnavailable(f"cannot reach the database {self.location}: {_reason(error)}") from None
+        if problem := unexpected(MIGRATIONS, applied):
+            raise StoreUnavailable(f"the database {self.location}: {problem}")
+
+    def pool_stats(self) -> dict[str, int]:
+        return self.pool.get_stats()
 
     def close(self) -> None:
         for claim in self._claims:

@@ -112,6 +112,11 @@ class S3Blobs:
             paths: list[str] = self._fs.find(root)
         self.delete([path[len(self._root) + 1 :] for path in paths])
 
+    def check(self) -> None:
+        # Asked of S3 itself: s3fs answers `info` from its cache of listings.
+        with self._reaching():
+            self._fs.call_s3("head_bucket", Bucket=self._root.split("/", 1)[0])
+
     def close(self) -> None:
         # s3fs would close its HTTP session when the filesystem is garbage-collected; close it now instead.
         creator = getattr(self._fs, "_s3creator", None)

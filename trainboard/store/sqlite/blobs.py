@@ -73,5 +73,8 @@ class SqliteBlobs(Guarded):
                 "DELETE FROM blobs WHERE blob_key > ? AND blob_key < ?", (f"{experiment_id}/", f"{experiment_id}0")
             )
 
+    def check(self) -> None:
+        """Nothing of its own: the blobs are in the database, which the store checks."""
+
     def close(self) -> None:
         """The database closes the connection."""

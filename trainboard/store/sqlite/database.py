@@ -26,8 +26,8 @@ from trainboard.store.database import (
     SummaryDelta,
     TensorRecord,
 )
-from trainboard.store.errors import StaleOffsetError, StoreDamaged
-from trainboard.store.migrations import migrate
+from trainboard.store.errors import StaleOffsetError, StoreDamaged, StoreUnavailable
+from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import SQLITE, Matches, compile_filter
 from trainboard.store.run_values import HParamRow, ValueRow, final_value
@@ -192,7 +192,10 @@ class SqliteDatabase(Guarded):
         self.damage: str | None = None
         self.on_damage: Callable[[], None] = lambda: None
         self.damage_hint = RESTORE_HINT
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Only its owner may read the store: the directory trainboard makes and the file (SQLite gives its -wal and
+        # -shm the database file's mode).
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(self.path, os.O_RDONLY | os.O_CREAT, 0o600))
         # Another process writing the same file: wait for its commits rather than fail; at open, only as long as a
         # commit takes, so that a store locked for good is an error at start rather than a silent wait.
         self.writer = sqlite3.connect(
@@ -279,6 +282,20 @@ class SqliteDatabase(Guarded):
                     sync(f"{self.path}{suffix}")
                 self.first_load.end()
                 self.first_load = None
+
+    def check(self) -> None:
+        # The connections open keep reading a file removed or replaced under them: the path must still name it.
+        if not self.path.is_file():
+            raise StoreUnavailable(f"the store {self.path} is gone")
+        try:
+            applied = [name for (name,) in self.read_connection().execute("SELECT name FROM migrations")]
+        except sqlite3.Error as error:
+            raise StoreUnavailable(f"cannot read the store {self.path}: {error}") from None
+        if problem := unexpected(MIGRATIONS, applied, retired=OLD_MIGRATIONS):
+            raise StoreUnavailable(f"the store {self.path}: {problem}")
+
+    def pool_stats(self) -> dict[str, int]:
+        return {}
 
     def close(self) -> None:
         if self.first_load is not None:
