@@ -208,6 +208,9 @@ class Database(Protocol):
 
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
 
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        """The name of the run whose file `path` is; None for a file not stored."""
+
     def damaged_files(
         self,
         experiment_id: str,

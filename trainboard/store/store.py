@@ -330,6 +330,9 @@ class Store:
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]:
         return self.database.file_cursors(experiment_id)
 
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        return self.database.file_run(experiment_id, path)
+
     def run_state(self, experiment_id: str, run: str) -> RunState | None:
         state = self.database.run_state(experiment_id, run)
         if state is not None:

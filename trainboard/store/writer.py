@@ -37,6 +37,9 @@ class StoreWriter(Protocol):
 
     def file_cursors(self, experiment_id: str) -> dict[str, FileCursor]: ...
 
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        """The name of the run whose file `path` is; None for a file not stored."""
+
     def run_state(self, experiment_id: str, run: str) -> RunState | None:
         """What the normaliser remembers about `run`, or None for a run never written."""
 

@@ -382,6 +382,14 @@ class PostgresDatabase:
             for path, offset, size, mtime, head in rows
         }
 
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        rows = self._rows(
+            "SELECT runs.name FROM files JOIN runs USING (experiment_id, run_id)"
+            " WHERE files.experiment_id = %s AND files.path = %s",
+            (experiment_id, path),
+        )
+        return str(rows[0][0]) if rows else None
+
     def damaged_files(
         self,
         experiment_id: str,

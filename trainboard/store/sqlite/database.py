@@ -526,6 +526,18 @@ class SqliteDatabase(Guarded):
             for path, offset, size, mtime, head in rows
         }
 
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        found = (
+            self.read_connection()
+            .execute(
+                "SELECT runs.name FROM files JOIN runs ON runs.id = files.run_id"
+                " WHERE files.experiment_id = ? AND files.path = ?",
+                (experiment_id, path),
+            )
+            .fetchone()
+        )
+        return None if found is None else str(found[0])
+
     def damaged_files(
         self,
         experiment_id: str,
