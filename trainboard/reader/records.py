@@ -15,6 +15,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from trainboard.names import loggable
 from trainboard.reader import frames
 from trainboard.reader.frames import FOOTER_SIZE, HEADER_SIZE, masked_crc
 
@@ -97,7 +98,7 @@ def read_frames(stream: BinaryIO, offset: int, *, path: str, limit: int) -> Fram
         for index in np.flatnonzero(~intact):
             logger.warning(
                 "%s: corrupt record payload at offset %d (checksum mismatch); skipped",
-                path,
+                loggable(path),
                 offset + int(found_starts[index]) - HEADER_SIZE,
             )
         starts.append(found_starts[intact])
@@ -176,7 +177,7 @@ def _log_skip(path: str, start: int, end: int, *, done: bool) -> None:
     if _skipped_to.get(path) != start:
         logger.warning(
             "%s: corrupt record header at offset %d; skipped %d bytes%s",
-            path,
+            loggable(path),
             start,
             end - start,
             "" if done else " so far",

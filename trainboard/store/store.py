@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
+from trainboard.names import loggable
 from trainboard.normaliser.points import DataClass, RunState
 from trainboard.reader.tail import FileCursor
 from trainboard.store.batches import ChunkDamaged, write_operations
@@ -454,7 +455,7 @@ class Store:
         paths = self.database.damaged_files(
             experiment_id, chunk_ids=chunk_ids, tensor_ids=tensor_ids, blob_keys=blob_keys
         )
-        source = f" read from {', '.join(paths)}" if paths else ""
+        source = f" read from {', '.join(map(loggable, paths))}" if paths else ""
         wake = self._rebuilders.get(experiment_id)
         hint = REBUILD_HINT if wake is not None else RESTORE_HINT
         message = f"the store {self.location} is damaged: {what}{source} fail their checksum; {hint}"

@@ -17,6 +17,7 @@ import numpy as np
 import psycopg
 import psycopg_pool
 
+from trainboard.names import loggable
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.database import (
@@ -475,7 +476,9 @@ class PostgresTransaction:
             "SELECT read_offset FROM files WHERE experiment_id = %s AND path = %s", (self._experiment_id, cursor.path)
         )
         if (stored[0] if stored else None) != expected_offset:
-            raise StaleOffsetError(f"{cursor.path}: read from {expected_offset}, but the store is at {stored}")
+            raise StaleOffsetError(
+                f"{loggable(cursor.path)}: read from {expected_offset}, but the store is at {stored}"
+            )
         (file_id,) = self._ids(
             "INSERT INTO files (experiment_id, run_id, path, read_offset, size, mtime, head)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (experiment_id, path) DO UPDATE SET"

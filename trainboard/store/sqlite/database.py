@@ -18,6 +18,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 import numpy as np
 import orjson
 
+from trainboard.names import loggable
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.database import (
@@ -683,7 +684,7 @@ class SqliteTransaction(Guarded):
             "SELECT read_offset FROM files WHERE experiment_id = ? AND path = ?", (self._experiment_id, cursor.path)
         ).fetchone()
         if (None if row is None else row[0]) != expected_offset:
-            raise StaleOffsetError(f"{cursor.path}: read from {expected_offset}, but the store is at {row}")
+            raise StaleOffsetError(f"{loggable(cursor.path)}: read from {expected_offset}, but the store is at {row}")
         (file_id,) = db.execute(
             "INSERT INTO files (experiment_id, run_id, path, read_offset, size, mtime, head)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (experiment_id, path) DO UPDATE SET"
