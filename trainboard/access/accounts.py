@@ -32,6 +32,10 @@ class NameTaken(AccountError):
     http_code = 409
 
 
+class NoSuchUser(AccountError):
+    """No user has the name: said on the command line, never by HTTP (where it would tell who has an account)."""
+
+
 class NotAllowed(AccountError):
     http_code = 403
 
@@ -82,7 +86,7 @@ class Accounts:
     def user(self, name: str) -> UserRow:
         user = self.backend.user(name)
         if user is None:
-            raise AccountError(f"no user named {name!r} (add one with: trainboard users add {name})")
+            raise NoSuchUser(f"no user named {name!r} (add one with: trainboard users add {name})")
         return user
 
     def create_token(

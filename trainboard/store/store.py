@@ -41,6 +41,7 @@ from trainboard.store.values import (
     ChunkIndex,
     ExperimentRow,
     Pin,
+    PinRow,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -117,10 +118,19 @@ class Store:
 
     # Pins.
 
-    def create_pin(self, experiment_id: str) -> Pin | None:
+    def create_pin(self, experiment_id: str, creator: int | None = None) -> Pin | None:
         pin_id = secrets.token_urlsafe(9)
-        self.database.create_pin(experiment_id, pin_id, time.time())
+        self.database.create_pin(experiment_id, pin_id, time.time(), creator)
         return self.database.pin(experiment_id, pin_id)
+
+    def pins(self, experiment_id: str) -> list[PinRow]:
+        return self.database.pins(experiment_id)
+
+    def pin_count(self, creator: int) -> int:
+        return self.database.pin_count(creator)
+
+    def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
+        return self.database.delete_pin(experiment_id, pin_id)
 
     def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
         return self.database.pin(experiment_id, pin_id)

@@ -38,6 +38,7 @@ from trainboard.store.values import (
     ChunkIndex,
     ExperimentRow,
     Pin,
+    PinRow,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -84,8 +85,8 @@ DELETE_EXPERIMENT = (
 )
 # One statement, so that the runs and the series are read from one snapshot.
 CREATE_PIN_SQL = (
-    "WITH pin AS (INSERT INTO pins (experiment_id, pin_id, created)"
-    " SELECT experiment_id, %(pin)s, %(created)s FROM experiments WHERE experiment_id = %(experiment)s"
+    "WITH pin AS (INSERT INTO pins (experiment_id, pin_id, created, creator)"
+    " SELECT experiment_id, %(pin)s, %(created)s, %(creator)s FROM experiments WHERE experiment_id = %(experiment)s"
     " RETURNING experiment_id, pin_id),"
     " pinned_runs AS (INSERT INTO pin_runs (experiment_id, pin_id, run_id, name, start_time)"
     " SELECT r.experiment_id, pin.pin_id, r.run_id, r.name, r.start_time FROM pin JOIN runs r USING (experiment_id))"
@@ -216,9 +217,10 @@ class PostgresDatabase:
 
     # Pins.
 
-    def create_pin(self, experiment_id: str, pin_id: str, created: float) -> None:
+    def create_pin(self, experiment_id: str, pin_id: str, created: float, creator: int | None) -> None:
+        params = {"experiment": experiment_id, "pin": pin_id, "created": created, "creator": creator}
         with self.pool.connection() as connection:
-            connection.execute(CREATE_PIN_SQL, {"experiment": experiment_id, "pin": pin_id, "created": created})
+            connection.execute(CREATE_PIN_SQL, params)
 
     def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
         params = (experiment_id, pin_id)
@@ -235,6 +237,24 @@ class PostgresDatabase:
             params,
         )
         return Pin.of(pin_id, found[0][0], runs, series)
+
+    def pins(self, experiment_id: str) -> list[PinRow]:
+        rows = self._rows(
+            "SELECT pin_id, created, creator FROM pins WHERE experiment_id = %s ORDER BY created, pin_id",
+            (experiment_id,),
+        )
+        return [PinRow(pin_id, created, creator) for pin_id, created, creator in rows]
+
+    def pin_count(self, creator: int) -> int:
+        return int(self._rows("SELECT count(*) FROM pins WHERE creator = %s", (creator,))[0][0])
+
+    def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
+        params = (experiment_id, pin_id)
+        with self.pool.connection() as connection, connection.transaction():
+            connection.execute("DELETE FROM pin_series WHERE experiment_id = %s AND pin_id = %s", params)
+            connection.execute("DELETE FROM pin_runs WHERE experiment_id = %s AND pin_id = %s", params)
+            deleted = connection.execute("DELETE FROM pins WHERE experiment_id = %s AND pin_id = %s", params)
+            return deleted.rowcount > 0
 
     # Reads.
 

@@ -279,6 +279,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE tensor_points SET (toast_tuple_target = 8160);
         """,
     ),
+    (
+        # Who made each pin (a user's id; none for pins made without accounts): each user may make so many
+        # (--max_pins_per_user), and lists and deletes their own.
+        "0010_leaks_pin_creators",
+        """
+        ALTER TABLE pins ADD COLUMN creator BIGINT;
+        CREATE INDEX pins_by_creator ON pins (creator);
+        """,
+    ),
 ]
 
 

@@ -41,6 +41,7 @@ from trainboard.store.values import (
     ChunkIndex,
     ExperimentRow,
     Pin,
+    PinRow,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -609,12 +610,12 @@ class SqliteDatabase(Guarded):
 
     # Pins.
 
-    def create_pin(self, experiment_id: str, pin_id: str, created: float) -> None:
-        params = {"experiment": experiment_id, "pin": pin_id, "created": created}
+    def create_pin(self, experiment_id: str, pin_id: str, created: float, creator: int | None) -> None:
+        params = {"experiment": experiment_id, "pin": pin_id, "created": created, "creator": creator}
         with self._immediate() as db:
             db.execute(
-                "INSERT INTO pins (experiment_id, id, created) SELECT id, :pin, :created FROM experiments"
-                " WHERE id = :experiment",
+                "INSERT INTO pins (experiment_id, id, created, creator) SELECT id, :pin, :created, :creator"
+                " FROM experiments WHERE id = :experiment",
                 params,
             )
             db.execute(
@@ -651,6 +652,23 @@ class SqliteDatabase(Guarded):
         finally:
             connection.execute("COMMIT")
         return Pin.of(pin_id, found[0], runs, series)
+
+    def pins(self, experiment_id: str) -> list[PinRow]:
+        rows = self.read_connection().execute(
+            "SELECT id, created, creator FROM pins WHERE experiment_id = ? ORDER BY created, id", (experiment_id,)
+        )
+        return [PinRow(pin_id, created, creator) for pin_id, created, creator in rows]
+
+    def pin_count(self, creator: int) -> int:
+        (count,) = self.read_connection().execute("SELECT count(*) FROM pins WHERE creator = ?", (creator,)).fetchone()
+        return int(count)
+
+    def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
+        params = (experiment_id, pin_id)
+        with self._immediate() as db:
+            db.execute("DELETE FROM pin_series WHERE experiment_id = ? AND pin_id = ?", params)
+            db.execute("DELETE FROM pin_runs WHERE experiment_id = ? AND pin_id = ?", params)
+            return db.execute("DELETE FROM pins WHERE experiment_id = ? AND id = ?", params).rowcount > 0
 
 
 @guard_methods

@@ -246,6 +246,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX run_hparams_by_experiment ON run_hparams (experiment_id, name);
         """,
     ),
+    (
+        # Who made each pin (a user's id; none for pins made without accounts): each user may make so many
+        # (--max_pins_per_user), and lists and deletes their own.
+        "0009_leaks_pin_creators",
+        """
+        ALTER TABLE pins ADD COLUMN creator INTEGER;
+        CREATE INDEX pins_by_creator ON pins (creator);
+        """,
+    ),
 ]
 
 
