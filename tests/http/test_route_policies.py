@@ -441,6 +441,17 @@ def test_the_default_experiments_alias_names_nothing_on_a_store_server(team: Tea
     assert runs.status_code == 404
 
 
+def test_an_experiment_name_with_a_control_character_is_refused(team: Team) -> None:
+    for name in ("inj\nERROR: FORGED", "\x1b[31mred", "c1\x9b"):
+        created = httpx.post(f"{team.url}/data/experiments", headers=bearer(team.stranger), json={"name": name})
+        assert created.status_code == 400 and "control character" in created.json()["error"], created.text
+        renamed = httpx.post(
+            f"{team.url}/experiment/{team.private}/admin/rename", headers=bearer(team.admin), json={"name": name}
+        )
+        assert renamed.status_code == 400 and "control character" in renamed.json()["error"], renamed.text
+    assert sorted(e.name for e in experiments_of(team.db)) == ["other", "private"]
+
+
 def test_the_server_path_of_an_experiments_data_is_told_to_its_admins_only(team: Team) -> None:
     url = f"{team.url}/experiment/{team.private}/data"
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from trainboard.access.roles import Role
 from trainboard.access.tokens import hashed, new_token, token_id_of
+from trainboard.names import CONTROL, loggable
 from trainboard.store.accounts import AccountsBackend, SessionRow, TokenRow, UserRow
 
 SECONDS_PER_DAY = 86_400
@@ -280,4 +281,6 @@ def experiment_name(name: str) -> str:
         raise AccountError("an experiment's name cannot be empty")
     if len(name) > MAX_EXPERIMENT_NAME:
         raise AccountError(f"an experiment's name has at most {MAX_EXPERIMENT_NAME} characters")
+    if CONTROL.search(name):
+        raise AccountError(f"an experiment's name cannot hold a control character: '{loggable(name)}'")
     return name
