@@ -12,7 +12,7 @@ import trainboard
 PACKAGE = Path(trainboard.__file__).parent
 # From the ground up: a module may import its own layer's modules and those of the layers before it.
 LAYERS = (
-    ("errors", "version", "kernels", "settings"),
+    ("errors", "version", "kernels", "settings", "names"),
     ("reader",),
     ("normaliser",),
     ("analysis",),

@@ -40,6 +40,14 @@ class NotFoundError(PublicError):
     kind = "Not found"
 
 
+class NoSuchExperiment(NotFoundError):
+    """An experiment, or a pin of one, that does not exist or that the request may not read: one answer for all of
+    them, whichever experiment or pin the URL names, so that it tells nobody which exist."""
+
+    def __init__(self) -> None:
+        super().__init__("no experiment or pin here that this request may read")
+
+
 class PermissionDeniedError(PublicError):
     http_code = 403
     kind = "Permission denied"

@@ -354,6 +354,12 @@ class Settings:
         " 'group:admins=admin,mnist:group:ml=read'; given at each sign-in.",
         commands=("serve",),
     )
+    max_pins_per_user: int = _setting(
+        100,
+        "Pins each user may have made, of every experiment; more are refused (409) until they delete some.",
+        parse_positive_count,
+        commands=("serve",),
+    )
     user: str = _setting(
         "",
         "The user whose token to create, or whose tokens to list; for audit, the user who acted or was acted on.",

@@ -17,6 +17,7 @@ import pytest
 from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
 from tests.servers import in_process
+from trainboard.errors import NoSuchExperiment
 from trainboard.http.guard import SESSION_COOKIE
 from trainboard.store.opening import open_store
 from trainboard.store.values import ExperimentRow
@@ -114,4 +115,5 @@ def cookie(session: str, origin: str | None) -> dict[str, str]:
 
 
 def denial(experiment_id: str) -> str:
-    return f"Not found: no experiment with id {experiment_id!r}"
+    """The answer for an experiment the request may not read: the same whichever experiment (or pin) it names."""
+    return str(NoSuchExperiment())

@@ -20,6 +20,7 @@ import tensorboardX
 from tests.commands import in_process_command as cli
 from tests.logdirs import images, write_tensorboardx_run
 from tests.servers import in_process, trainboard_in_process
+from trainboard.errors import NoSuchExperiment
 from trainboard.normaliser.points import DataClass
 from trainboard.store.opening import open_store
 
@@ -107,6 +108,9 @@ def has_the_new_data(client: httpx.Client, base: str) -> bool:
     )
 
 
+MAX_PINS = 3
+
+
 @dataclass(frozen=True, slots=True)
 class Team:
     url: str
@@ -135,7 +139,8 @@ def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Team]:
         cli("users", "add", user, f"--db={db}")
     admin = cli("tokens", "create", f"--db={db}", "--user=ada", "--experiment=shared", "--role=admin").strip()
     reader = cli("tokens", "create", f"--db={db}", "--user=bob", "--experiment=shared", "--role=read").strip()
-    with in_process("serve", tmp_path / "serve", f"--db={db}", f"--blobs={blobs}") as server:
+    flags = (f"--db={db}", f"--blobs={blobs}", f"--max_pins_per_user={MAX_PINS}")
+    with in_process("serve", tmp_path / "serve", *flags) as server:
         url = server.url
         (listed,) = httpx.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
         yield Team(url, db, blobs, logdir, listed["id"], admin, reader)
@@ -145,7 +150,10 @@ def test_a_pinned_link_answers_as_at_the_pin_and_the_live_one_moves_on(team: Tea
     with httpx.Client(base_url=team.url, headers=bearer(team.reader), timeout=60) as client:
         live = f"/experiment/{team.experiment}"
         before = answers(client, live)
-        created = client.post(f"{live}/pins")  # a reader may pin
+        # A pin is stored: a reader may not make one, a writer (here the admin) may.
+        refused = client.post(f"{live}/pins")
+        assert (refused.status_code, refused.text) == (404, str(NoSuchExperiment()))
+        created = client.post(f"{live}/pins", headers=bearer(team.admin))
         assert created.status_code == 200, created.text
         pin = created.json()
         assert set(pin) == {"pin", "created"} and abs(pin["created"] - time.time()) < 60
@@ -156,15 +164,15 @@ def test_a_pinned_link_answers_as_at_the_pin_and_the_live_one_moves_on(team: Tea
         team.ingest()
         assert has_the_new_data(client, live)
         assert answers(client, pinned, live) == before
-        # The UI's pages under the pinned path, and nothing under a pin the experiment does not have.
+        # The UI's pages under the pinned path, the same under any pin (they tell nobody which pins exist), and no data
+        # under a pin the experiment does not have.
         page = client.get(f"{pinned}/")
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-        for path in ("/", "/data/runs", "/data/plugin/scalars/tags", "/api/getCategory", "/index.html"):
+        for path in ("/", "/index.html"):
+            assert client.get(f"{live}/at/nope{path}").content == client.get(f"{pinned}{path}").content
+        for path in ("/data/runs", "/data/plugin/scalars/tags", "/api/getCategory"):
             missing = client.get(f"{live}/at/nope{path}")
-            assert (missing.status_code, missing.text) == (
-                404,
-                f"Not found: no pin 'nope' of experiment {team.experiment!r}",
-            )
+            assert (missing.status_code, missing.text) == (404, str(NoSuchExperiment()))
         assert client.post(f"{live}/at/{pin['pin']}/pins").status_code == 404
         # Without a token, a pinned link is as private as the live one.
         assert httpx.get(f"{team.url}{pinned}/data/runs").status_code == 401
@@ -197,12 +205,13 @@ def test_an_admin_deletes_the_experiment_and_everything_of_it(team: Team) -> Non
             assert (deleted.status_code, deleted.json()) == (200, {"ok": True})
             # The tokens limited to it are revoked; ada's others find nothing there.
             assert client.get("/data/experiments", headers=bearer(team.admin)).status_code == 401
-            for path in (f"{live}/data/runs", f"{live}/at/{pin}/data/runs", f"{live}/at/{pin}/"):
+            for path in (f"{live}/data/runs", f"{live}/at/{pin}/data/runs"):
                 assert client.get(path, headers=bearer(everywhere)).status_code == 404, path
             # trainboard's page is open to anyone, for any id (so it tells nobody which exist): it says there is no
             # experiment to read there.
-            page = client.get(f"{live}/", headers=bearer(everywhere))
-            assert page.status_code == 200 and '<meta name="trainboard-experiment" content="" />' in page.text
+            for path in (f"{live}/", f"{live}/at/{pin}/"):
+                page = client.get(path, headers=bearer(everywhere))
+                assert page.status_code == 200 and '<meta name="trainboard-experiment" content="" />' in page.text
             assert client.post(f"{live}/pins", headers=bearer(everywhere)).status_code == 404
             assert client.get("/data/experiments", headers=bearer(everywhere)).json() == []
         assert store.experiments() == []
@@ -230,3 +239,41 @@ def test_pins_of_the_one_logdir_of_trainboard_at_the_root(tmp_path: Path) -> Non
         experiment = client.get("/data/experiments").json()[0]["id"]
         assert answers(client, f"/experiment/{experiment}/at/{pin}", "") == before
         assert client.get("/at/nope/data/runs").status_code == 404
+
+
+def test_writers_make_pins_within_their_quota_and_list_and_delete_their_own(team: Team) -> None:
+    cli("users", "add", "cat", f"--db={team.db}")
+    writer = cli("tokens", "create", f"--db={team.db}", "--user=cat", "--experiment=shared", "--role=write").strip()
+    live = f"/experiment/{team.experiment}"
+    refused = (404, str(NoSuchExperiment()))
+    with httpx.Client(base_url=team.url, timeout=60) as client:
+
+        def pin(token: str) -> httpx.Response:
+            return client.post(f"{live}/pins", headers=bearer(token))
+
+        def listed(token: str) -> list[str]:
+            answer = client.get(f"{live}/pins", headers=bearer(token)).raise_for_status().json()
+            return [found["pin"] for found in answer["pins"]]
+
+        def deleted(token: str, pin_id: str) -> tuple[int, str]:
+            answer = client.delete(f"{live}/pins/{pin_id}", headers=bearer(token))
+            return answer.status_code, answer.text
+
+        assert (pin(team.reader).status_code, pin(team.reader).text) == refused
+        mine = [pin(writer).raise_for_status().json()["pin"] for _ in range(MAX_PINS)]
+        over = pin(writer)
+        assert over.status_code == 409 and "--max_pins_per_user" in over.json()["error"]
+        admins = pin(team.admin).raise_for_status().json()["pin"]
+
+        assert listed(writer) == mine
+        assert listed(team.admin) == [*mine, admins]
+        reading = client.get(f"{live}/pins", headers=bearer(team.reader))
+        assert (reading.status_code, reading.text) == refused
+        # Another's pin is answered as one that does not exist.
+        assert deleted(writer, admins) == deleted(writer, "nope") == refused
+        assert deleted(team.reader, mine[0]) == refused
+        assert deleted(writer, mine[0]) == (200, '{"ok":true}')
+        assert client.get(f"{live}/at/{mine[0]}/data/runs", headers=bearer(writer)).status_code == 404
+        assert pin(writer).status_code == 200  # room for one more
+        assert deleted(team.admin, mine[1]) == (200, '{"ok":true}')
+        assert mine[1] not in listed(writer) and admins in listed(team.admin)

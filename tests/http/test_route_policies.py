@@ -52,10 +52,16 @@ class Listed:
     pinned: str = ""
     policy: Policy | None = field(default=None, compare=False)
 
-    def url(self, team: Team, experiment_id: str) -> str:
-        """Below the experiment (when scoped), its pin of `team` in place of {pin}, x in place of other parameters."""
+    def url(self, team: Team, experiment_id: str, pin: str | None = None) -> str:
+        """Below the experiment (when scoped), `pin` (else the pin of `team`) in place of {pin} and {pin_id}, x in
+        place of other parameters."""
         below = f"/experiment/{experiment_id}" if self.scoped else ""
-        return below + self.pinned.replace("{pin}", team.pin) + re.sub(r"\{[^}]*\}", "x", self.path)
+        path = re.sub(r"\{[^}]*\}", "x", self.path.replace("{pin_id}", pin or team.pin))
+        return below + self.pinned.replace("{pin}", pin or team.pin) + path
+
+    @property
+    def names_a_pin(self) -> bool:
+        return bool(self.pinned) or "{pin_id}" in self.path
 
 
 def app_routes(db: str, ui: str) -> list[Listed]:
@@ -96,6 +102,60 @@ def walk(routes: list[BaseRoute], *, scoped: bool, pinned: str = "") -> Iterator
 def call(client: httpx.Client, method: str, url: str, headers: dict[str, str]) -> httpx.Response:
     body = b"{}" if method == "POST" else None
     return client.request(method, url, headers=headers, content=body)
+
+
+def answer(response: httpx.Response) -> tuple[int, bytes, tuple[tuple[str, str], ...]]:
+    """Everything a client learns from a response: status, body and headers (but the time it was sent)."""
+    return (
+        response.status_code,
+        response.content,
+        tuple(sorted((k, v) for k, v in response.headers.items() if k != "date")),
+    )
+
+
+def oracle(client: httpx.Client, route: Listed, team: Team, users: SignedIn, other_pin: str) -> list[str]:
+    """Where an experiment's route tells apart what should look alike: an experiment that exists but may not be read
+    from one that does not (to a user without a role, and to no user), and, to a reader, a pin of another experiment
+    from a pin that does not exist (and, on a route that needs no role, from the experiment's own pin). On a route
+    that needs a role, all of these are one answer to a signed-in user, and one (401) to no user."""
+    method = route.method
+
+    def at(headers: dict[str, str], experiment_id: str, pin: str | None = None) -> httpx.Response:
+        return call(client, method, route.url(team, experiment_id, pin), headers)
+
+    groups: dict[str, list[httpx.Response]] = {
+        "forbidden/missing experiment, no role": [at(users.stranger, team.private), at(users.stranger, "nope")],
+        "forbidden/missing experiment, no user": [at({}, team.private), at({}, "nope")],
+    }
+    if route.names_a_pin:
+        groups["a pin of another experiment/no pin, a reader"] = [
+            at(users.reader, team.private, other_pin),
+            at(users.reader, team.private, "nope"),
+        ]
+        groups["a pin of another experiment/no pin, no user"] = [
+            at({}, team.private, other_pin),
+            at({}, team.private, "nope"),
+        ]
+    assert route.policy is not None
+    if route.policy.role is not None:
+        groups = {
+            f"every refusal, {who}": [
+                response for what, group in groups.items() if what.endswith(who) for response in group
+            ]
+            for who in ("no user", "a reader", "no role")
+        }
+        groups["every refusal, a user"] = groups.pop("every refusal, a reader") + groups.pop("every refusal, no role")
+    elif route.names_a_pin:
+        groups["a pin of another experiment/its own pin, a reader"] = [
+            at(users.reader, team.private, other_pin),
+            at(users.reader, team.private),
+        ]
+    return [
+        f"{users.how}: {what}: {method} {route.path} below {route.pinned or 'live'}: "
+        + ", ".join(f"{r.url.path} -> {r.status_code}" for r in responses)
+        for what, responses in groups.items()
+        if len({answer(r) for r in responses}) > 1
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,14 +203,17 @@ def test_every_route_answers_only_whom_its_policy_allows(
         assert {("/data/runs", scoped, pinned) for scoped in (True, False) for pinned in ("", PINNED)} <= paths
         unguarded = [route.path for route in routes if route.policy is None]
         assert unguarded == [], "routes declared without a policy (trainboard/http/policies.py)"
-        # Deleting the experiment, then signing out (which ends the caller's session), last.
-        routes.sort(key=lambda route: (route.path == "/auth/signout", route.path == "/admin/delete"))
+        # Deleting the pin, then the experiment, then signing out (which ends the caller's session), last.
+        routes.sort(
+            key=lambda route: (route.path == "/auth/signout", route.path == "/admin/delete", deletes_pin(route))
+        )
         failures: list[str] = []
 
         def expect(ok: bool, what: str, response: httpx.Response) -> None:
             if not ok:
                 failures.append(f"{what}: {response.request.method} {response.url.path} -> {response.status_code}")
 
+        other_pin = pin_of(team.db, team.other)
         ways = signed_in(team)
         for users in ways:
             for route in routes:
@@ -171,6 +234,7 @@ def test_every_route_answers_only_whom_its_policy_allows(
                     stranger = call(client, method, route.url(team, ""), users.stranger)
                     expect(stranger.status_code != 401, f"signed in by {users.how} at /", stranger)
                     continue
+                failures.extend(oracle(client, route, team, users, other_pin))
                 url = route.url(team, team.private)
                 anonymous = call(client, method, url, {})
                 # trainboard's own page and files are open to anyone (they hold no data and sign visitors in).
@@ -209,14 +273,28 @@ def test_every_route_answers_only_whom_its_policy_allows(
                         f"{users.how}: a missing experiment",
                         missing,
                     )
-                if route.path == "/admin/delete" and users is not ways[-1]:
-                    continue  # the admin deletes the experiment in the last pass only
+                if (route.path == "/admin/delete" or deletes_pin(route)) and users is not ways[-1]:
+                    continue  # the admin deletes the pin and the experiment in the last pass only
                 admin = call(client, method, url, users.admin)
                 expect(
                     admin.status_code != 401 and admin.text != denial(team.private), f"{users.how}: the admin", admin
                 )
         assert failures == []
         assert [e.name for e in experiments_of(team.db)] == ["other"]  # the admin's /admin/delete deleted `private`
+
+
+def deletes_pin(route: Listed) -> bool:
+    return (route.path, route.method) == ("/pins/{pin_id}", "DELETE")
+
+
+def pin_of(db: str, experiment_id: str) -> str:
+    store = open_store(db)
+    try:
+        pin = store.create_pin(experiment_id)
+        assert pin is not None
+        return pin.id
+    finally:
+        store.close()
 
 
 def runs_of(team: Team, token: str | None, experiment_id: str | None = None) -> int:
@@ -289,8 +367,15 @@ def test_an_admin_shares_and_publishes_and_others_cannot(team: Team) -> None:
     assert httpx.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": False}).is_success
     assert runs_of(team, None) == 401
 
-    bad = httpx.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": "nobody", "role": "read"})
-    assert bad.status_code == 400 and "nobody" in bad.json()["error"]
+    # A name nobody has is answered as one somebody has (byte for byte but the name): it tells nobody who has an
+    # account.
+    def shared(user: str) -> tuple[int, bytes, list[tuple[str, str]]]:
+        answer = httpx.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": user, "role": None})
+        headers = sorted((k, v) for k, v in answer.headers.items() if k not in ("date", "content-length"))
+        return answer.status_code, answer.content.replace(user.encode(), b"USER"), headers
+
+    assert shared("nobody") == shared("eve")
+    assert shared("nobody")[0] == 200
     renamed = httpx.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "renamed"})
     assert renamed.is_success
     taken = httpx.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "other"})
@@ -359,3 +444,28 @@ def test_the_default_experiments_alias_names_nothing_on_a_store_server(team: Tea
     assert httpx.get(f"{team.url}{admin}/access", headers=bearer(team.stranger)).status_code == 404
     runs = httpx.get(f"{team.url}/experiment/defaultExperimentId/data/runs", headers=bearer(team.stranger))
     assert runs.status_code == 404
+
+
+def test_an_experiment_name_with_a_control_character_is_refused(team: Team) -> None:
+    for name in ("inj\nERROR: FORGED", "\x1b[31mred", "c1\x9b"):
+        created = httpx.post(f"{team.url}/data/experiments", headers=bearer(team.stranger), json={"name": name})
+        assert created.status_code == 400 and "control character" in created.json()["error"], created.text
+        renamed = httpx.post(
+            f"{team.url}/experiment/{team.private}/admin/rename", headers=bearer(team.admin), json={"name": name}
+        )
+        assert renamed.status_code == 400 and "control character" in renamed.json()["error"], renamed.text
+    assert sorted(e.name for e in experiments_of(team.db)) == ["other", "private"]
+
+
+def test_the_server_path_of_an_experiments_data_is_told_to_its_admins_only(team: Team) -> None:
+    url = f"{team.url}/experiment/{team.private}/data"
+
+    def told(token: str) -> tuple[str, str]:
+        logdir = httpx.get(f"{url}/logdir", headers=bearer(token)).raise_for_status().json()["logdir"]
+        environment = httpx.get(f"{url}/environment", headers=bearer(token)).raise_for_status().json()
+        return logdir, environment["data_location"]
+
+    path = next(e.location for e in experiments_of(team.db) if e.id == team.private)
+    assert Path(path).is_absolute()
+    assert told(team.admin) == (path, path)
+    assert told(team.reader) == ("private", "private")

@@ -147,6 +147,25 @@ def test_unknown_pins_and_experiments(store: Store) -> None:
     assert store.pinned("no-such-experiment", pin.id) is None
 
 
+def test_pins_are_listed_counted_by_their_creator_and_deleted(store: Store) -> None:
+    first, other = store.create_experiment("first").id, store.create_experiment("other").id
+    write(store, first, "train", "/train/1", points(range(3), scalar="loss"))
+    made = [store.create_pin(first, creator=creator) for creator in (7, 7, 8, None)]
+    elsewhere = store.create_pin(other, creator=7)
+    assert all(pin is not None for pin in [*made, elsewhere])
+    ids = [pin.id for pin in made if pin is not None]
+    assert [(row.id, row.creator) for row in store.pins(first)] == list(zip(ids, [7, 7, 8, None], strict=True))
+    assert store.pin_count(7) == 3 and store.pin_count(8) == 1 and store.pin_count(9) == 0
+
+    assert store.delete_pin(other, ids[0]) is False  # a pin belongs to its experiment
+    assert store.delete_pin(first, ids[0]) is True
+    assert store.delete_pin(first, ids[0]) is False
+    assert store.pinned(first, ids[0]) is None and store.pin(first, ids[0]) is None
+    assert [row.id for row in store.pins(first)] == ids[1:]
+    assert store.pin_count(7) == 2
+    assert store.pinned(first, ids[1]) is not None
+
+
 def test_every_store_opened_on_the_database_serves_a_pin(store: Store, open_test_store: StoreOpener) -> None:
     experiment_id = store.create_experiment("logs").id
     write(store, experiment_id, "a", "/a/1", points(range(10), scalar="loss", image="samples"))

@@ -47,22 +47,35 @@ def received(query: str, body: bytes) -> Chunk:
         return replace(chunk, data=chunk.data[:])
 
 
-names = st.text(st.characters(codec="utf-8", exclude_characters="/\\\x00"), min_size=1, max_size=12)
+# Control characters are refused (tests/upload/test_upload_names.py).
+names = st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cc"], exclude_characters="/\\"), min_size=1, max_size=12
+)
 relative_paths = st.lists(names.filter(lambda name: name not in (".", "..")), min_size=1, max_size=4).map("/".join)
-chunks = st.builds(
-    Chunk,
-    run=st.one_of(st.just("."), relative_paths),
-    path=st.one_of(
-        relative_paths.map(lambda path: path + "/events.out.tfevents.1.host"),
-        relative_paths.map(lambda path: path + "/projector_config.pbtxt"),
-    ),
-    offset=st.integers(0, 2**63 - 1),
-    stat=st.builds(FileStat, size=st.integers(0, 2**63 - 1), mtime=st.floats(0, MAX_MTIME, exclude_max=True)),
-    head=st.binary(max_size=HEAD_SIZE),
-    data=st.binary(max_size=300),
-    position=st.integers(0, 10_000),
-    place=st.integers(IN_RUN, AT_ROOT),
-    named=st.dictionaries(relative_paths, st.binary(max_size=50), max_size=4),
+
+
+def below(run: str, paths: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Paths in the run's directory, as every file of a run lies."""
+    return paths if run == "." else paths.map(lambda path: f"{run}/{path}")
+
+
+chunks = st.one_of(st.just("."), relative_paths).flatmap(
+    lambda run: st.builds(
+        Chunk,
+        run=st.just(run),
+        path=st.one_of(
+            below(run, relative_paths).map(lambda path: path + "/events.out.tfevents.1.host"),
+            below(run, relative_paths).map(lambda path: path + "/projector_config.pbtxt"),
+            st.just(f"{run}/events.out.tfevents.1.host".removeprefix("./")),
+        ),
+        offset=st.integers(0, 2**63 - 1),
+        stat=st.builds(FileStat, size=st.integers(0, 2**63 - 1), mtime=st.floats(0, MAX_MTIME, exclude_max=True)),
+        head=st.binary(max_size=HEAD_SIZE),
+        data=st.binary(max_size=300),
+        position=st.integers(0, 10_000),
+        place=st.integers(IN_RUN, AT_ROOT),
+        named=st.dictionaries(below(run, relative_paths), st.binary(max_size=50), max_size=4),
+    )
 )
 
 

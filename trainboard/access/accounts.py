@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from trainboard.access.roles import Role
 from trainboard.access.tokens import hashed, new_token, token_id_of
+from trainboard.names import CONTROL, loggable
 from trainboard.store.accounts import AccountsBackend, SessionRow, TokenRow, UserRow
 
 SECONDS_PER_DAY = 86_400
@@ -30,6 +31,10 @@ class AccountError(ValueError):
 
 class NameTaken(AccountError):
     http_code = 409
+
+
+class NoSuchUser(AccountError):
+    """No user has the name: said on the command line, never by HTTP (where it would tell who has an account)."""
 
 
 class NotAllowed(AccountError):
@@ -82,7 +87,7 @@ class Accounts:
     def user(self, name: str) -> UserRow:
         user = self.backend.user(name)
         if user is None:
-            raise AccountError(f"no user named {name!r} (add one with: trainboard users add {name})")
+            raise NoSuchUser(f"no user named {name!r} (add one with: trainboard users add {name})")
         return user
 
     def create_token(
@@ -305,4 +310,6 @@ def experiment_name(name: str) -> str:
         raise AccountError("an experiment's name cannot be empty")
     if len(name) > MAX_EXPERIMENT_NAME:
         raise AccountError(f"an experiment's name has at most {MAX_EXPERIMENT_NAME} characters")
+    if CONTROL.search(name):
+        raise AccountError(f"an experiment's name cannot hold a control character: '{loggable(name)}'")
     return name

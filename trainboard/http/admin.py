@@ -11,10 +11,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.routing import BaseRoute
 
-from trainboard.access.accounts import AccountError, Accounts
+from trainboard.access.accounts import AccountError, Accounts, NoSuchUser
 from trainboard.access.audit import Event
 from trainboard.access.roles import ROLE_NAMES, Role
-from trainboard.errors import NotFoundError
+from trainboard.errors import NoSuchExperiment
 from trainboard.http.audit import experiment_audit, record
 from trainboard.http.context import Experiments
 from trainboard.http.openapi import declare, json_body
@@ -46,7 +46,7 @@ async def access(request: Request) -> JSONResponse:
     accounts, experiment_id = _accounts(request)
     sharing = await run_in_threadpool(accounts.sharing, experiment_id)
     if sharing is None:
-        raise NotFoundError(f"no experiment with id {experiment_id!r}")
+        raise NoSuchExperiment()
     return JSONResponse(
         {
             "owner": sharing.owner,
@@ -67,7 +67,9 @@ async def access(request: Request) -> JSONResponse:
     ),
 )
 async def share(request: Request) -> JSONResponse:
-    """`{"user": NAME, "role": ROLE | null}`: give the user that role (one of `ROLE_NAMES`), or take it away."""
+    """`{"user": NAME, "role": ROLE | null}`: give the user that role (one of `ROLE_NAMES`), or take it away. The answer
+    is the same whether or not a user has that name (nothing changes when none has): it tells nobody who has an
+    account."""
     accounts, experiment_id = _accounts(request)
     try:
         body = await json_object(request)
@@ -75,6 +77,8 @@ async def share(request: Request) -> JSONResponse:
         if not isinstance(user, str) or not (role is None or isinstance(role, str)):
             raise AccountError(f'expected {{"user": NAME, "role": null or one of {", ".join(ROLE_NAMES)}}}')
         await run_in_threadpool(accounts.share, experiment_id, user, None if role is None else Role.named(role))
+    except NoSuchUser:
+        pass
     except (AccountError, ValueError) as error:
         return error_response(AccountError(str(error)))
     await record(request, Event.ROLE_CHANGE, target_user=user, role=role)

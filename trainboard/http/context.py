@@ -12,11 +12,11 @@ from typing import Protocol
 from starlette.requests import Request
 
 from trainboard.analysis.projection_cache import ProjectionCache
-from trainboard.errors import NotFoundError
+from trainboard.errors import NoSuchExperiment, NotFoundError
 from trainboard.http import params
 from trainboard.provider.provider import DataProvider
 from trainboard.settings import ALL_PLUGINS
-from trainboard.store.values import Pin
+from trainboard.store.values import Pin, PinRow
 from trainboard.store.writer import StoreKeeper
 
 # The experiment id TensorBoard's own UI puts in its URLs; it and "" name the experiment served at /.
@@ -75,8 +75,8 @@ class Experiments:
         self._lock = threading.Lock()
 
     def get(self, experiment_id: str, pin: str | None = None) -> ServedExperiment:
-        """The experiment, as of `pin` when one is given; `NotFoundError` for an experiment or a pin that does not
-        exist."""
+        """The experiment, as of `pin` when one is given; `NoSuchExperiment` for an experiment or a pin that does
+        not exist."""
         live = self._live(experiment_id)
         if pin is None:
             return live
@@ -94,20 +94,34 @@ class Experiments:
                 self._pinned.popitem(last=False)
         return found
 
-    def pin(self, experiment_id: str) -> Pin:
-        """Record the experiment's ingest position now."""
+    def pin(self, experiment_id: str, creator: int | None = None) -> Pin:
+        """Record the experiment's ingest position now, made by the user `creator`."""
         live = self._live(experiment_id)
-        pin = self._keeper.create_pin(live.id)
+        pin = self._keeper.create_pin(live.id, creator)
         if pin is None:
-            raise NotFoundError(f"no experiment with id {experiment_id!r}")
+            raise NoSuchExperiment()
         return pin
 
+    def pins(self, experiment_id: str) -> list[PinRow]:
+        return self._keeper.pins(self._live(experiment_id).id)
+
+    def pin_count(self, creator: int) -> int:
+        return self._keeper.pin_count(creator)
+
+    def delete_pin(self, experiment_id: str, pin_id: str) -> None:
+        """`NoSuchExperiment` for an experiment or a pin that does not exist."""
+        live = self._live(experiment_id)
+        if not self._keeper.delete_pin(live.id, pin_id):
+            raise NoSuchExperiment()
+        with self._lock:
+            self._pinned.pop((live.id, pin_id), None)
+
     def pinned_at(self, experiment_id: str, pin_id: str) -> float:
-        """When the pin was made (Unix seconds); `NotFoundError` for an experiment or a pin that does not exist."""
+        """When the pin was made (Unix seconds); `NoSuchExperiment` for an experiment or a pin that does not exist."""
         live = self._live(experiment_id)
         pin = self._keeper.pin(live.id, pin_id)
         if pin is None:
-            raise NotFoundError(f"no pin {pin_id!r} of experiment {experiment_id!r}")
+            raise NoSuchExperiment()
         return pin.created
 
     def delete(self, experiment_id: str) -> bool:
@@ -137,7 +151,7 @@ class Experiments:
         if experiment_id not in self._progress and not any(
             e.experiment_id == experiment_id for e in self.provider.list_experiments()
         ):
-            raise NotFoundError(f"no experiment with id {experiment_id!r}")
+            raise NoSuchExperiment()
         found = ServedExperiment(
             id=experiment_id,
             provider=self.provider,

@@ -28,7 +28,13 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from trainboard.access.accounts import Accounts, Principal
-from trainboard.errors import NotFoundError, PermissionDeniedError, TooManyRequestsError, UnauthenticatedError
+from trainboard.errors import (
+    NoSuchExperiment,
+    NotFoundError,
+    PermissionDeniedError,
+    TooManyRequestsError,
+    UnauthenticatedError,
+)
 from trainboard.http.context import DEFAULT_EXPERIMENT_IDS, Experiments
 from trainboard.http.policies import Policy, policy_of
 
@@ -79,7 +85,7 @@ class Guard:
         if experiment_id in DEFAULT_EXPERIMENT_IDS:
             if "experiment_id" in params and experiments.default is None:
                 # /experiment/defaultExperimentId/... on a server without a default experiment names none.
-                raise NotFoundError(f"no experiment with id {experiment_id!r}")
+                raise NoSuchExperiment()
             experiment_id = experiments.default
         policy = self.policy
         decision = await run_in_threadpool(_decide, accounts, connection, policy, experiment_id)
@@ -103,7 +109,7 @@ class Guard:
                 return
             if principal is None:
                 raise UnauthenticatedError("this server needs a token: sign in, or send Authorization: Bearer <token>")
-            raise NotFoundError(f"no experiment with id {experiment_id!r}" if experiment_id else "no such route")
+            raise NoSuchExperiment() if experiment_id else NotFoundError("no such route")
         if policy is Policy.WRITE and principal is not None:
             limit: RateLimit = scope["app"].state.upload_limit
             wait = limit.take(principal.token.id)

@@ -2,7 +2,8 @@
 
 - `GET files`: each file's committed cursor;
 - `POST file?run=&path=&offset=&size=&mtime=&head=&crc32c=[&position=&place=&parts=]`: a file's bytes from
-  `offset` (the body), committed with the file's new offset in one transaction, or 409 with where the file stands;
+  `offset` (the body), committed with the file's new offset in one transaction, or 409 with where the file stands
+  (or naming both runs, for a file of another run);
 - `POST forget`: `{"paths": [...]}`, files gone from the client's logdir.
 
 What they read and answer is `trainboard.ingest.upload_protocol`'s, the client's too: a chunk's query parameters are
@@ -26,6 +27,7 @@ from trainboard.ingest.upload_protocol import (
     CHUNK_PARAMETERS,
     FORGET_SCHEMA,
     OffsetMismatch,
+    OtherRunsFile,
     QueryParameter,
     files_json,
     read_chunk,
@@ -64,8 +66,8 @@ async def file(request: Request) -> JSONResponse:
         chunk = await run_in_threadpool(read_chunk, request.query_params, body)
         try:
             receipt = await run_in_threadpool(uploads.receive, experiment_id, chunk)
-        except OffsetMismatch as mismatch:
-            return JSONResponse(mismatch.as_json(), status_code=409)
+        except (OffsetMismatch, OtherRunsFile) as refused:
+            return JSONResponse(refused.as_json(), status_code=409)
         if chunk.offset == 0:
             await record(request, Event.UPLOAD_START, experiment_id=experiment_id, run=chunk.run, path=chunk.path)
     return JSONResponse(receipt.as_json())

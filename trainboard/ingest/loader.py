@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from trainboard.ingest.grouped import GroupedWrites
 from trainboard.ingest.progress import IngestProgress
+from trainboard.names import loggable
 from trainboard.normaliser.points import RunState
 from trainboard.reader.dialect import is_projector_config
 from trainboard.reader.logdir import FileStat, RunSource
@@ -85,7 +86,8 @@ class Loader:
         paths = self.store.take_damaged_files(self.experiment_id)
         if paths:
             logger.warning(
-                "reading %s again from the logdir: the store's copy of their points was damaged", ", ".join(paths)
+                "reading %s again from the logdir: the store's copy of their points was damaged",
+                ", ".join(map(loggable, paths)),
             )
             self.store.forget_files(self.experiment_id, paths)
 
@@ -189,15 +191,15 @@ def _load_run(logdir: RunSource, store: StoreWriter, experiment_id: str, job: Ru
                 position=job.position,
             )
         except StaleOffsetError as error:
-            logger.warning("skipping %s for now: another process wrote it meanwhile (%s)", path, error)
+            logger.warning("skipping %s for now: another process wrote it meanwhile (%s)", loggable(path), error)
             state = store.run_state(experiment_id, job.run) or RunState()
         except StoreDamaged as error:
-            logger.error("skipping %s for now: %s", path, error)
+            logger.error("skipping %s for now: %s", loggable(path), error)
             with contextlib.suppress(StoreDamaged):
                 state = store.run_state(experiment_id, job.run) or RunState()
         except Exception:
             # The ingest boundary: one bad file must not stop the others.
-            logger.exception("skipping %s for now: ingest failed", path)
+            logger.exception("skipping %s for now: ingest failed", loggable(path))
             state = store.run_state(experiment_id, job.run) or RunState()
         progress.file_done()
 

@@ -4,7 +4,9 @@ A client asks how far each file is committed (`cursors`) and sends a file's byte
 messages of `ingest.upload_protocol`. The bytes are read by the same code as a logdir's (`ingest.files` over
 `reader.received`), and a file's points commit with its new offset in one transaction, only if the stored offset is
 still the one the bytes start at: a chunk sent twice (a retry after a lost answer, a client killed and run again)
-commits once, and a stale one is refused with where the file stands (`OffsetMismatch`). A truncated or replaced
+commits once, and a stale one is refused with where the file stands (`OffsetMismatch`). A file belongs to its
+run: its path lies in the run's directory (`upload_protocol.in_run`), and a chunk naming another run's file is refused
+(`OtherRunsFile`). A truncated or replaced
 file is told by the same rule as on a local disk (`expected_offset`, by `is_restarted`): the client sends it from 0
 and what was read from it before is replaced.
 """
@@ -15,7 +17,7 @@ import threading
 from collections.abc import Collection
 
 from trainboard.ingest.files import FileTarget, load_file
-from trainboard.ingest.upload_protocol import Chunk, OffsetMismatch, Receipt, expected_offset
+from trainboard.ingest.upload_protocol import Chunk, OffsetMismatch, OtherRunsFile, Receipt, expected_offset
 from trainboard.normaliser.points import RunState
 from trainboard.reader.received import ReceivedFile, ReceivedFiles
 from trainboard.reader.tail import FileCursor
@@ -46,6 +48,10 @@ class Uploads:
 
     def receive(self, experiment_id: str, chunk: Chunk) -> Receipt:
         with self._lock(experiment_id, chunk.run):
+            # A path names one file of the experiment: the chunk of another run must not replace its points.
+            owner = self.store.file_run(experiment_id, chunk.path)
+            if owner is not None and owner != chunk.run:
+                raise OtherRunsFile(chunk.path, chunk.run, owner)
             cursor = self.store.file_cursor(experiment_id, chunk.path)
             expected = expected_offset(cursor, chunk.stat, chunk.head, whole=chunk.whole)
             if chunk.offset != expected:

@@ -21,6 +21,7 @@ import google_crc32c
 import orjson
 
 from trainboard.errors import InvalidArgumentError
+from trainboard.names import check_name, loggable
 from trainboard.normaliser.projector import AT_ROOT, IN_RUN
 from trainboard.reader.dialect import file_dialect, is_projector_config, is_structure_graph_file
 from trainboard.reader.logdir import FileStat
@@ -104,8 +105,7 @@ class QueryParameter(Generic[T]):
             if self.default is None:
                 raise InvalidArgumentError(f"missing required query parameter {self.name!r}")
             return self.default
-        if "\x00" in text:
-            raise InvalidArgumentError(f"query parameter {self.name!r} contains a NUL character")
+        check_name(text, f"query parameter {self.name!r}:")
         if self.max_length is not None and len(text) > self.max_length:
             raise InvalidArgumentError(f"query parameter {self.name!r} is longer than {self.max_length} characters")
         return self.read(self.name, text)
@@ -144,14 +144,21 @@ def _read_mtime(name: str, text: str) -> float:
 def _relative_path(value: str, name: str) -> str:
     """A '/'-separated path inside the client's logdir, as it is: no '..', '.', empty or absolute parts."""
     parts = value.split("/")
-    if (
-        len(value) > MAX_PATH_LENGTH
-        or any(part in ("", ".", "..") for part in parts)
-        or "\\" in value
-        or "\x00" in value
-    ):
-        raise InvalidArgumentError(f"{name} {value[:200]!r} must be a '/'-separated path inside the logdir")
-    return value
+    if len(value) > MAX_PATH_LENGTH or any(part in ("", ".", "..") for part in parts) or "\\" in value:
+        raise InvalidArgumentError(f"{name} '{loggable(value[:200])}' must be a '/'-separated path inside the logdir")
+    return check_name(value, name)
+
+
+def run_directory(run: str) -> str:
+    """The directory of a run's files, relative to the logdir ("" for the root's run ".")."""
+    return "" if run == "." else run
+
+
+def in_run(run: str, path: str) -> bool:
+    """Whether the file lies in the run's directory: beside its event files, or below them (its projector assets,
+    the files a projector config names)."""
+    directory = run_directory(run)
+    return directory == "" or path.startswith(directory + "/")
 
 
 def _read_run(name: str, text: str) -> str:
@@ -272,6 +279,11 @@ def read_chunk(query: Mapping[str, str], body: Spool) -> Chunk:
     stat = FileStat(size=SIZE.value(query), mtime=MTIME.value(query))
     if body.crc32c != CRC32C.value(query):
         raise InvalidArgumentError("the body's CRC-32C is not the crc32c parameter: it was damaged on the way")
+    outside = [name for name in (path, *(part for part, _ in PARTS.value(query))) if not in_run(run, name)]
+    if outside:
+        raise InvalidArgumentError(
+            f"path '{loggable(outside[0][:200])}' does not lie in the directory of run '{loggable(run)}'"
+        )
     data, named = _split(body, PARTS.value(query))
     return Chunk(
         run=run,
@@ -356,6 +368,20 @@ class OffsetMismatch(Exception):
     def of_json(cls, path: str, answer: Mapping[str, Any]) -> OffsetMismatch:
         cursor = answer["cursor"]
         return cls(path, int(answer["expected"]), None if cursor is None else read_cursor(path, cursor))
+
+
+class OtherRunsFile(Exception):
+    """The chunk names a file that another run of the experiment holds: nothing is written. Answered with 409."""
+
+    def __init__(self, path: str, run: str, owner: str) -> None:
+        super().__init__(
+            f"{loggable(path)}: a file of run '{loggable(owner)}', not of run '{loggable(run)}'; nothing was written"
+        )
+        self.run = run
+        self.owner = owner
+
+    def as_json(self) -> dict[str, object]:
+        return {"error": str(self), "run": self.run, "owner": self.owner}
 
 
 # `POST forget`.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
+from trainboard.names import loggable
 from trainboard.normaliser import legacy
 from trainboard.normaliser.histogram_kernel import HistogramEvent
 from trainboard.normaliser.points import (
@@ -180,7 +181,9 @@ def _point(
         try:
             scalar = legacy.scalar(value.tensor)
         except ValueError:
-            logger.warning("tag %r at step %d: a value that is no scalar in a scalar series; skipped", tag, event.step)
+            logger.warning(
+                "tag '%s' at step %d: a value that is no scalar in a scalar series; skipped", loggable(tag), event.step
+            )
             return None
         return ScalarPoint(tag=tag, step=event.step, wall_time=event.wall_time, value=scalar)
     if data_class == DataClass.BLOB_SEQUENCE:

@@ -41,7 +41,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
-from trainboard.errors import InvalidArgumentError, NotFoundError
+from trainboard.errors import InvalidArgumentError, NoSuchExperiment, NotFoundError
 from trainboard.normaliser.points import DataClass
 from trainboard.provider.cache import GenerationCache
 from trainboard.provider.values import (
@@ -107,13 +107,13 @@ class DataProvider:
                     experiment_description=row.description,
                     creation_time=row.created,
                 )
-        raise NotFoundError(f"no experiment with id {experiment_id!r}")
+        raise NoSuchExperiment()
 
     def at(self, *, experiment_id: str, pin: str) -> DataProvider:
         """The experiment as it was when the pin was made: a provider of its own, which caches apart from this one."""
         pinned = self._store.pinned(experiment_id, pin)
         if pinned is None:
-            raise NotFoundError(f"no pin {pin!r} of experiment {experiment_id!r}")
+            raise NoSuchExperiment()
         return DataProvider(pinned, max_points=self._max_points)
 
     def generation(self, *, experiment_id: str) -> int:

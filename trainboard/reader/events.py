@@ -6,6 +6,7 @@ import logging
 
 from google.protobuf.message import DecodeError
 
+from trainboard.names import loggable
 from trainboard.reader import tsvis
 from trainboard.reader.dialect import Dialect, file_dialect
 from trainboard.reader.hollow import EVENT, LARGE_RECORD, TSVIS_EVENT, Pieces, hollow
@@ -33,5 +34,5 @@ def parse_event(payload: bytes | memoryview, *, path: str, offset: int, pieces: 
         event = Event.FromString(payload)  # type: ignore[arg-type]  # upb takes any buffer
         return tsvis.translate(event) if dialect is Dialect.TSVIS else event
     except DecodeError as error:
-        logger.warning("%s: record at offset %d is not a valid Event (%s); skipped", path, offset, error)
+        logger.warning("%s: record at offset %d is not a valid Event (%s); skipped", loggable(path), offset, error)
         return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from google.protobuf import text_format
 
+from trainboard.names import loggable
 from trainboard.reader.logdir import RunSource
 from trainboard.reader.protos.projector_config_pb2 import ProjectorConfig
 from trainboard.reader.tail import HEAD_SIZE, FileCursor
@@ -57,7 +58,7 @@ def read_projector_files(
                 return None, cursor
             done = FileCursor(path=path, offset=found.size, size=found.size, mtime=found.mtime, head=head)
             if found.size > MAX_CONFIG_SIZE:
-                logger.warning("%s: %d bytes, more than a projector config holds; skipped", path, found.size)
+                logger.warning("%s: %d bytes, more than a projector config holds; skipped", loggable(path), found.size)
                 return None, done
             config = head + stream.read()
     except FileNotFoundError:
@@ -99,7 +100,7 @@ def _named_files(logdir: RunSource, config_path: str, config: bytes) -> Iterator
     for name in named_paths(config):
         resolved = logdir.resolve(name, config_path)
         if resolved is None:
-            logger.warning("%s: %r resolves outside the config's directory; not read", config_path, name)
+            logger.warning("%s: %r resolves outside the config's directory; not read", loggable(config_path), name)
             yield NamedFile(name, None, None)
             continue
         try:

@@ -16,6 +16,7 @@ from typing import BinaryIO
 import google_crc32c
 import numpy as np
 
+from trainboard.names import loggable
 from trainboard.reader import frames
 from trainboard.reader.frames import FOOTER_SIZE, HEADER_SIZE, masked_crc
 
@@ -142,7 +143,7 @@ def _payload_intact(stream: BinaryIO, start: int, length: int) -> bool:
 
 
 def _log_corrupt_payload(path: str, offset: int) -> None:
-    logger.warning("%s: corrupt record payload at offset %d (checksum mismatch); skipped", path, offset)
+    logger.warning("%s: corrupt record payload at offset %d (checksum mismatch); skipped", loggable(path), offset)
 
 
 def _read_whole(stream: BinaryIO, offset: int, size: int) -> bytearray:
@@ -197,7 +198,7 @@ def _log_skip(path: str, start: int, end: int, *, done: bool) -> None:
     if _skipped_to.get(path) != start:
         logger.warning(
             "%s: corrupt record header at offset %d; skipped %d bytes%s",
-            path,
+            loggable(path),
             start,
             end - start,
             "" if done else " so far",

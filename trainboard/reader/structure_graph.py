@@ -8,6 +8,7 @@ import json
 import logging
 from typing import Any
 
+from trainboard.names import loggable
 from trainboard.reader.logdir import RunSource
 from trainboard.reader.tail import HEAD_SIZE, FileCursor
 
@@ -34,7 +35,7 @@ def read_structure_graph(
             if not looks_like_structure_graph(head):
                 return None, done  # other JSON (configs, metrics...): not a list of models
             if size > MAX_SIZE:
-                logger.warning("%s: %d bytes of JSON, more than a structure graph holds; skipped", path, size)
+                logger.warning("%s: %d bytes of JSON, more than a structure graph holds; skipped", loggable(path), size)
                 return None, done
             text = head + stream.read()
     except FileNotFoundError:
@@ -43,10 +44,10 @@ def read_structure_graph(
     try:
         models = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        logger.info("%s: not JSON (%s); skipped", path, error)
+        logger.info("%s: not JSON (%s); skipped", loggable(path), error)
         return None, done
     if not (isinstance(models, list) and models and all(_is_model(model) for model in models)):
-        logger.info("%s: JSON that is no structure graph; skipped", path)
+        logger.info("%s: JSON that is no structure graph; skipped", loggable(path))
         return None, done
     return models, done
 

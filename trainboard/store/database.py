@@ -24,6 +24,7 @@ from trainboard.store.values import (
     ChunkIndex,
     ExperimentRow,
     Pin,
+    PinRow,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -153,11 +154,20 @@ class Database(Protocol):
         process holds the claim."""
 
     # Pins.
-    def create_pin(self, experiment_id: str, pin_id: str, created: float) -> None:
-        """Record the experiment's runs and the summaries of its series as one snapshot sees them; nothing when there
-        is no such experiment."""
+    def create_pin(self, experiment_id: str, pin_id: str, created: float, creator: int | None) -> None:
+        """Record the experiment's runs and the summaries of its series as one snapshot sees them, made by the user
+        `creator`; nothing when there is no such experiment."""
 
     def pin(self, experiment_id: str, pin_id: str) -> Pin | None: ...
+
+    def pins(self, experiment_id: str) -> list[PinRow]:
+        """The experiment's pins, oldest first."""
+
+    def pin_count(self, creator: int) -> int:
+        """How many pins the user has made, of every experiment."""
+
+    def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
+        """False when the experiment has no such pin."""
 
     # Reads.
     def runs(self, experiment_id: str) -> list[RunRow]: ...
@@ -210,6 +220,9 @@ class Database(Protocol):
 
     def file_cursor(self, experiment_id: str, path: str) -> FileCursor | None:
         """One file's cursor, by the (experiment, path) index: None for a file never read."""
+
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        """The name of the run whose file `path` is; None for a file not stored."""
 
     def damaged_files(
         self,

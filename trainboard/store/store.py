@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
+from trainboard.names import loggable
 from trainboard.normaliser.points import DataClass, RunState
 from trainboard.reader.tail import FileCursor
 from trainboard.store.batches import ChunkDamaged, write_operations
@@ -40,6 +41,7 @@ from trainboard.store.values import (
     ChunkIndex,
     ExperimentRow,
     Pin,
+    PinRow,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -122,10 +124,19 @@ class Store:
 
     # Pins.
 
-    def create_pin(self, experiment_id: str) -> Pin | None:
+    def create_pin(self, experiment_id: str, creator: int | None = None) -> Pin | None:
         pin_id = secrets.token_urlsafe(9)
-        self.database.create_pin(experiment_id, pin_id, time.time())
+        self.database.create_pin(experiment_id, pin_id, time.time(), creator)
         return self.database.pin(experiment_id, pin_id)
+
+    def pins(self, experiment_id: str) -> list[PinRow]:
+        return self.database.pins(experiment_id)
+
+    def pin_count(self, creator: int) -> int:
+        return self.database.pin_count(creator)
+
+    def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
+        return self.database.delete_pin(experiment_id, pin_id)
 
     def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
         return self.database.pin(experiment_id, pin_id)
@@ -339,6 +350,9 @@ class Store:
     def file_cursor(self, experiment_id: str, path: str) -> FileCursor | None:
         return self.database.file_cursor(experiment_id, path)
 
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        return self.database.file_run(experiment_id, path)
+
     def run_state(self, experiment_id: str, run: str) -> RunState | None:
         state = self.database.run_state(experiment_id, run)
         if state is not None:
@@ -460,7 +474,7 @@ class Store:
         paths = self.database.damaged_files(
             experiment_id, chunk_ids=chunk_ids, tensor_ids=tensor_ids, blob_keys=blob_keys
         )
-        source = f" read from {', '.join(paths)}" if paths else ""
+        source = f" read from {', '.join(map(loggable, paths))}" if paths else ""
         wake = self._rebuilders.get(experiment_id)
         hint = REBUILD_HINT if wake is not None else RESTORE_HINT
         message = f"the store {self.location} is damaged: {what}{source} fail their checksum; {hint}"

@@ -76,6 +76,15 @@ class PinnedSeries:
 
 
 @dataclass(frozen=True, slots=True)
+class PinRow:
+    """A pin as its list shows it: its id, when it was made and by which user (None: made without accounts)."""
+
+    id: str
+    created: float
+    creator: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class Pin:
     """An experiment's ingest position at one moment: its runs then, and each series' summary then by series id."""
 

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from trainboard.normaliser.points import Batch, RunState
 from trainboard.reader.tail import FileCursor
-from trainboard.store.values import ExperimentRow, Pin
+from trainboard.store.values import ExperimentRow, Pin, PinRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +39,9 @@ class StoreWriter(Protocol):
 
     def file_cursor(self, experiment_id: str, path: str) -> FileCursor | None:
         """One file's cursor (None: never read), at a cost that does not grow with the experiment's files."""
+
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        """The name of the run whose file `path` is; None for a file not stored."""
 
     def run_state(self, experiment_id: str, run: str) -> RunState | None:
         """What the normaliser remembers about `run`, or None for a run never written."""
@@ -75,9 +78,18 @@ class StoreKeeper(Protocol):
         """Raise `StoreUnavailable` unless the database (with this trainboard's migrations) and the blob store answer
         now."""
 
-    def create_pin(self, experiment_id: str) -> Pin | None:
-        """Record the experiment's ingest position now (`trainboard.store.pinned`); None when there is no such
-        experiment."""
+    def create_pin(self, experiment_id: str, creator: int | None = None) -> Pin | None:
+        """Record the experiment's ingest position now (`trainboard.store.pinned`), made by the user `creator`; None
+        when there is no such experiment."""
+
+    def pins(self, experiment_id: str) -> list[PinRow]:
+        """The experiment's pins, oldest first."""
+
+    def pin_count(self, creator: int) -> int:
+        """How many pins the user has made, of every experiment."""
+
+    def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
+        """False when the experiment has no such pin."""
 
     def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
         """One of the experiment's pins; None when it has none by that id."""

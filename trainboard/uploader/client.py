@@ -77,7 +77,10 @@ class UploadClient:
         query, body = chunk_request(chunk)
         response = self._request("POST", f"/experiment/{experiment_id}/upload/file", params=query, content=body)
         if response.status_code == 409:
-            refused = OffsetMismatch.of_json(chunk.path, response.json())
+            answer = response.json()
+            if "expected" not in answer:
+                raise UploadError(str(answer.get("error", "refused")))  # another run's file: no retry mends it
+            refused = OffsetMismatch.of_json(chunk.path, answer)
             return Sent(offset=refused.expected, points=0, refused=True)
         _check(response)
         receipt = Receipt.of_json(chunk.path, response.json())

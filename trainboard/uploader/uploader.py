@@ -18,6 +18,7 @@ from typing import BinaryIO
 from trainboard.ingest.files import config_place
 from trainboard.ingest.progress import IngestProgress
 from trainboard.ingest.upload_protocol import Chunk, expected_offset
+from trainboard.names import loggable
 from trainboard.reader.dialect import is_projector_config, is_structure_graph_file
 from trainboard.reader.frames import FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_SIZE, masked_crc
 from trainboard.reader.logdir import FileStat, LogDir, resolve_posix
@@ -76,7 +77,7 @@ class Uploader:
                 try:
                     self._send_file(run, path, local_path, cursors.get(path), position, config_place(path, paths))
                 except OSError as error:
-                    logger.warning("skipping %s for now: %s", local_path, error)
+                    logger.warning("skipping %s for now: %s", loggable(local_path), error)
                 self.progress.file_done()
         self.progress.end_pass()
 
@@ -112,7 +113,9 @@ class Uploader:
                     # from where the server reads it.
                     refusals += 1
                     if sent.offset is None or refusals > MAX_REFUSALS:
-                        logger.warning("%s: the server keeps refusing its chunks; trying in the next pass", path)
+                        logger.warning(
+                            "%s: the server keeps refusing its chunks; trying in the next pass", loggable(path)
+                        )
                         return
                     offset = sent.offset
                     continue
@@ -136,7 +139,7 @@ class Uploader:
         if is_structure_graph_file(path) and not looks_like_structure_graph(head):
             return  # other JSON, which the server would not keep either
         if stat.size > limit:
-            logger.warning("%s: %d bytes, more than such a file holds; not uploaded", local_path, stat.size)
+            logger.warning("%s: %d bytes, more than such a file holds; not uploaded", loggable(local_path), stat.size)
             return
         with open(local_path, "rb") as whole:
             data = whole.read()

@@ -5,23 +5,36 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from trainboard.http.context import experiment
+from trainboard.access.accounts import Accounts
+from trainboard.access.roles import Role
+from trainboard.http.context import ServedExperiment, experiment
+from trainboard.http.guard import principal_of
 from trainboard.http.openapi import declare
 from trainboard.http.responses import JSONResponse, kept_json
 from trainboard.plugins import core
 
 
+def _location(request: Request, found: ServedExperiment) -> str:
+    """Where the experiment's data comes from, a path on the server: on a server with accounts, told to the
+    experiment's admins only (others see its name); without, as TensorBoard tells it."""
+    metadata = found.provider.experiment_metadata(experiment_id=found.id)
+    accounts: Accounts | None = request.app.state.accounts
+    if accounts is None or accounts.role(principal_of(request), found.id) == Role.ADMIN:
+        return metadata.data_location
+    return metadata.experiment_name
+
+
 @declare("Where the experiment data comes from")
 def logdir(request: Request) -> JSONResponse:
-    found = experiment(request)
-    return JSONResponse({"logdir": found.provider.experiment_metadata(experiment_id=found.id).data_location})
+    return JSONResponse({"logdir": _location(request, experiment(request))})
 
 
 @declare("The window title, the data location and the experiment metadata")
 def environment(request: Request) -> JSONResponse:
     window_title = request.app.state.settings.window_title
     found = experiment(request)
-    return JSONResponse(core.environment(found.provider, found.id, window_title=window_title))
+    answer = core.environment(found.provider, found.id, window_title=window_title)
+    return JSONResponse({**answer, "data_location": _location(request, found)})
 
 
 @declare("The runs, in order of their start")

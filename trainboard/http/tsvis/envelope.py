@@ -19,6 +19,7 @@ from starlette.requests import Request
 from trainboard.errors import InvalidArgumentError, PublicError
 from trainboard.http import params
 from trainboard.http.responses import JSONResponse
+from trainboard.names import loggable
 
 logger = logging.getLogger("trainboard.http.tsvis")
 
@@ -36,7 +37,7 @@ def answer(compute: Callable[[Request], Any]) -> Endpoint:
             return failure(error.message or str(error))
         except Exception:
             # The API's boundary: TS-VIS's clients expect the envelope, whatever went wrong.
-            logger.exception("TS-VIS route %s failed", request.url.path)
+            logger.exception("TS-VIS route %s failed", loggable(request.url.path))
             return failure("internal error (logged by the server)")
         return JSONResponse({"code": 200, "msg": "ok", "data": data})
 

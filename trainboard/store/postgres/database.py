@@ -17,6 +17,7 @@ import numpy as np
 import psycopg
 import psycopg_pool
 
+from trainboard.names import loggable
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.database import (
@@ -37,6 +38,7 @@ from trainboard.store.values import (
     ChunkIndex,
     ExperimentRow,
     Pin,
+    PinRow,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -85,8 +87,8 @@ DELETE_EXPERIMENT = (
 )
 # One statement, so that the runs and the series are read from one snapshot.
 CREATE_PIN_SQL = (
-    "WITH pin AS (INSERT INTO pins (experiment_id, pin_id, created)"
-    " SELECT experiment_id, %(pin)s, %(created)s FROM experiments WHERE experiment_id = %(experiment)s"
+    "WITH pin AS (INSERT INTO pins (experiment_id, pin_id, created, creator)"
+    " SELECT experiment_id, %(pin)s, %(created)s, %(creator)s FROM experiments WHERE experiment_id = %(experiment)s"
     " RETURNING experiment_id, pin_id),"
     " pinned_runs AS (INSERT INTO pin_runs (experiment_id, pin_id, run_id, name, start_time)"
     " SELECT r.experiment_id, pin.pin_id, r.run_id, r.name, r.start_time FROM pin JOIN runs r USING (experiment_id))"
@@ -229,9 +231,10 @@ class PostgresDatabase:
 
     # Pins.
 
-    def create_pin(self, experiment_id: str, pin_id: str, created: float) -> None:
+    def create_pin(self, experiment_id: str, pin_id: str, created: float, creator: int | None) -> None:
+        params = {"experiment": experiment_id, "pin": pin_id, "created": created, "creator": creator}
         with self.pool.connection() as connection:
-            connection.execute(CREATE_PIN_SQL, {"experiment": experiment_id, "pin": pin_id, "created": created})
+            connection.execute(CREATE_PIN_SQL, params)
 
     def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
         params = (experiment_id, pin_id)
@@ -248,6 +251,24 @@ class PostgresDatabase:
             params,
         )
         return Pin.of(pin_id, found[0][0], runs, series)
+
+    def pins(self, experiment_id: str) -> list[PinRow]:
+        rows = self._rows(
+            "SELECT pin_id, created, creator FROM pins WHERE experiment_id = %s ORDER BY created, pin_id",
+            (experiment_id,),
+        )
+        return [PinRow(pin_id, created, creator) for pin_id, created, creator in rows]
+
+    def pin_count(self, creator: int) -> int:
+        return int(self._rows("SELECT count(*) FROM pins WHERE creator = %s", (creator,))[0][0])
+
+    def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
+        params = (experiment_id, pin_id)
+        with self.pool.connection() as connection, connection.transaction():
+            connection.execute("DELETE FROM pin_series WHERE experiment_id = %s AND pin_id = %s", params)
+            connection.execute("DELETE FROM pin_runs WHERE experiment_id = %s AND pin_id = %s", params)
+            deleted = connection.execute("DELETE FROM pins WHERE experiment_id = %s AND pin_id = %s", params)
+            return deleted.rowcount > 0
 
     # Reads.
 
@@ -403,6 +424,14 @@ class PostgresDatabase:
         )
         return next((FileCursor(path, offset, size, mtime, head) for offset, size, mtime, head in rows), None)
 
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        rows = self._rows(
+            "SELECT runs.name FROM files JOIN runs USING (experiment_id, run_id)"
+            " WHERE files.experiment_id = %s AND files.path = %s",
+            (experiment_id, path),
+        )
+        return str(rows[0][0]) if rows else None
+
     def damaged_files(
         self,
         experiment_id: str,
@@ -488,7 +517,9 @@ class PostgresTransaction:
             "SELECT read_offset FROM files WHERE experiment_id = %s AND path = %s", (self._experiment_id, cursor.path)
         )
         if (stored[0] if stored else None) != expected_offset:
-            raise StaleOffsetError(f"{cursor.path}: read from {expected_offset}, but the store is at {stored}")
+            raise StaleOffsetError(
+                f"{loggable(cursor.path)}: read from {expected_offset}, but the store is at {stored}"
+            )
         (file_id,) = self._ids(
             "INSERT INTO files (experiment_id, run_id, path, read_offset, size, mtime, head)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (experiment_id, path) DO UPDATE SET"

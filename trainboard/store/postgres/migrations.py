@@ -302,6 +302,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX audit_log_by_experiment ON audit_log (experiment_id, entry_id);
         """,
     ),
+    (
+        # Who made each pin (a user's id; none for pins made without accounts): each user may make so many
+        # (--max_pins_per_user), and lists and deletes their own.
+        "0011_leaks_pin_creators",
+        """
+        ALTER TABLE pins ADD COLUMN creator BIGINT;
+        CREATE INDEX pins_by_creator ON pins (creator);
+        """,
+    ),
 ]
 
 

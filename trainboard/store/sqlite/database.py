@@ -18,6 +18,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 import numpy as np
 import orjson
 
+from trainboard.names import loggable
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.database import (
@@ -40,6 +41,7 @@ from trainboard.store.values import (
     ChunkIndex,
     ExperimentRow,
     Pin,
+    PinRow,
     PointIndex,
     RunRow,
     ScalarColumns,
@@ -550,6 +552,18 @@ class SqliteDatabase(Guarded):
         )
         return next((FileCursor(path, offset, size, mtime, bytes(head)) for offset, size, mtime, head in rows), None)
 
+    def file_run(self, experiment_id: str, path: str) -> str | None:
+        found = (
+            self.read_connection()
+            .execute(
+                "SELECT runs.name FROM files JOIN runs ON runs.id = files.run_id"
+                " WHERE files.experiment_id = ? AND files.path = ?",
+                (experiment_id, path),
+            )
+            .fetchone()
+        )
+        return None if found is None else str(found[0])
+
     def damaged_files(
         self,
         experiment_id: str,
@@ -620,12 +634,12 @@ class SqliteDatabase(Guarded):
 
     # Pins.
 
-    def create_pin(self, experiment_id: str, pin_id: str, created: float) -> None:
-        params = {"experiment": experiment_id, "pin": pin_id, "created": created}
+    def create_pin(self, experiment_id: str, pin_id: str, created: float, creator: int | None) -> None:
+        params = {"experiment": experiment_id, "pin": pin_id, "created": created, "creator": creator}
         with self._immediate() as db:
             db.execute(
-                "INSERT INTO pins (experiment_id, id, created) SELECT id, :pin, :created FROM experiments"
-                " WHERE id = :experiment",
+                "INSERT INTO pins (experiment_id, id, created, creator) SELECT id, :pin, :created, :creator"
+                " FROM experiments WHERE id = :experiment",
                 params,
             )
             db.execute(
@@ -663,6 +677,23 @@ class SqliteDatabase(Guarded):
             connection.execute("COMMIT")
         return Pin.of(pin_id, found[0], runs, series)
 
+    def pins(self, experiment_id: str) -> list[PinRow]:
+        rows = self.read_connection().execute(
+            "SELECT id, created, creator FROM pins WHERE experiment_id = ? ORDER BY created, id", (experiment_id,)
+        )
+        return [PinRow(pin_id, created, creator) for pin_id, created, creator in rows]
+
+    def pin_count(self, creator: int) -> int:
+        (count,) = self.read_connection().execute("SELECT count(*) FROM pins WHERE creator = ?", (creator,)).fetchone()
+        return int(count)
+
+    def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
+        params = (experiment_id, pin_id)
+        with self._immediate() as db:
+            db.execute("DELETE FROM pin_series WHERE experiment_id = ? AND pin_id = ?", params)
+            db.execute("DELETE FROM pin_runs WHERE experiment_id = ? AND pin_id = ?", params)
+            return db.execute("DELETE FROM pins WHERE experiment_id = ? AND id = ?", params).rowcount > 0
+
 
 @guard_methods
 class SqliteTransaction(Guarded):
@@ -695,7 +726,7 @@ class SqliteTransaction(Guarded):
             "SELECT read_offset FROM files WHERE experiment_id = ? AND path = ?", (self._experiment_id, cursor.path)
         ).fetchone()
         if (None if row is None else row[0]) != expected_offset:
-            raise StaleOffsetError(f"{cursor.path}: read from {expected_offset}, but the store is at {row}")
+            raise StaleOffsetError(f"{loggable(cursor.path)}: read from {expected_offset}, but the store is at {row}")
         (file_id,) = db.execute(
             "INSERT INTO files (experiment_id, run_id, path, read_offset, size, mtime, head)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (experiment_id, path) DO UPDATE SET"
