@@ -1,6 +1,10 @@
 // trainboard's HTTP API (TensorBoard's /data routes), by relative URL so that --path_prefix works: an experiment's
-// routes relative to the page, the app's (sign-in, the experiment list and its admin routes) at its root.
+// routes relative to the page, the app's (sign-in, the experiment list and its admin routes) at its root. Every
+// request of the page goes through `send`: errors become ApiErrors with the server's message, and a request that
+// reaches no server is reported to `connection`. A read is retried after a blip, and while the server stays away it
+// waits for its return rather than fail (a failed read would show as missing data); a write fails at once.
 
+import * as connection from "./connection";
 import { atRoot, experimentPath } from "./place";
 
 export interface IngestProgress {
@@ -69,6 +73,42 @@ export class ApiError extends Error {
   }
 }
 
+// A blip (a proxy reloading, a server restarting) is retried after these pauses before the server is called gone.
+const RETRY_MS = [250, 1000];
+
+/** Whether a request only reads: a GET, or a POST to TensorBoard's plugin routes (which never write; they take a POST
+ * where the query would be too long for a URL). */
+function reads(path: string, init: RequestInit): boolean {
+  return init.method === undefined || path.startsWith("data/plugin/");
+}
+
+/** The answer to a request, whatever its status. `idempotent`: a read, which may be sent again. */
+async function send(path: string, init: RequestInit = {}, idempotent = reads(path, init)): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    if (idempotent) await connection.whenBack();
+    let response: Response | null = null;
+    try {
+      response = await fetch(path, init);
+    } catch (error) {
+      // fetch rejects with a TypeError when no answer came; anything else (an abort) is the caller's.
+      if (!(error instanceof TypeError)) throw error;
+    }
+    if (response && !connection.GATEWAY_ERRORS.has(response.status)) {
+      connection.reached();
+      return response;
+    }
+    if (!idempotent) {
+      void connection.check();
+      throw new ApiError("The server is unreachable: the change may not have been made.");
+    }
+    const pause = RETRY_MS[attempt];
+    if (pause === undefined) {
+      connection.lost();
+      attempt = -1;
+    } else await new Promise((resolve) => window.setTimeout(resolve, pause));
+  }
+}
+
 async function check(response: Response): Promise<Response> {
   if (response.ok) return response;
   const text = await response.text();
@@ -83,21 +123,34 @@ async function check(response: Response): Promise<Response> {
   throw new ApiError(error, response.status);
 }
 
-export async function getJson<T>(path: string, params: Record<string, string> = {}): Promise<T> {
+function withQuery(path: string, params: Record<string, string>): string {
   const query = new URLSearchParams(params).toString();
-  const response = await check(await fetch(query ? `${path}?${query}` : path));
+  return query ? `${path}?${query}` : path;
+}
+
+export async function getJson<T>(path: string, params: Record<string, string> = {}): Promise<T> {
+  const response = await check(await send(withQuery(path, params)));
   return (await response.json()) as T;
 }
 
-export async function postForm<T>(path: string, form: [string, string][]): Promise<T> {
+export async function getText(path: string, params: Record<string, string> = {}): Promise<string> {
+  const response = await check(await send(withQuery(path, params)));
+  return await response.text();
+}
+
+/** A POST of a form; `read`: it only asks (a query too long for a URL), so it is retried as a GET is. */
+export async function postForm<T>(path: string, form: [string, string][], { read = false } = {}): Promise<T> {
   const body = new URLSearchParams(form);
-  const response = await check(await fetch(path, { method: "POST", body }));
+  const init = { method: "POST", body };
+  const response = await check(await send(path, init, read || reads(path, init)));
   return (await response.json()) as T;
 }
 
-export async function postJson<T>(path: string, body: unknown): Promise<T> {
+/** A POST of JSON; `read`: it only asks, so it is retried as a GET is. */
+export async function postJson<T>(path: string, body: unknown, { read = false } = {}): Promise<T> {
   const headers = { "Content-Type": "application/json" };
-  const response = await check(await fetch(path, { method: "POST", headers, body: JSON.stringify(body) }));
+  const init = { method: "POST", headers, body: JSON.stringify(body) };
+  const response = await check(await send(path, init, read || reads(path, init)));
   return (await response.json()) as T;
 }
 
@@ -160,14 +213,9 @@ export function everyPointUrl(runs: string[], tag: string, format: "csv" | "json
 
 /** Every point of these runs' series of a scalar tag, by run (the server's JSON download: a list of columns). */
 export async function wholeScalarSeries(runs: string[], tag: string): Promise<Map<string, ScalarSeries>> {
-  const response = await fetch(everyPointUrl(runs, tag, "json"));
-  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
-  const body = (await response.json()) as {
-    run: string;
-    step: number[];
-    wall_time: number[];
-    value: (number | string)[];
-  }[];
+  const body = await getJson<{ run: string; step: number[]; wall_time: number[]; value: (number | string)[] }[]>(
+    everyPointUrl(runs, tag, "json"),
+  );
   return new Map(
     body.map((series) => [
       series.run,

@@ -1,13 +1,17 @@
-// The dashboards of one experiment: a header (dashboards, ingest progress), the run selector, and the dashboard shown.
-// New data is picked up while training runs: when ingest reports new points, or the experiment's data changed
-// (another process's ingest, an upload), runs, tags and the charts in view are fetched again. A pinned view (the
-// experiment's data as of a moment, at /experiment/<id>/at/<pin>/) never changes: it does not poll, and says so.
+// The dashboards of one experiment: a header (the dashboards' tabs), the run selector, the dashboard shown, and the
+// ingest progress in a status line of its own at the bottom. New data is picked up while training runs: when ingest
+// reports new points, or the experiment's data changed (another process's ingest, an upload), runs, tags and the
+// charts in view are fetched again; so they are when the server answers again after it was unreachable. A pinned
+// view (the experiment's data as of a moment, at /experiment/<id>/at/<pin>/) never changes: it does not poll, and says
+// so. The page opens on the first dashboard with data; an experiment without any data says where it looks and how to
+// write some.
 
 import * as api from "./api";
 import { assign } from "./colors";
+import * as connection from "./connection";
 import { formatCount, formatDate, h } from "./dom";
 import { follow } from "./live";
-import { experimentName, header, showAccount, showExperimentsLink, title } from "./header";
+import { experimentName, header, showAccount, showExperimentsLink, title, unreachableBanner } from "./header";
 import * as place from "./place";
 import * as runs from "./runs";
 import { customScalars } from "./custom_scalars";
@@ -18,12 +22,13 @@ import { hparams } from "./hparams";
 import * as media from "./media";
 import { prCurves } from "./pr_curves";
 import * as scalars from "./scalars";
-import { state, subscribe, update } from "./state";
+import { settle, state, subscribe, update } from "./state";
 import { timeSeries } from "./timeseries";
+import { TabStrip } from "./tabs";
 
 const POLL_MS = 2000;
 
-interface Dashboard {
+export interface Dashboard {
   id: string;
   title: string;
   /** The plugin whose presence in /data/plugins_listing shows the tab. */
@@ -37,6 +42,9 @@ interface Dashboard {
   ownRuns?: boolean;
 }
 
+const mediaDashboard = (id: string): Dashboard => media.all.find((dashboard) => dashboard.id === id)!;
+
+/** TensorBoard's order (but Scalars, trainboard's first, before Time Series), then trainboard's own dashboards. */
 const dashboards: Dashboard[] = [
   {
     id: "scalars",
@@ -48,65 +56,156 @@ const dashboards: Dashboard[] = [
   },
   timeSeries,
   customScalars,
-  ...media.all,
+  mediaDashboard("images"),
+  mediaDashboard("audio"),
+  graphs,
+  mediaDashboard("distributions"),
+  mediaDashboard("histograms"),
+  mediaDashboard("text"),
   prCurves,
   hparams,
-  graphs,
   embeddings,
   exceptions,
 ];
 
-const tabs = h("nav", { class: "tabs", role: "tablist", "aria-label": "Dashboards" });
+const tabs = new TabStrip((id) => update({ dashboard: id }));
 const progressText = h("span", { id: "ingest-text" });
 const progressBar = h("progress", { id: "ingest-bar", max: 1, value: 0, "aria-label": "Ingest progress" });
-const ingest = h("div", { class: "ingest", id: "ingest", role: "status" }, progressBar, progressText);
+const ingest = h("footer", { class: "ingest", id: "ingest", role: "status" }, progressBar, progressText);
 const main = h("main", { id: "dashboard" });
+const body = h("div", { class: "body" }, runs.element, main);
 
-let enabled: string[] = ["scalars"];
+// The plugins with data; null until the first listing came.
+let enabled: string[] | null = null;
+// Whether the dashboards that the listing does not show (available()) have been asked.
+let askedMore = false;
+let ingestDone = false;
+let location_ = "";
+// The dashboards whose data came at least once: the others, while the server is unreachable, say they wait for it.
+const loaded = new Set<Dashboard>();
 
-function current(): Dashboard {
-  return (
-    dashboards.find((dashboard) => dashboard.id === state.dashboard && enabled.includes(dashboard.plugin)) ??
-    dashboards.find((dashboard) => enabled.includes(dashboard.plugin)) ??
-    dashboards[0]!
-  );
+const withData = (): Dashboard[] => dashboards.filter((dashboard) => enabled?.includes(dashboard.plugin));
+
+/** The dashboard the state asks for, if it has data; else the first with data when the URL names none. */
+function current(): Dashboard | null {
+  const shown = withData();
+  if (state.dashboard === "") return shown[0] ?? null;
+  return shown.find((dashboard) => dashboard.id === state.dashboard) ?? null;
 }
 
-function renderTabs(): void {
+// The dashboard whose onState hears the state's changes, and the way to stop that when it is left.
+let entered: { dashboard: Dashboard; leave: () => void } | null = null;
+
+function enter(dashboard: Dashboard | null): void {
+  if (entered?.dashboard === dashboard) return;
+  entered?.leave();
+  entered = dashboard && {
+    dashboard,
+    leave: subscribe((_state, changed) => {
+      if (!changed.has("dashboard")) dashboard.onState(changed as Set<string>);
+    }),
+  };
+}
+
+/** Shows the tabs and the dashboard asked for, or says why there is none. */
+function render(): void {
   const shown = current();
-  tabs.replaceChildren(
-    ...dashboards
-      .filter((dashboard) => enabled.includes(dashboard.plugin))
-      .map((dashboard) => {
-        const selected = dashboard === shown;
-        const tab = h(
-          "button",
-          {
-            type: "button",
-            role: "tab",
-            id: `tab-${dashboard.id}`,
-            "aria-selected": selected ? "true" : "false",
-            tabindex: selected ? 0 : -1,
-          },
-          dashboard.title,
-        );
-        tab.addEventListener("click", () => update({ dashboard: dashboard.id }));
-        return tab;
-      }),
+  if (shown && state.dashboard === "") settle(shown.id);
+  enter(shown);
+  tabs.show(
+    withData().map((dashboard) => ({ id: dashboard.id, title: dashboard.title })),
+    shown?.id ?? null,
   );
-  if (main.firstChild !== shown.element) main.replaceChildren(shown.element);
-  runs.element.hidden = shown.ownRuns === true;
+  const notice = shown ? null : explain();
+  const view = shown ? (waiting(shown) ?? shown.element) : notice;
+  if (view && main.firstChild !== view) main.replaceChildren(view);
+  runs.element.hidden = !shown || shown.ownRuns === true;
+  body.classList.toggle("empty", withData().length === 0 && enabled !== null);
 }
 
-tabs.addEventListener("keydown", (event) => {
-  const buttons = [...tabs.querySelectorAll("button")];
-  const index = buttons.findIndex((button) => button === document.activeElement);
-  const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
-  if (!step || index < 0) return;
-  const next = buttons[(index + step + buttons.length) % buttons.length]!;
-  next.click();
-  next.focus();
-});
+/** Why no dashboard is shown: none has data, the one asked for has none, or there is no such dashboard; null while
+ * that is not known yet. */
+function explain(): HTMLElement | null {
+  if (enabled === null) return null;
+  const asked = dashboards.find((dashboard) => dashboard.id === state.dashboard);
+  if (asked?.available && !askedMore) return null;
+  const others = withData();
+  if (others.length === 0) return emptyPage(asked);
+  const links = others.map((dashboard) =>
+    h("li", {}, h("a", { href: `#dashboard=${encodeURIComponent(dashboard.id)}` }, dashboard.title)),
+  );
+  const why = asked
+    ? h("p", {}, `${asked.title} has no data in this experiment.`)
+    : h("p", {}, "There is no dashboard named ", h("code", {}, state.dashboard), ".");
+  return h(
+    "section",
+    { class: "notice", id: asked ? "no-data" : "unknown-dashboard" },
+    h("h2", {}, asked ? `No ${asked.title} data` : "Unknown dashboard"),
+    why,
+    h("p", {}, "The dashboards with data:"),
+    h("ul", {}, ...links),
+  );
+}
+
+/** An experiment without data: where trainboard looks, what it reads, and how to write it. */
+function emptyPage(asked: Dashboard | undefined): HTMLElement {
+  const where = location_ ? h("code", {}, location_) : "this experiment";
+  const dir = location_ && !location_.includes("://") ? location_.replace(/\/$/, "") : "logs";
+  const snippet = [
+    "from torch.utils.tensorboard import SummaryWriter  # or: from tensorboardX import SummaryWriter",
+    "",
+    `writer = SummaryWriter("${dir}/run-1")  # one folder per run`,
+    "for step in range(100):",
+    '    writer.add_scalar("train/loss", 1 / (step + 1), step)',
+    "writer.close()",
+  ].join("\n");
+  return h(
+    "section",
+    { class: "notice empty-logdir", id: "empty-logdir" },
+    h("h2", {}, ingestDone ? "No data yet" : "Reading the data…"),
+    asked ? h("p", { id: "asked-dashboard" }, `${asked.title} has no data: nor has any other dashboard.`) : "",
+    h(
+      "p",
+      {},
+      "trainboard shows the event files in ",
+      where,
+      " and the folders below it",
+      ingestDone ? ", and has found none with data." : ".",
+    ),
+    h(
+      "p",
+      {},
+      "It reads TensorBoard's event files (named ",
+      h("code", {}, "events.out.tfevents.*"),
+      "), each folder holding them being a run, as PyTorch's ",
+      h("code", {}, "torch.utils.tensorboard"),
+      ", tensorboardX, TensorFlow's ",
+      h("code", {}, "tf.summary"),
+      " and Keras's TensorBoard callback write them. For example:",
+    ),
+    h("pre", { class: "snippet" }, h("code", {}, snippet)),
+    h("p", {}, "Runs appear here as their files are written: there is no need to reload the page."),
+  );
+}
+
+/** While the server is unreachable, a dashboard never shown before says it waits for it (rather than stay blank). */
+function waiting(dashboard: Dashboard): HTMLElement | null {
+  if (connection.isReachable() || loaded.has(dashboard)) return null;
+  return h(
+    "section",
+    { class: "notice", id: "waiting" },
+    h("p", {}, `${dashboard.title} is shown as soon as the server answers again.`),
+  );
+}
+
+/** Refreshes the dashboard shown, and says once it has had its data. */
+async function refreshShown(): Promise<void> {
+  const shown = current();
+  if (!shown) return;
+  await shown.refresh();
+  loaded.add(shown);
+  if (current() === shown && main.firstChild !== shown.element) render();
+}
 
 // What ingest had read and the data's generation at the last look; null before the first.
 let lastSeen: string | null = null;
@@ -115,36 +214,35 @@ async function refreshAll(): Promise<void> {
   const [runList, listing] = await Promise.all([
     api.runs(),
     api.pluginsListing(),
-    state.dashboard === "scalars" ? scalars.prefetch() : null,
+    state.dashboard === "" || state.dashboard === "scalars" ? scalars.prefetch() : null,
   ]);
   runList.sort();
   assign(runList);
   runs.setRuns(runList);
-  enabled = dashboards
-    .filter((dashboard) => listing[dashboard.plugin]?.enabled || dashboard.plugin === "scalars")
+  const listed = dashboards
+    .filter((dashboard) => listing[dashboard.plugin]?.enabled)
     .map((dashboard) => dashboard.plugin);
-  renderTabs();
+  // Dashboards the listing shows keep theirs until asked again (a tab does not blink away meanwhile).
+  enabled = [...listed, ...(enabled ?? []).filter((plugin) => !listing[plugin])];
+  render();
   const shown = current();
-  const refreshed = shown.refresh();
+  const refreshed = refreshShown();
   // Dashboards with data the listing does not see (graphs of structure graph files alone) are asked for meanwhile.
   const more = await Promise.all(
-    dashboards.map(async (dashboard) => !enabled.includes(dashboard.plugin) && (await dashboard.available?.())),
+    dashboards.map(async (dashboard) => !listed.includes(dashboard.plugin) && (await dashboard.available?.())),
   );
-  if (more.some(Boolean)) {
-    enabled = dashboards
-      .filter((dashboard, index) => enabled.includes(dashboard.plugin) || more[index])
-      .map((dashboard) => dashboard.plugin);
-    renderTabs();
-  }
+  askedMore = true;
+  enabled = dashboards
+    .filter((dashboard, index) => listed.includes(dashboard.plugin) || more[index])
+    .map((dashboard) => dashboard.plugin);
+  render();
   await refreshed;
-  if (current() !== shown) await current().refresh();
+  if (current() !== shown) await refreshShown();
 }
 
 async function poll(): Promise<void> {
   try {
     await showProgress(await api.progress());
-  } catch (error) {
-    progressText.textContent = `server unreachable (${String(error).slice(0, 80)})`;
   } finally {
     setTimeout(() => void poll(), POLL_MS);
   }
@@ -156,7 +254,7 @@ async function showProgress(progress: api.IngestProgress): Promise<void> {
   progressBar.value = progress.done ? 1 : fraction;
   // An experiment this process does not ingest (another process or an upload writes it) has no files to count.
   const counted = !(progress.done && progress.files_total === 0);
-  progressBar.hidden = !counted;
+  ingest.hidden = !counted;
   progressText.textContent = !counted
     ? ""
     : progress.done
@@ -165,6 +263,10 @@ async function showProgress(progress: api.IngestProgress): Promise<void> {
       : `loading: ${formatCount(progress.files_done)}/${formatCount(progress.files_total)} files, ` +
         `${formatCount(progress.points)} points`;
   document.body.dataset.ingest = progress.done ? "done" : "loading";
+  if (progress.done !== ingestDone) {
+    ingestDone = progress.done;
+    render();
+  }
   const seen = `${progress.points} ${progress.generation ?? ""}`;
   const changed = lastSeen !== null && seen !== lastSeen;
   lastSeen = seen;
@@ -191,16 +293,15 @@ async function refreshAfterChange(): Promise<void> {
   return refreshing;
 }
 
-/** The dashboards follow the view's state, run colours and the theme (once shown: other pages have no charts). */
+/** The page follows the view's state, run colours, the theme (once shown: other pages have no charts) and the
+ * server's coming back. */
 function listen(): void {
   subscribe((_state, changed) => {
     if (changed.has("runs") || changed.has("runFilter")) runs.render();
     if (changed.has("dashboard")) {
-      renderTabs();
-      void current().refresh();
-      return;
+      render();
+      void refreshShown();
     }
-    current().onState(changed as Set<string>);
   });
   window.addEventListener("trainboard:colors", () => {
     runs.render();
@@ -208,14 +309,22 @@ function listen(): void {
   });
   window.addEventListener("trainboard:theme", () => {
     // Charts paint with the theme's colours when drawn: the one shown is drawn again (the others are when shown).
-    if (current().id === "scalars") scalars.redrawAll();
-    else void current().refresh();
+    if (current()?.id === "scalars") scalars.redrawAll();
+    else void current()?.refresh();
+  });
+  connection.onChange((reachable) => {
+    main.classList.toggle("unreachable", !reachable);
+    render();
+    // What changed while it was away is fetched again: runs, tabs, the dashboard shown.
+    if (reachable) void refreshAfterChange();
   });
 }
 
 async function showTitle(): Promise<void> {
   try {
     const environment = await api.environment();
+    location_ = environment.data_location ?? "";
+    render();
     if (environment.window_title) {
       title.textContent = environment.window_title;
       document.title = environment.window_title;
@@ -266,9 +375,11 @@ async function showPlace(me: api.Me): Promise<void> {
 export async function start(me: Promise<api.Me>, signIn: () => void): Promise<void> {
   const pinned = place.experiment !== null && place.pin !== null;
   document.body.replaceChildren(
-    header(tabs, ...(pinned ? [] : [ingest])),
+    header(tabs.element),
+    unreachableBanner,
     ...(pinned ? [pinnedBanner(place.experiment!, place.pin!)] : []),
-    h("div", { class: "body" }, runs.element, main),
+    body,
+    ...(pinned ? [] : [ingest]),
   );
   void me
     .then((found) => {

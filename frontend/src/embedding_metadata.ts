@@ -3,6 +3,7 @@
 // search (substring or regex) on a column whose matches are highlighted.
 
 import "./dashboard_tools.css";
+import { getJson, getText } from "./api";
 import { formatCount, formatNumber, h } from "./dom";
 import { regex } from "./regex";
 
@@ -35,22 +36,15 @@ export async function loadMetadata(
   const fallback = { columns: ["label"], rows: labels.map((label) => [String(label)]) };
   try {
     // Only runs with a projector config have its info (asking for another's is refused, and logged by the browser).
-    const listed = await fetch("data/plugin/projector/runs");
-    if (!listed.ok || !((await listed.json()) as string[]).includes(run)) return fallback;
-    const info = await fetch(`data/plugin/projector/info?${new URLSearchParams({ run })}`);
-    if (!info.ok) return fallback;
-    const embeddings = ((await info.json()) as ProjectorInfo).embeddings ?? [];
+    if (!(await getJson<string[]>("data/plugin/projector/runs")).includes(run)) return fallback;
+    const embeddings = (await getJson<ProjectorInfo>("data/plugin/projector/info", { run })).embeddings ?? [];
     // PyTorch names the tensor "<tag>:<step, 5 digits>"; TensorFlow's configs name it as the tag.
     const name = (entry: { tensorName: string }) => entry.tensorName.replace(/:\d+$/, "");
     const found =
       embeddings.find((entry) => entry.tensorName === `${tag}:${step.padStart(5, "0")}`) ??
       embeddings.find((entry) => entry.tensorName === tag || name(entry) === tag);
     if (!found?.metadataPath) return fallback;
-    const answer = await fetch(
-      `data/plugin/projector/metadata?${new URLSearchParams({ run, name: found.tensorName })}`,
-    );
-    if (!answer.ok) return fallback;
-    const parsed = parseTsv(await answer.text());
+    const parsed = parseTsv(await getText("data/plugin/projector/metadata", { run, name: found.tensorName }));
     return parsed.rows.length === labels.length ? parsed : fallback;
   } catch {
     return fallback;

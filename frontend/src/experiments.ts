@@ -4,7 +4,7 @@
 
 import * as api from "./api";
 import { formatAge, formatCount, formatDate, h } from "./dom";
-import { header, showAccount } from "./header";
+import { header, showAccount, unreachableBanner } from "./header";
 import { absolute, experimentPath } from "./place";
 
 const ROLES: api.Role[] = ["read", "write", "admin"];
@@ -335,6 +335,7 @@ export async function start(found: api.Me, signIn: () => void): Promise<void> {
   table.classList.toggle("open-app", !me.auth);
   document.body.replaceChildren(
     header(),
+    unreachableBanner,
     h(
       "main",
       { class: "experiments-page" },

@@ -1,7 +1,9 @@
-// The header every page has: the title, what the page adds (tabs, ingest progress), the way to the experiments, who
-// is signed in, and the theme. A theme change is announced as "trainboard:theme" for what paints with its colours.
+// The header every page has: the title, what the page adds (the dashboards' tabs), the way to the experiments, who
+// is signed in, and the theme; below it, on the pages that show data, the banner that says the server is unreachable.
+// A theme change is announced as "trainboard:theme" for what paints with its colours.
 
 import * as api from "./api";
+import * as connection from "./connection";
 import { h } from "./dom";
 
 const THEME_KEY = "trainboard.theme";
@@ -12,6 +14,23 @@ export const experimentName = h("span", { class: "experiment-name", id: "experim
 const experimentsLink = h("a", { class: "button", id: "experiments-link", href: "./", hidden: true }, "Experiments");
 const account = h("div", { class: "account", id: "account" });
 const themeButton = h("button", { type: "button", id: "theme", "aria-label": "Switch between dark and light theme" });
+
+/** While the server does not answer: since when, and that the page comes back by itself. */
+export const unreachableBanner = h("div", {
+  class: "banner unreachable",
+  id: "unreachable",
+  role: "alert",
+  hidden: true,
+});
+connection.onChange((reachable) => {
+  unreachableBanner.hidden = reachable;
+  if (!reachable) {
+    const since = new Date(connection.unreachableSince()).toLocaleTimeString();
+    unreachableBanner.textContent =
+      `The server is unreachable (since ${since}). Asking again every second: ` +
+      "the page fetches its data again as soon as it answers.";
+  }
+});
 
 /** The header with the page's own `parts` between the title and the links at the right. */
 export function header(...parts: Node[]): HTMLElement {

@@ -1,9 +1,11 @@
 // Live updates pushed by the server: an EventSource on data/trainboard/events, which sends the experiment's ingest
 // progress and data generation whenever they move. Where the stream fails (an old proxy that buffers it, a server
 // without the route, too many streams open), `fallback` takes over: the dashboards poll as before. It is told whether
-// it comes late (after 5 s of silence, or once a stream that worked is gone): the data may have changed unseen since.
+// it comes late (after 5 s of silence): the data may have changed unseen since. A stream that worked and broke may
+// mean the server is gone: `connection` is asked, and a new stream is opened once the server answers.
 
 import type { IngestProgress } from "./api";
+import * as connection from "./connection";
 
 // A stream that says nothing this long after it opened is taken as buffered (the server sends at once).
 const FIRST_EVENT_MS = 5000;
@@ -26,9 +28,14 @@ export function follow(onProgress: (progress: IngestProgress) => void, fallback:
     clearTimeout(silence);
     onProgress(JSON.parse((event as MessageEvent<string>).data) as IngestProgress);
   });
-  // Before the first event, or once the browser stops reconnecting: poll instead.
   source.onerror = () => {
-    if (!heard) giveUp(false);
-    else if (source.readyState === EventSource.CLOSED) giveUp(true);
+    // Before the first event: poll instead.
+    if (!heard) return giveUp(false);
+    // The browser reconnects by itself, or gives up (CLOSED): then a new stream once the server answers.
+    const asked = connection.check();
+    if (source.readyState === EventSource.CLOSED) {
+      given = true;
+      void asked.then(connection.whenBack).then(() => follow(onProgress, fallback));
+    }
   };
 }

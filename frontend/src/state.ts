@@ -1,4 +1,8 @@
 // The view's state, kept in the URL's fragment so that a view can be shared by link. Listeners hear every change.
+// What every dashboard shares is listed in SHARED: the dashboard shown and the run list beside every dashboard (its
+// selection and filter). Every other field is the shown dashboard's own: `state` holds the shown dashboard's values,
+// and a dashboard left keeps its values here until it is shown again (a tag filter typed in Time Series is not
+// Histograms'). A new field is a dashboard's own unless added to SHARED.
 
 import type { Smoother } from "./smoothing";
 
@@ -35,7 +39,8 @@ export interface State {
 }
 
 export const DEFAULTS: State = {
-  dashboard: "scalars",
+  /** "": the first dashboard with data, in TensorBoard's order. */
+  dashboard: "",
   runs: null,
   runFilter: "",
   tagFilter: "",
@@ -58,26 +63,47 @@ export const DEFAULTS: State = {
   ignoreOutliers: true,
 };
 
+/** Shared by every dashboard, and shown as such: the run list stays beside every dashboard. */
+export const SHARED: ReadonlySet<keyof State> = new Set<keyof State>(["dashboard", "runs", "runFilter"]);
+
 type Listener = (state: State, changed: Set<keyof State>) => void;
 
-const listeners: Listener[] = [];
+const listeners = new Set<Listener>();
 
 /** Tells the listeners that what `keys` mean changed though their values did not (a filter's answer came). */
 export function announce(keys: (keyof State)[]): void {
-  for (const listener of listeners) listener(state, new Set(keys));
-}
-export const state: State = { ...DEFAULTS, ...parse(location.hash) };
-
-export function subscribe(listener: Listener): void {
-  listeners.push(listener);
+  for (const listener of [...listeners]) listener(state, new Set(keys));
 }
 
-/** Applies `changes` and tells the listeners. `urlLater`: for a control that fires many times a second (a dragged
- * slider), the URL, which costs milliseconds per write, is written once the changes pause. */
+const first = parse(location.hash);
+export const state: State = { ...DEFAULTS, ...first.shown };
+/** The own values of the dashboards not shown, by dashboard: only those that differ from the defaults. */
+let kept = first.kept;
+
+/** Adds a listener; the function returned removes it. */
+export function subscribe(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The page shows `dashboard` because the URL names none (the first with data): its values are kept under its name
+ * when another dashboard is shown. */
+export function settle(dashboard: string): void {
+  if (state.dashboard === "") state.dashboard = dashboard;
+}
+
+/** Applies `changes` and tells the listeners. Showing another dashboard keeps the one left's own values and brings
+ * back the shown one's (`changes` wins over them). `urlLater`: for a control that fires many times a second (a
+ * dragged slider), the URL, which costs milliseconds per write, is written once the changes pause. */
 export function update(changes: Partial<State>, { urlLater = false } = {}): void {
+  if (changes.dashboard !== undefined && changes.dashboard !== state.dashboard) {
+    if (state.dashboard !== "") kept.set(state.dashboard, ownValues(state));
+    changes = { ...ownDefaults(), ...kept.get(changes.dashboard), ...changes };
+    kept.delete(changes.dashboard!);
+  }
   const changed = new Set<keyof State>();
   for (const [key, value] of Object.entries(changes) as [keyof State, State[keyof State]][]) {
-    if (JSON.stringify(state[key]) !== JSON.stringify(value)) {
+    if (!same(state[key], value)) {
       changed.add(key);
       (state as unknown as Record<string, unknown>)[key] = value;
     }
@@ -86,7 +112,25 @@ export function update(changes: Partial<State>, { urlLater = false } = {}): void
   window.clearTimeout(urlTimer);
   if (urlLater) urlTimer = window.setTimeout(writeUrl, URL_PAUSE_MS);
   else writeUrl();
-  for (const listener of listeners) listener(state, changed);
+  for (const listener of [...listeners]) listener(state, changed);
+}
+
+function ownKeys(): (keyof State)[] {
+  return (Object.keys(DEFAULTS) as (keyof State)[]).filter((key) => !SHARED.has(key));
+}
+
+function ownDefaults(): Partial<State> {
+  return Object.fromEntries(ownKeys().map((key) => [key, DEFAULTS[key]])) as Partial<State>;
+}
+
+/** The fields of `values` that are a dashboard's own and differ from the defaults. */
+function ownValues(values: Partial<State>): Partial<State> {
+  const own = ownKeys().filter((key) => key in values && !same(values[key], DEFAULTS[key]));
+  return Object.fromEntries(own.map((key) => [key, values[key]])) as Partial<State>;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 const URL_PAUSE_MS = 200;
@@ -105,25 +149,51 @@ export function commitUrl(): void {
 }
 window.addEventListener("pagehide", commitUrl);
 
+// A link followed or edited by hand: the view it names, every dashboard's values as it says.
 window.addEventListener("hashchange", () => {
-  const next = { ...DEFAULTS, ...parse(location.hash) };
-  update(next);
+  const next = parse(location.hash);
+  update({ ...DEFAULTS, ...next.shown });
+  kept = next.kept;
+  writeUrl();
 });
 
+// The shown dashboard's values as they are named (tagFilter=loss); another dashboard's prefixed by its name
+// (histograms.tagFilter=loss).
 function serialise(current: State): string {
   const params = new URLSearchParams();
-  for (const key of Object.keys(DEFAULTS) as (keyof State)[]) {
-    const value = current[key];
-    if (JSON.stringify(value) === JSON.stringify(DEFAULTS[key])) continue;
-    if (key === "runs") for (const run of value as string[]) params.append("run", run);
-    else if (key === "pinned") for (const card of value as string[]) params.append("pin", card);
-    else params.set(key, typeof value === "boolean" ? (value ? "1" : "0") : String(value));
-  }
+  write(params, current, "");
+  for (const [dashboard, values] of kept) if (dashboard !== current.dashboard) write(params, values, `${dashboard}.`);
   return params.toString();
 }
 
-function parse(hash: string): Partial<State> {
+function write(params: URLSearchParams, values: Partial<State>, prefix: string): void {
+  for (const key of Object.keys(DEFAULTS) as (keyof State)[]) {
+    const value = values[key];
+    if (value === undefined || same(value, DEFAULTS[key])) continue;
+    if (key === "runs") for (const run of value as string[]) params.append(`${prefix}run`, run);
+    else if (key === "pinned") for (const card of value as string[]) params.append(`${prefix}pin`, card);
+    else params.set(prefix + key, typeof value === "boolean" ? (value ? "1" : "0") : String(value));
+  }
+}
+
+function parse(hash: string): { shown: Partial<State>; kept: Map<string, Partial<State>> } {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
+  const shown = new URLSearchParams();
+  const others = new Map<string, URLSearchParams>();
+  for (const [key, value] of params) {
+    const dot = key.indexOf(".");
+    if (dot < 0) shown.append(key, value);
+    else {
+      const dashboard = key.slice(0, dot);
+      if (!others.has(dashboard)) others.set(dashboard, new URLSearchParams());
+      others.get(dashboard)!.append(key.slice(dot + 1), value);
+    }
+  }
+  const kept = new Map([...others].map(([dashboard, own]) => [dashboard, ownValues(parseParams(own))]));
+  return { shown: parseParams(shown), kept };
+}
+
+function parseParams(params: URLSearchParams): Partial<State> {
   const found: Partial<State> = {};
   const text = (key: string): string | null => params.get(key);
   const number = (key: string, low: number, high: number): number | undefined => {
