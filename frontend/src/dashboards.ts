@@ -139,7 +139,7 @@ function explain(): HTMLElement | null {
     : h("p", {}, "There is no dashboard named ", h("code", {}, state.dashboard), ".");
   return h(
     "section",
-    { class: "notice", id: asked ? "no-data" : "unknown-dashboard" },
+    { class: "page-note", id: asked ? "no-data" : "unknown-dashboard" },
     h("h2", {}, asked ? `No ${asked.title} data` : "Unknown dashboard"),
     why,
     h("p", {}, "The dashboards with data:"),
@@ -152,7 +152,8 @@ function emptyPage(asked: Dashboard | undefined): HTMLElement {
   const where = location_ ? h("code", {}, location_) : "this experiment";
   const dir = location_ && !location_.includes("://") ? location_.replace(/\/$/, "") : "logs";
   const snippet = [
-    "from torch.utils.tensorboard import SummaryWriter  # or: from tensorboardX import SummaryWriter",
+    "# pip install tensorboard (or tensorboardX, then: from tensorboardX import SummaryWriter)",
+    "from torch.utils.tensorboard import SummaryWriter",
     "",
     `writer = SummaryWriter("${dir}/run-1")  # one folder per run`,
     "for step in range(100):",
@@ -161,7 +162,7 @@ function emptyPage(asked: Dashboard | undefined): HTMLElement {
   ].join("\n");
   return h(
     "section",
-    { class: "notice empty-logdir", id: "empty-logdir" },
+    { class: "page-note", id: "empty-logdir" },
     h("h2", {}, ingestDone ? "No data yet" : "Reading the data…"),
     asked ? h("p", { id: "asked-dashboard" }, `${asked.title} has no data: nor has any other dashboard.`) : "",
     h(
@@ -193,7 +194,7 @@ function waiting(dashboard: Dashboard): HTMLElement | null {
   if (connection.isReachable() || loaded.has(dashboard)) return null;
   return h(
     "section",
-    { class: "notice", id: "waiting" },
+    { class: "page-note", id: "waiting" },
     h("p", {}, `${dashboard.title} is shown as soon as the server answers again.`),
   );
 }
@@ -222,8 +223,8 @@ async function refreshAll(): Promise<void> {
   const listed = dashboards
     .filter((dashboard) => listing[dashboard.plugin]?.enabled)
     .map((dashboard) => dashboard.plugin);
-  // Dashboards the listing shows keep theirs until asked again (a tab does not blink away meanwhile).
-  enabled = [...listed, ...(enabled ?? []).filter((plugin) => !listing[plugin])];
+  // Dashboards with data that the listing does not show keep their tabs until asked again (no tab blinks away).
+  enabled = [...listed, ...(enabled ?? []).filter((plugin) => !listed.includes(plugin))];
   render();
   const shown = current();
   const refreshed = refreshShown();
