@@ -15,6 +15,7 @@ import { experimentName, header, showAccount, showExperimentsLink, title, unreac
 import * as place from "./place";
 import * as runs from "./runs";
 import { customScalars } from "./custom_scalars";
+import type { Dashboard } from "./dashboard";
 import { embeddings } from "./embeddings";
 import { exceptions } from "./exceptions";
 import { graphs } from "./graphs";
@@ -27,20 +28,6 @@ import { timeSeries } from "./timeseries";
 import { TabStrip } from "./tabs";
 
 const POLL_MS = 2000;
-
-export interface Dashboard {
-  id: string;
-  title: string;
-  /** The plugin whose presence in /data/plugins_listing shows the tab. */
-  plugin: string;
-  element: HTMLElement;
-  refresh(): Promise<void>;
-  onState(changed: Set<string>): void;
-  /** Whether its data is there when its plugin is not listed (data that only TS-VIS's API lists). */
-  available?(): Promise<boolean>;
-  /** Whether it picks its run itself: the run list, which would select nothing, is hidden. */
-  ownRuns?: boolean;
-}
 
 const mediaDashboard = (id: string): Dashboard => media.all.find((dashboard) => dashboard.id === id)!;
 

@@ -5,6 +5,7 @@
 import uPlot from "uplot";
 import { getJson } from "./api";
 import { CardGrid, type Fill } from "./cards";
+import type { Dashboard } from "./dashboard";
 import { colorOf, withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { binRange, EVEN_BINS, rebin, type Bucket } from "./histogram_bins";
@@ -14,18 +15,8 @@ import { state, update, type State } from "./state";
 
 export type Listing = Record<string, Record<string, { samples?: number }>> | Record<string, string[]>;
 
-export interface Dashboard {
-  id: string;
-  title: string;
-  plugin: string;
-  element: HTMLElement;
-  refresh(): Promise<void>;
-  onState(changed: Set<string>): void;
-  /** Whether its data is there when its plugin is not listed (data that only TS-VIS's API lists). */
-  available?(): Promise<boolean>;
-  /** Whether it picks its run itself: the run list, which would select nothing, is hidden. */
-  ownRuns?: boolean;
-}
+// Declared in dashboard.ts; still exported here for the dashboards that import it from this module.
+export type { Dashboard } from "./dashboard";
 
 function dashboard(id: string, title: string, plugin: string, fill: Fill, tools: HTMLElement[] = []): Dashboard {
   const grid = new CardGrid(fill);
