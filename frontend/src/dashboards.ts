@@ -66,7 +66,8 @@ const body = h("div", { class: "body" }, runs.element, main);
 let enabled: string[] | null = null;
 // Whether the dashboards that the listing does not show (available()) have been asked.
 let askedMore = false;
-let ingestDone = false;
+// Whether ingest has read every file once (a pinned view's data is all there).
+let ingestDone = place.pin !== null;
 let location_ = "";
 // The dashboards whose data came at least once: the others, while the server is unreachable, say they wait for it.
 const loaded = new Set<Dashboard>();
@@ -107,7 +108,6 @@ function render(): void {
   const view = shown ? (waiting(shown) ?? shown.element) : notice;
   if (view && main.firstChild !== view) main.replaceChildren(view);
   runs.element.hidden = !shown || shown.ownRuns === true;
-  body.classList.toggle("empty", withData().length === 0 && enabled !== null);
 }
 
 /** Why no dashboard is shown: none has data, the one asked for has none, or there is no such dashboard; null while
@@ -137,12 +137,12 @@ function explain(): HTMLElement | null {
 /** An experiment without data: where trainboard looks, what it reads, and how to write it. */
 function emptyPage(asked: Dashboard | undefined): HTMLElement {
   const where = location_ ? h("code", {}, location_) : "this experiment";
-  const dir = location_ && !location_.includes("://") ? location_.replace(/\/$/, "") : "logs";
+  const run = `${location_.replace(/\/$/, "") || "logs"}/run-1`;
   const snippet = [
     "# pip install tensorboard (or tensorboardX, then: from tensorboardX import SummaryWriter)",
     "from torch.utils.tensorboard import SummaryWriter",
     "",
-    `writer = SummaryWriter("${dir}/run-1")  # one folder per run`,
+    `writer = SummaryWriter(${JSON.stringify(run)})  # one folder per run`,
     "for step in range(100):",
     '    writer.add_scalar("train/loss", 1 / (step + 1), step)',
     "writer.close()",
@@ -151,7 +151,15 @@ function emptyPage(asked: Dashboard | undefined): HTMLElement {
     "section",
     { class: "page-note", id: "empty-logdir" },
     h("h2", {}, ingestDone ? "No data yet" : "Reading the data…"),
-    asked ? h("p", { id: "asked-dashboard" }, `${asked.title} has no data: nor has any other dashboard.`) : "",
+    state.dashboard === ""
+      ? ""
+      : h(
+          "p",
+          { id: "asked-dashboard" },
+          asked
+            ? `${asked.title} has no data: nor has any other dashboard.`
+            : `There is no dashboard named ${state.dashboard}, and no data for any.`,
+        ),
     h(
       "p",
       {},

@@ -16,7 +16,7 @@ import pytest
 import tensorboardX
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.ui import ARTIFACTS, SEED_TAGS, seed_value, ui_page
+from tests.browser.ui import ARTIFACTS, SEED_TAGS, click_tab, seed_value, ui_page
 from tests.cli.process import command
 from tests.commands import in_process_command
 from tests.servers import in_process
@@ -337,10 +337,10 @@ def test_every_dashboard_draws_pinned_and_live(team: Team, browser: Browser, ful
         for path in (f"/experiment/{experiment_id}/at/{made['pin']}/", f"/experiment/{experiment_id}/"):
             page.goto(f"{team.url}{path}")
             page.wait_for_selector("#tab-scalars")
-            page.wait_for_function("() => document.querySelectorAll('.tabs button').length > 5")
-            tabs = page.locator(".tabs button").evaluate_all("tabs => tabs.map(tab => tab.id)")
+            page.wait_for_function("() => document.querySelectorAll('[id^=tab-]').length > 5")
+            tabs = page.locator("[id^=tab-]").evaluate_all("tabs => tabs.map(tab => tab.id.slice(4))")
             for tab in tabs:
-                page.click(f"#{tab}")
+                click_tab(page, tab)
                 page.wait_for_function("drawn => document.querySelector('#dashboard').querySelector(drawn)", arg=DRAWN)
             requested: list[str] = page.evaluate(
                 "() => performance.getEntriesByType('resource').map(entry => new URL(entry.name).pathname)"

@@ -143,3 +143,11 @@ def tb_ema(values: list[float], weight: float) -> list[float]:
 
 def as_number(text: str) -> float:
     return float(text.replace("−", "-"))
+
+
+def click_tab(page: Page, dashboard: str) -> None:
+    """Shows `dashboard` by its tab, through the "More" menu when the tab does not fit in the header's row."""
+    tab = page.locator(f"#tab-{dashboard}")
+    if not tab.is_visible():
+        page.click("#tabs-more")
+    tab.click()
