@@ -157,7 +157,7 @@ function emptyPage(asked: Dashboard | undefined): HTMLElement {
           "p",
           { id: "asked-dashboard" },
           asked
-            ? `${asked.title} has no data: nor has any other dashboard.`
+            ? `${asked.title} has no data here, and neither has any other dashboard.`
             : `There is no dashboard named ${state.dashboard}, and no data for any.`,
         ),
     h(
@@ -239,6 +239,9 @@ async function refreshAll(): Promise<void> {
 async function poll(): Promise<void> {
   try {
     await showProgress(await api.progress());
+  } catch (error) {
+    // An answer that is an error (an unreachable server makes the request wait instead, and the banner says so).
+    progressText.textContent = `ingest progress: ${String(error).slice(0, 80)}`;
   } finally {
     setTimeout(() => void poll(), POLL_MS);
   }

@@ -190,7 +190,7 @@ def test_an_empty_logdir_says_where_it_looks_and_how_to_write_data(browser: Brow
                 assert page.is_hidden(".runs") and page.locator("nav.tabs [role=tab]").count() == 0
                 assert "No scalar tags" not in page.inner_text("body")
                 if dashboard:
-                    assert "HParams has no data" in page.inner_text("#asked-dashboard")
+                    assert "HParams has no data here" in page.inner_text("#asked-dashboard")
         with ui_page(browser, "shell-empty-dark", color_scheme="dark") as page:
             page.set_viewport_size({"width": 1280, "height": 720})
             page.goto(server.url)
