@@ -1,16 +1,28 @@
 // One time-series chart on uPlot: every run's smoothed line, a faint raw line while smoothing, the min/max envelope
 // of raw values where a pixel column holds several points, an optional mean ± std band over the runs; zoom by drag,
-// wheel or keys, pan by shift-drag or arrows, reset by double-click or 0; a tooltip sorted by value.
+// wheel or keys, pan by shift-drag or arrows, reset by double-click or 0. Hovering shows the tooltip in the page's
+// overlay (sorted as chosen, nearest line first by default) and draws the nearest line thicker over the others dimmed;
+// the run highlighted on the page (the run list's hovered row) is drawn so too; a click on a line picks its run.
 
 import uPlot from "uplot";
 import { centres, reduceLine, reduceRaw, spread, type Columns, type Grid, type RawColumns } from "./buckets";
+import { INTEGER_INCREMENTS, chartTheme, themedAxis } from "./chart_theme";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
-import type { XAxis } from "./state";
+import { PICK_RUN, highlighted, onHighlight } from "./highlight";
+import { hideTooltip, showTooltip } from "./overlay";
+import type { TooltipSort, XAxis } from "./state";
+
+/** The tooltip's orders, as TensorBoard's: nearest to the cursor (in pixels) first, by run name, or by value. */
+export const TOOLTIP_SORTS: TooltipSort[] = ["nearest", "alphabetical", "ascending", "descending"];
 
 export interface Line {
   run: string;
+  /** What the tooltip and legend call the line (the run's name when absent). */
+  label?: string;
   color: string;
+  /** The shape of the marks along the line (an index into MARKERS): tells a run's tags apart. */
+  marker?: number;
   /** x of each point in the chart's x-axis unit (step, seconds since the run's start, or wall time in seconds). */
   xs: Float64Array;
   steps: Float64Array;
@@ -27,15 +39,19 @@ export interface ChartOptions {
   smoothing: boolean;
   /** The y range from the 5th to the 95th percentile of the shown points' values, as TensorBoard's setting. */
   ignoreOutliers?: boolean;
+  tooltipSort?: TooltipSort;
 }
 
 export interface TooltipRow {
   run: string;
+  label: string;
   color: string;
   smoothed: number;
   value: number;
   step: number;
   wallTime: number;
+  /** From the cursor to the point, in CSS pixels (Infinity where not measured). */
+  distance: number;
 }
 
 const HEIGHT = 240;
@@ -44,11 +60,26 @@ const PAN_STEP = 0.1;
 // Above this many runs, lines are one pixel wide: easier to tell apart, and drawn as hairlines, several times faster
 // (a smoothing slider over 100 runs of 10,000 points redraws in half the time).
 const THIN_FROM = 10;
+// The highlighted line's width, and how much of the plot's background covers the other lines.
+const HIGHLIGHT_WIDTH = 3;
+const DIM_VEIL = 0.7;
+// A click this near a line (CSS pixels) picks its run.
+const PICK_PIXELS = 12;
+// The tooltip's rows: a row's height and the room kept for its header, to fit the window.
+const ROW_PIXELS = 19;
+const TOOLTIP_CHROME = 70;
+/** The shapes of the marks along a line (per tag, on a custom scalars chart), drawn every MARKER_SPACING pixels. */
+export const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "plus"] as const;
+const MARKER_SPACING = 48;
 
 export class Chart {
   readonly element: HTMLElement;
   private readonly canvasHolder: HTMLElement;
-  private readonly tooltip: HTMLElement;
+  private readonly highlightCanvas = h("canvas", { class: "highlight" });
+  private readonly stopHighlight: () => void;
+  /** The run of the line nearest the cursor while it hovers this chart (or the legend's hovered run). */
+  private hoverRun: string | null = null;
+  private nearestRow: TooltipRow | null = null;
   private plot: uPlot | null = null;
   private plotKey = "";
   private lines: Line[] = [];
@@ -70,7 +101,6 @@ export class Chart {
 
   constructor(label: string) {
     this.canvasHolder = h("div", { class: "plot" });
-    this.tooltip = h("div", { class: "tooltip", role: "tooltip", hidden: true });
     this.element = h(
       "div",
       {
@@ -79,9 +109,11 @@ export class Chart {
         "aria-label": `${label}: drag or +/- to zoom, shift-drag or arrows to pan, double-click or 0 to reset`,
       },
       this.canvasHolder,
-      this.tooltip,
     );
     this.element.addEventListener("keydown", (event) => this.onKey(event));
+    this.element.addEventListener("mouseleave", () => this.leave());
+    this.element.addEventListener("click", (event) => this.pick(event));
+    this.stopHighlight = onHighlight(() => this.paintHighlight());
     this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
     // Only a new width redraws: the chart's own height changes when its canvas goes in.
     this.resize = new ResizeObserver(() => {
@@ -106,29 +138,51 @@ export class Chart {
   }
 
   destroy(): void {
+    this.stopHighlight();
     this.resize.disconnect();
     this.plot?.destroy();
     this.plot = null;
   }
 
-  /** The lines' values nearest to x, sorted by smoothed value, largest first. */
-  rowsAt(x: number): TooltipRow[] {
+  get drawn(): readonly Line[] {
+    return this.lines;
+  }
+
+  /** The lines' points nearest to x, in the lines' order. `cursorTop` (pixels from the plot's top) measures each
+   * point's distance from the cursor at (x, cursorTop). */
+  rowsAt(x: number, cursorTop?: number): TooltipRow[] {
     const rows: TooltipRow[] = [];
+    const plot = this.plot;
+    const cursorLeft = plot && cursorTop !== undefined ? plot.valToPos(x, "x") : 0;
     for (const line of this.lines) {
       const index = nearest(line.xs, x);
       if (index < 0) continue;
+      const smoothed = line.smoothed[index]!;
+      let distance = Infinity;
+      if (plot && cursorTop !== undefined && Number.isFinite(smoothed)) {
+        const dx = plot.valToPos(line.xs[index]!, "x") - cursorLeft;
+        const dy = plot.valToPos(smoothed, "y") - cursorTop;
+        if (Number.isFinite(dx) && Number.isFinite(dy)) distance = Math.hypot(dx, dy);
+      }
       rows.push({
         run: line.run,
+        label: line.label ?? line.run,
         color: line.color,
-        smoothed: line.smoothed[index]!,
+        smoothed,
         value: line.raw[index]!,
         step: line.steps[index]!,
         wallTime: line.wallTimes[index]!,
+        distance,
       });
     }
-    return rows.sort((a, b) =>
-      Number.isNaN(a.smoothed) ? 1 : Number.isNaN(b.smoothed) ? -1 : b.smoothed - a.smoothed,
-    );
+    return rows;
+  }
+
+  /** Draws `run`'s lines highlighted in this chart only (null: back to the page's highlighted run). */
+  focusRun(run: string | null): void {
+    if (run === this.hoverRun) return;
+    this.hoverRun = run;
+    this.paintHighlight();
   }
 
   get range(): [number, number] | null {
@@ -234,17 +288,13 @@ export class Chart {
   }
 
   private plotOptions(width: number): uPlot.Options {
-    const style = getComputedStyle(document.documentElement);
-    const foreground = style.getPropertyValue("--fg").trim() || "#222";
-    const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
-    const axis = (values?: uPlot.Axis["values"]): uPlot.Axis => ({
-      stroke: foreground,
-      grid: { stroke: gridColor, width: 1 },
-      ticks: { stroke: gridColor, width: 1 },
-      ...(values ? { values } : {}),
-    });
-    const xValues: uPlot.Axis["values"] | undefined =
-      this.options.x === "relative" ? (_u, splits) => splits.map(formatDuration) : undefined;
+    const xAxis: uPlot.Axis =
+      this.options.x === "relative"
+        ? { values: (_u, splits) => splits.map(formatDuration) }
+        : // Steps are whole numbers: so are their ticks (a tag logged at one step gets no tick at 4,998.25).
+          this.options.x === "step" && !this.options.logX
+          ? { incrs: INTEGER_INCREMENTS }
+          : {};
     return {
       width,
       height: this.height,
@@ -260,8 +310,11 @@ export class Chart {
       },
       // A log axis leaves its minor ticks' labels out as null splits: no label there, not "null".
       axes: [
-        axis(xValues),
-        { ...axis((_u, splits) => splits.map((value) => (value == null ? null : formatTick(value)))), size: 60 },
+        themedAxis(xAxis),
+        themedAxis({
+          values: (_u, splits) => splits.map((value) => (value == null ? null : formatTick(value))),
+          size: 60,
+        }),
       ],
       series: [
         {},
@@ -294,7 +347,9 @@ export class Chart {
       hooks: {
         drawAxes: [(u) => this.drawUnderlay(u)],
         draw: [
-          () => {
+          (u) => {
+            this.paintMarkers(u);
+            this.paintHighlight();
             const now = performance.now();
             this.element.dataset.drawMs = (now - this.drawStarted).toFixed(1);
             this.element.dataset.drawnAt ??= now.toFixed(1);
@@ -367,7 +422,7 @@ export class Chart {
       const { mean, std } = this.bandColumns;
       const upper = mean.map((value, index) => value + std[index]!);
       const lower = mean.map((value, index) => value - std[index]!);
-      const foreground = getComputedStyle(document.documentElement).getPropertyValue("--fg").trim() || "#222";
+      const foreground = chartTheme().foreground;
       fillBetween(context, mean.length, x, y, upper, lower, withAlpha(toHex(foreground), 0.15));
       context.setLineDash([6, 4]);
       strokeLine(context, mean.length, x, y, mean, foreground);
@@ -446,18 +501,30 @@ export class Chart {
   private showTooltip(u: uPlot): void {
     const { left, top } = u.cursor;
     if (left === undefined || top === undefined || left < 0) {
-      this.tooltip.hidden = true;
+      this.leave();
       return;
     }
-    const rows = this.rowsAt(u.posToVal(left, "x"));
+    const rows = sortRows(this.rowsAt(u.posToVal(left, "x"), top), this.options.tooltipSort ?? "nearest");
+    this.nearestRow = rows.reduce<TooltipRow | null>(
+      (best, row) => (row.distance < (best?.distance ?? Infinity) ? row : best),
+      null,
+    );
+    this.focusRun(this.nearestRow?.run ?? null);
     if (rows.length === 0) {
-      this.tooltip.hidden = true;
+      hideTooltip();
       return;
     }
-    const relative = (row: TooltipRow) => {
-      const line = this.lines.find((candidate) => candidate.run === row.run);
-      return line ? row.wallTime - line.wallTimes[0]! : 0;
-    };
+    const box = u.over.getBoundingClientRect();
+    showTooltip(this.tooltipContent(rows), box.left + left, box.top + top);
+  }
+
+  /** The tooltip's table: as many rows as the window holds (the nearest first, when so sorted), then a count of the
+   * rest; the mean ± std of the runs with the band. */
+  private tooltipContent(rows: TooltipRow[]): Node[] {
+    const fits = Math.max(3, Math.floor((window.innerHeight - TOOLTIP_CHROME) / ROW_PIXELS));
+    const shown = rows.length > fits ? rows.slice(0, fits - 1) : rows;
+    const first = new Map(this.lines.map((line) => [line.run, line.wallTimes[0]!]));
+    const nearestRun = this.nearestRow?.label;
     const table = h(
       "table",
       {},
@@ -478,20 +545,22 @@ export class Chart {
       h(
         "tbody",
         {},
-        ...rows.map((row) =>
+        ...shown.map((row) =>
           h(
             "tr",
-            { "data-run": row.run },
+            { "data-run": row.run, class: row.label === nearestRun ? "nearest" : null },
             h("td", {}, h("span", { class: "swatch", style: `background:${row.color}` })),
-            h("td", { class: "run" }, row.run),
+            h("td", { class: "run" }, row.label),
             h("td", { class: "smoothed" }, formatNumber(row.smoothed)),
             h("td", { class: "value" }, formatNumber(row.value)),
             h("td", { class: "step" }, row.step),
-            h("td", {}, formatDuration(relative(row))),
+            h("td", {}, formatDuration(row.wallTime - (first.get(row.run) ?? row.wallTime))),
           ),
         ),
       ),
     );
+    const more =
+      shown.length < rows.length ? h("p", { class: "more" }, `and ${rows.length - shown.length} more runs`) : null;
     const finite = rows.map((row) => row.smoothed).filter(Number.isFinite);
     const mean = finite.reduce((sum, value) => sum + value, 0) / finite.length;
     const std = Math.sqrt(finite.reduce((sum, value) => sum + (value - mean) ** 2, 0) / finite.length);
@@ -499,14 +568,145 @@ export class Chart {
       this.options.band && finite.length > 1
         ? h("p", { class: "band" }, `mean ${formatNumber(mean)} ± std ${formatNumber(std)} over ${finite.length} runs`)
         : null;
-    this.tooltip.replaceChildren(table, ...(band ? [band] : []));
-    this.tooltip.hidden = false;
-    const overLeft = u.over.offsetLeft;
-    const flip = left > u.over.clientWidth / 2;
-    this.tooltip.style.left = flip ? "" : `${overLeft + left + 16}px`;
-    this.tooltip.style.right = flip ? `${this.element.clientWidth - overLeft - left + 16}px` : "";
-    this.tooltip.style.top = `${u.over.offsetTop + top + 16}px`;
+    return [table, ...(more ? [more] : []), ...(band ? [band] : [])];
   }
+
+  private leave(): void {
+    this.nearestRow = null;
+    hideTooltip();
+    this.focusRun(null);
+  }
+
+  /** A click (not a drag) near a line picks its run. */
+  private pick(event: MouseEvent): void {
+    const row = this.nearestRow;
+    if (!row || row.distance > PICK_PIXELS || (this.plot?.select.width ?? 0) > 2) return;
+    this.element.dispatchEvent(new CustomEvent(PICK_RUN, { bubbles: true, detail: row.run }));
+    event.stopPropagation();
+  }
+
+  /** The highlighted run's lines drawn thick on a canvas of their own over the plot, the other lines behind a veil of
+   * the background: only this canvas is painted again when the highlighted run changes. */
+  private paintHighlight(): void {
+    const plot = this.plot;
+    const canvas = this.highlightCanvas;
+    const context = canvas.getContext("2d")!;
+    const run = this.hoverRun ?? highlighted();
+    const indices = run === null ? [] : this.lines.flatMap((line, index) => (line.run === run ? [index] : []));
+    if (!plot || indices.length === 0) {
+      // Out of the page while nothing is highlighted: the chart is then one canvas, as uPlot draws it.
+      canvas.remove();
+      delete this.element.dataset.highlight;
+      return;
+    }
+    const target = plot.ctx.canvas;
+    if (canvas.previousElementSibling !== target) target.after(canvas);
+    if (canvas.width !== target.width || canvas.height !== target.height) {
+      canvas.width = target.width;
+      canvas.height = target.height;
+    }
+    canvas.style.width = target.style.width;
+    canvas.style.height = target.style.height;
+    context.clearRect(0, 0, canvas.width, canvas.height);
+    const { left, top, width, height } = plot.bbox;
+    context.save();
+    context.beginPath();
+    context.rect(left, top, width, height);
+    context.clip();
+    context.fillStyle = withAlpha(toHex(chartTheme().background), DIM_VEIL);
+    context.fillRect(left, top, width, height);
+    const xs = plot.data[0];
+    const x = (index: number) => plot.valToPos(xs[index]!, "x", true);
+    const y = (value: number) => plot.valToPos(value, "y", true);
+    for (const index of indices) {
+      const columns = this.columns[index];
+      const color = this.lines[index]!.color;
+      if (!columns) continue;
+      strokeLine(context, columns.line.length, x, y, columns.line, color, HIGHLIGHT_WIDTH);
+      if (this.drawnPoints(index) === 1) {
+        const at = columns.line.findIndex(Number.isFinite);
+        context.fillStyle = color;
+        context.beginPath();
+        context.arc(x(at), y(columns.line[at]!), 5 * devicePixelRatio, 0, 2 * Math.PI);
+        context.fill();
+      }
+    }
+    context.restore();
+    this.element.dataset.highlight = run!;
+  }
+
+  /** Each marked line's shape every MARKER_SPACING pixels along it. */
+  private paintMarkers(u: uPlot): void {
+    const xs = u.data[0];
+    const context = u.ctx;
+    const size = 4 * devicePixelRatio;
+    context.save();
+    context.beginPath();
+    context.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+    context.clip();
+    this.lines.forEach((line, index) => {
+      const columns = this.columns[index];
+      if (line.marker === undefined || !columns) return;
+      const shape = MARKERS[line.marker % MARKERS.length]!;
+      const every = Math.max(1, Math.round((MARKER_SPACING * devicePixelRatio * xs.length) / u.bbox.width));
+      context.fillStyle = line.color;
+      context.strokeStyle = line.color;
+      context.lineWidth = 1.5 * devicePixelRatio;
+      // Each line's marks start at a different column, so that marks of lines on top of each other stay apart.
+      for (let column = (index * 7) % every; column < columns.line.length; column += every) {
+        const value = columns.line[column]!;
+        if (!Number.isFinite(value)) continue;
+        drawMarker(context, shape, u.valToPos(xs[column]!, "x", true), u.valToPos(value, "y", true), size);
+      }
+    });
+    context.restore();
+  }
+}
+
+/** `rows` in the tooltip's order (NaN values last when sorted by value). */
+export function sortRows(rows: TooltipRow[], order: TooltipSort): TooltipRow[] {
+  const byValue = (sign: number) => (a: TooltipRow, b: TooltipRow) =>
+    Number.isNaN(a.smoothed) ? 1 : Number.isNaN(b.smoothed) ? -1 : sign * (a.smoothed - b.smoothed);
+  const compare: Record<TooltipSort, (a: TooltipRow, b: TooltipRow) => number> = {
+    nearest: (a, b) => a.distance - b.distance || a.label.localeCompare(b.label),
+    alphabetical: (a, b) => a.label.localeCompare(b.label),
+    ascending: byValue(1),
+    descending: byValue(-1),
+  };
+  return [...rows].sort(compare[order]);
+}
+
+function drawMarker(
+  context: CanvasRenderingContext2D,
+  shape: (typeof MARKERS)[number],
+  x: number,
+  y: number,
+  size: number,
+): void {
+  context.beginPath();
+  if (shape === "circle") context.arc(x, y, size, 0, 2 * Math.PI);
+  else if (shape === "square") context.rect(x - size, y - size, 2 * size, 2 * size);
+  else if (shape === "triangle") {
+    context.moveTo(x, y - size * 1.2);
+    context.lineTo(x + size * 1.1, y + size);
+    context.lineTo(x - size * 1.1, y + size);
+    context.closePath();
+  } else if (shape === "diamond") {
+    context.moveTo(x, y - size * 1.3);
+    context.lineTo(x + size, y);
+    context.lineTo(x, y + size * 1.3);
+    context.lineTo(x - size, y);
+    context.closePath();
+  } else {
+    const [dx, dy] = shape === "cross" ? [size, size] : [size * 1.3, 0];
+    context.moveTo(x - dx, y - dy);
+    context.lineTo(x + dx, y + dy);
+    context.moveTo(x - dy, y + dx);
+    context.lineTo(x + dy, y - dx);
+    context.stroke();
+    return;
+  }
+  context.fill();
 }
 
 function extentOf(lines: Line[], log: boolean): [number, number] | null {
@@ -628,9 +828,10 @@ function strokeLine(
   y: (value: number) => number,
   values: Float64Array,
   stroke: string,
+  width = 1,
 ): void {
   context.strokeStyle = stroke;
-  context.lineWidth = devicePixelRatio;
+  context.lineWidth = width * devicePixelRatio;
   context.beginPath();
   let started = false;
   for (let index = 0; index < size; index++) {

@@ -3,6 +3,8 @@
 import type { Smoother } from "./smoothing";
 
 export type XAxis = "step" | "relative" | "wall";
+export type CardSize = "small" | "medium" | "large";
+export type TooltipSort = "nearest" | "alphabetical" | "ascending" | "descending";
 
 export interface State {
   dashboard: string;
@@ -32,6 +34,9 @@ export interface State {
   pinned: string[];
   kinds: string;
   ignoreOutliers: boolean;
+  /** The charts' card size and the order of their tooltips' rows. */
+  cardSize: CardSize;
+  tooltipSort: TooltipSort;
 }
 
 export const DEFAULTS: State = {
@@ -56,6 +61,8 @@ export const DEFAULTS: State = {
   pinned: [],
   kinds: "scalars,histograms,images",
   ignoreOutliers: true,
+  cardSize: "medium",
+  tooltipSort: "nearest",
 };
 
 type Listener = (state: State, changed: Set<keyof State>) => void;
@@ -155,6 +162,8 @@ function parse(hash: string): Partial<State> {
     histogramMode: choice("histogramMode", ["offset", "overlay"] as const),
     graphKind: choice("graphKind", ["c_graph", "s_graph"] as const),
     groupBand: choice("groupBand", ["std", "minmax"] as const),
+    cardSize: choice("cardSize", ["small", "medium", "large"] as const),
+    tooltipSort: choice("tooltipSort", ["nearest", "alphabetical", "ascending", "descending"] as const),
   };
   for (const [key, value] of Object.entries(entries)) {
     if (value !== undefined) (found as Record<string, unknown>)[key] = value;
