@@ -138,6 +138,7 @@ export class Chart {
   }
 
   destroy(): void {
+    hideTooltip(this);
     this.stopHighlight();
     this.resize.disconnect();
     this.plot?.destroy();
@@ -293,7 +294,14 @@ export class Chart {
         ? { values: (_u, splits) => splits.map(formatDuration) }
         : // Steps are whole numbers: so are their ticks (a tag logged at one step gets no tick at 4,998.25).
           this.options.x === "step" && !this.options.logX
-          ? { incrs: INTEGER_INCREMENTS }
+          ? {
+              incrs: INTEGER_INCREMENTS,
+              values: (_u, splits) => {
+                // The ticks are painted, not written: the chart says which they are (what a test reads).
+                this.element.dataset.xTicks = splits.join(",");
+                return splits.map((split) => split.toLocaleString());
+              },
+            }
           : {};
     return {
       width,
@@ -511,11 +519,11 @@ export class Chart {
     );
     this.focusRun(this.nearestRow?.run ?? null);
     if (rows.length === 0) {
-      hideTooltip();
+      hideTooltip(this);
       return;
     }
     const box = u.over.getBoundingClientRect();
-    showTooltip(this.tooltipContent(rows), box.left + left, box.top + top);
+    showTooltip(this, this.tooltipContent(rows), box.left + left, box.top + top);
   }
 
   /** The tooltip's table: as many rows as the window holds (the nearest first, when so sorted), then a count of the
@@ -573,16 +581,29 @@ export class Chart {
 
   private leave(): void {
     this.nearestRow = null;
-    hideTooltip();
+    hideTooltip(this);
     this.focusRun(null);
   }
 
   /** A click (not a drag) near a line picks its run. */
   private pick(event: MouseEvent): void {
-    const row = this.nearestRow;
-    if (!row || row.distance > PICK_PIXELS || (this.plot?.select.width ?? 0) > 2) return;
-    this.element.dispatchEvent(new CustomEvent(PICK_RUN, { bubbles: true, detail: row.run }));
-    event.stopPropagation();
+    const plot = this.plot;
+    if (!plot || plot.select.width > 2) return;
+    const box = plot.over.getBoundingClientRect();
+    const [left, top] = [event.clientX - box.left, event.clientY - box.top];
+    if (left < 0 || top < 0 || left > box.width || top > box.height) return;
+    // The line drawn nearest above or below the click: each line's smoothed value at the click's x, between its
+    // points on either side.
+    const x = plot.posToVal(left, "x");
+    let picked: string | null = null;
+    let best = PICK_PIXELS;
+    for (const line of this.lines) {
+      const value = interpolate(line.xs, line.smoothed, x);
+      const distance = Math.abs(plot.valToPos(value, "y") - top);
+      if (distance <= best) [picked, best] = [line.run, distance];
+    }
+    if (picked === null) return;
+    this.element.dispatchEvent(new CustomEvent(PICK_RUN, { bubbles: true, detail: picked }));
   }
 
   /** The highlighted run's lines drawn thick on a canvas of their own over the plot, the other lines behind a veil of
@@ -772,6 +793,17 @@ function percentileRange(lines: Line[], range: [number, number], log: boolean): 
   if (log) return [low / 1.2, high * 1.2];
   const pad = high > low ? (high - low) * 0.05 : Math.abs(high) * 0.1 || 1;
   return [low - pad, high + pad];
+}
+
+/** The line through (xs, values) at x, straight between the points either side; NaN outside its points. */
+function interpolate(xs: Float64Array, values: Float64Array, x: number): number {
+  const index = nearest(xs, x);
+  if (index < 0) return NaN;
+  const at = xs[index]!;
+  const other = x >= at ? index + 1 : index - 1;
+  if (x === at || other < 0 || other >= xs.length) return x === at ? values[index]! : NaN;
+  const fraction = (x - at) / (xs[other]! - at);
+  return values[index]! + fraction * (values[other]! - values[index]!);
 }
 
 /** The index of the point whose x is nearest to `x`, in xs sorted ascending; -1 when empty. */

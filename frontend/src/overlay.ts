@@ -33,13 +33,19 @@ export function placeNear(box: HTMLElement, x: number, y: number): void {
 /** The chart tooltip: one for the page (one cursor, one tooltip). */
 export const tooltip = h("div", { class: "tooltip", role: "tooltip", hidden: true });
 
-export function showTooltip(children: Node[], x: number, y: number): void {
+// What shows the tooltip now: only it hides it (another chart's cursor leaving does not).
+let owner: unknown = null;
+
+export function showTooltip(from: unknown, children: Node[], x: number, y: number): void {
+  owner = from;
   if (!tooltip.isConnected) overlay().append(tooltip);
   tooltip.replaceChildren(...children);
   tooltip.hidden = false;
   placeNear(tooltip, x, y);
 }
 
-export function hideTooltip(): void {
+export function hideTooltip(from: unknown): void {
+  if (from !== owner) return;
+  owner = null;
   tooltip.hidden = true;
 }
