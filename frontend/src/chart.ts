@@ -10,7 +10,7 @@ import { INTEGER_INCREMENTS, chartTheme, themedAxis } from "./chart_theme";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { PICK_RUN, highlighted, onHighlight } from "./highlight";
-import { hideTooltip, showTooltip } from "./overlay";
+import { hideTooltip, intoTooltip, showTooltip, type TooltipOwner } from "./overlay";
 import type { TooltipSort, XAxis } from "./state";
 
 /** The tooltip's orders, as TensorBoard's: nearest to the cursor (in pixels) first, by run name, or by value. */
@@ -68,11 +68,16 @@ const PICK_PIXELS = 12;
 // The tooltip's rows: a row's height and the room kept for its header, to fit the window.
 const ROW_PIXELS = 19;
 const TOOLTIP_CHROME = 70;
+// The run column's width: the longest name's, within bounds (longer names are cut with an ellipsis); the others'.
+const CHAR_PIXELS = 7;
+const RUN_COLUMN_MIN = 60;
+const RUN_COLUMN_MAX = 330;
+const OTHER_COLUMNS = 18 + 84 + 84 + 56 + 70;
 /** The shapes of the marks along a line (per tag, on a custom scalars chart), drawn every MARKER_SPACING pixels. */
 export const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "plus"] as const;
 const MARKER_SPACING = 48;
 
-export class Chart {
+export class Chart implements TooltipOwner {
   readonly element: HTMLElement;
   private readonly canvasHolder: HTMLElement;
   private readonly highlightCanvas = h("canvas", { class: "highlight" });
@@ -111,7 +116,9 @@ export class Chart {
       this.canvasHolder,
     );
     this.element.addEventListener("keydown", (event) => this.onKey(event));
-    this.element.addEventListener("mouseleave", () => this.leave());
+    this.element.addEventListener("mouseleave", (event) => {
+      if (!intoTooltip(event)) this.leave();
+    });
     this.element.addEventListener("click", (event) => this.pick(event));
     this.stopHighlight = onHighlight(() => this.paintHighlight());
     this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
@@ -346,6 +353,8 @@ export class Chart {
             }
             return handler(event);
           },
+          // Onto the tooltip is not away: the pointer moving over it still moves the cursor (pointerMoved).
+          mouseleave: (_u, _target, handler) => (event) => (intoTooltip(event) ? null : handler(event)),
           dblclick: () => () => {
             this.resetZoom();
             return null;
@@ -523,7 +532,9 @@ export class Chart {
       return;
     }
     const box = u.over.getBoundingClientRect();
-    showTooltip(this, this.tooltipContent(rows), box.left + left, box.top + top);
+    const nearestLabel = this.nearestRow?.label ?? "";
+    const key = `${this.drawStarted}|${nearestLabel}|${rows.map((row) => `${row.label}\u0000${row.step}`).join("\u0001")}`;
+    showTooltip(this, key, () => this.tooltipContent(rows), box.left + left, box.top + top);
   }
 
   /** The tooltip's table: as many rows as the window holds (the nearest first, when so sorted), then a count of the
@@ -533,9 +544,12 @@ export class Chart {
     const shown = rows.length > fits ? rows.slice(0, fits - 1) : rows;
     const first = new Map(this.lines.map((line) => [line.run, line.wallTimes[0]!]));
     const nearestRun = this.nearestRow?.label;
+    // A table of fixed layout (its widths are set, not measured from every cell): laid out in a fraction of the time.
+    const longest = Math.max(...shown.map((row) => row.label.length));
+    const runWidth = Math.min(RUN_COLUMN_MAX, Math.max(RUN_COLUMN_MIN, Math.ceil(longest * CHAR_PIXELS)));
     const table = h(
       "table",
-      {},
+      { style: `width:${runWidth + OTHER_COLUMNS}px` },
       h(
         "thead",
         {},
@@ -577,6 +591,22 @@ export class Chart {
         ? h("p", { class: "band" }, `mean ${formatNumber(mean)} ± std ${formatNumber(std)} over ${finite.length} runs`)
         : null;
     return [table, ...(more ? [more] : []), ...(band ? [band] : [])];
+  }
+
+  pointerMoved(event: MouseEvent): void {
+    const plot = this.plot;
+    if (!plot) return;
+    const box = plot.over.getBoundingClientRect();
+    const [left, top] = [event.clientX - box.left, event.clientY - box.top];
+    if (left < 0 || top < 0 || left > box.width || top > box.height) this.leave();
+    else plot.setCursor({ left, top });
+  }
+
+  pointerLeft(event: MouseEvent): void {
+    if (!(event.relatedTarget instanceof Node && this.element.contains(event.relatedTarget))) {
+      this.plot?.setCursor({ left: -10, top: -10 });
+      this.leave();
+    }
   }
 
   private leave(): void {
