@@ -6,6 +6,8 @@
 
 import uPlot from "uplot";
 import { centres, reduceLine, reduceRaw, spread, type Columns, type Grid, type RawColumns } from "./buckets";
+import { MARKERS, drawMarker, fillBetween, strokeLine, toHex } from "./chart_draw";
+import { extentOf, interpolate, nearest, percentileRange, yRangeOf } from "./chart_ranges";
 import { INTEGER_INCREMENTS, chartTheme, themedAxis } from "./chart_theme";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
@@ -73,8 +75,7 @@ const CHAR_PIXELS = 7;
 const RUN_COLUMN_MIN = 60;
 const RUN_COLUMN_MAX = 330;
 const OTHER_COLUMNS = 18 + 84 + 84 + 56 + 70;
-/** The shapes of the marks along a line (per tag, on a custom scalars chart), drawn every MARKER_SPACING pixels. */
-export const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "plus"] as const;
+// Marks along a line, this many pixels apart.
 const MARKER_SPACING = 48;
 
 export class Chart implements TooltipOwner {
@@ -150,10 +151,6 @@ export class Chart implements TooltipOwner {
     this.resize.disconnect();
     this.plot?.destroy();
     this.plot = null;
-  }
-
-  get drawn(): readonly Line[] {
-    return this.lines;
   }
 
   /** The lines' points nearest to x, in the lines' order. `cursorTop` (pixels from the plot's top) measures each
@@ -725,189 +722,6 @@ export function sortRows(rows: TooltipRow[], order: TooltipSort): TooltipRow[] {
     descending: byValue(-1),
   };
   return [...rows].sort(compare[order]);
-}
-
-function drawMarker(
-  context: CanvasRenderingContext2D,
-  shape: (typeof MARKERS)[number],
-  x: number,
-  y: number,
-  size: number,
-): void {
-  context.beginPath();
-  if (shape === "circle") context.arc(x, y, size, 0, 2 * Math.PI);
-  else if (shape === "square") context.rect(x - size, y - size, 2 * size, 2 * size);
-  else if (shape === "triangle") {
-    context.moveTo(x, y - size * 1.2);
-    context.lineTo(x + size * 1.1, y + size);
-    context.lineTo(x - size * 1.1, y + size);
-    context.closePath();
-  } else if (shape === "diamond") {
-    context.moveTo(x, y - size * 1.3);
-    context.lineTo(x + size, y);
-    context.lineTo(x, y + size * 1.3);
-    context.lineTo(x - size, y);
-    context.closePath();
-  } else {
-    const [dx, dy] = shape === "cross" ? [size, size] : [size * 1.3, 0];
-    context.moveTo(x - dx, y - dy);
-    context.lineTo(x + dx, y + dy);
-    context.moveTo(x - dy, y + dx);
-    context.lineTo(x + dy, y - dx);
-    context.stroke();
-    return;
-  }
-  context.fill();
-}
-
-function extentOf(lines: Line[], log: boolean): [number, number] | null {
-  let low = Infinity;
-  let high = -Infinity;
-  for (const { xs } of lines) {
-    for (let index = 0; index < xs.length; index++) {
-      const x = xs[index]!;
-      if (log && !(x > 0)) continue;
-      if (x < low) low = x;
-      if (x > high) high = x;
-    }
-  }
-  if (!(high >= low)) return null;
-  if (high === low) return log ? [low / 2, high * 2] : [low - 1, high + 1];
-  return [low, high];
-}
-
-function yRangeOf(
-  columns: Columns[],
-  band: { mean: Float64Array; std: Float64Array } | null,
-  log: boolean,
-): [number, number] {
-  let low = Infinity;
-  let high = -Infinity;
-  const include = (value: number) => {
-    if (!Number.isFinite(value) || (log && value <= 0)) return;
-    if (value < low) low = value;
-    if (value > high) high = value;
-  };
-  for (const column of columns) {
-    column.min.forEach(include);
-    column.max.forEach(include);
-    column.line.forEach(include);
-  }
-  band?.mean.forEach((mean, index) => {
-    include(mean - band.std[index]!);
-    include(mean + band.std[index]!);
-  });
-  if (!(high >= low)) return log ? [0.1, 10] : [0, 1];
-  if (log) return [low / 1.2, high * 1.2];
-  const pad = high > low ? (high - low) * 0.05 : Math.abs(high) * 0.1 || 1;
-  return [low - pad, high + pad];
-}
-
-/** The 5th to 95th percentile of the values of the lines' points within the x range (raw and smoothed), padded as
- * the full range is; null when there are none. */
-function percentileRange(lines: Line[], range: [number, number], log: boolean): [number, number] | null {
-  const values: number[] = [];
-  for (const line of lines) {
-    for (let index = 0; index < line.xs.length; index++) {
-      const x = line.xs[index]!;
-      if (x < range[0] || x > range[1]) continue;
-      for (const value of [line.raw[index]!, line.smoothed[index]!]) {
-        if (Number.isFinite(value) && !(log && value <= 0)) values.push(value);
-      }
-    }
-  }
-  if (values.length === 0) return null;
-  const sorted = Float64Array.from(values).sort();
-  const at = (fraction: number) => sorted[Math.round(fraction * (sorted.length - 1))]!;
-  const [low, high] = [at(0.05), at(0.95)];
-  if (log) return [low / 1.2, high * 1.2];
-  const pad = high > low ? (high - low) * 0.05 : Math.abs(high) * 0.1 || 1;
-  return [low - pad, high + pad];
-}
-
-/** The line through (xs, values) at x, straight between the points either side; NaN outside its points. */
-function interpolate(xs: Float64Array, values: Float64Array, x: number): number {
-  const index = nearest(xs, x);
-  if (index < 0) return NaN;
-  const at = xs[index]!;
-  const other = x >= at ? index + 1 : index - 1;
-  if (x === at || other < 0 || other >= xs.length) return x === at ? values[index]! : NaN;
-  const fraction = (x - at) / (xs[other]! - at);
-  return values[index]! + fraction * (values[other]! - values[index]!);
-}
-
-/** The index of the point whose x is nearest to `x`, in xs sorted ascending; -1 when empty. */
-export function nearest(xs: Float64Array, x: number): number {
-  if (xs.length === 0) return -1;
-  let low = 0;
-  let high = xs.length - 1;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (xs[middle]! < x) low = middle + 1;
-    else high = middle;
-  }
-  if (low > 0 && Math.abs(xs[low - 1]! - x) <= Math.abs(xs[low]! - x)) return low - 1;
-  return low;
-}
-
-function fillBetween(
-  context: CanvasRenderingContext2D,
-  size: number,
-  x: (index: number) => number,
-  y: (value: number) => number,
-  upper: Float64Array,
-  lower: Float64Array,
-  fill: string,
-): void {
-  context.fillStyle = fill;
-  const half = size > 1 ? Math.max(0.5, (x(1) - x(0)) / 2) : 0.5;
-  let start = -1;
-  for (let index = 0; index <= size; index++) {
-    const present = index < size && Number.isFinite(upper[index]!) && Number.isFinite(lower[index]!);
-    if (present && start < 0) start = index;
-    if (!present && start >= 0) {
-      // Each column spans its full width, flat at its extremes: a spike in one column stays a column wide.
-      context.beginPath();
-      for (let column = start; column < index; column++) {
-        context.lineTo(x(column) - half, y(upper[column]!));
-        context.lineTo(x(column) + half, y(upper[column]!));
-      }
-      for (let column = index - 1; column >= start; column--) {
-        context.lineTo(x(column) + half, y(lower[column]!));
-        context.lineTo(x(column) - half, y(lower[column]!));
-      }
-      context.closePath();
-      context.fill();
-      start = -1;
-    }
-  }
-}
-
-function strokeLine(
-  context: CanvasRenderingContext2D,
-  size: number,
-  x: (index: number) => number,
-  y: (value: number) => number,
-  values: Float64Array,
-  stroke: string,
-  width = 1,
-): void {
-  context.strokeStyle = stroke;
-  context.lineWidth = width * devicePixelRatio;
-  context.beginPath();
-  let started = false;
-  for (let index = 0; index < size; index++) {
-    const value = values[index]!;
-    if (!Number.isFinite(value)) continue;
-    if (started) context.lineTo(x(index), y(value));
-    else context.moveTo(x(index), y(value));
-    started = true;
-  }
-  context.stroke();
-}
-
-function toHex(color: string): string {
-  return /^#[0-9a-f]{6}$/i.test(color) ? color : "#808080";
 }
 
 export function formatDuration(seconds: number): string {

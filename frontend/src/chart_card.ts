@@ -2,7 +2,8 @@
 // full screen, and room for the caller's buttons (downloads, pin) and content (a step table, a group chart). Scalars,
 // Time Series and Custom scalars draw every line chart in one of these.
 
-import { Chart, MARKERS, type ChartOptions, type Line } from "./chart";
+import { Chart, type ChartOptions, type Line } from "./chart";
+import { MARKERS } from "./chart_draw";
 import { h } from "./dom";
 import type { CardSize } from "./state";
 

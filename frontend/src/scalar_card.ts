@@ -5,7 +5,8 @@
 // every logged point in it.
 
 import { everyPointUrl, scalarsMultirun, serverCapabilities, wholeScalarSeries, type ScalarSeries } from "./api";
-import { formatDuration, nearest, sortRows, type ChartOptions, type Line } from "./chart";
+import { formatDuration, sortRows, type ChartOptions, type Line } from "./chart";
+import { nearest } from "./chart_ranges";
 import { ChartCard } from "./chart_card";
 import { colorOf } from "./colors";
 import { download, formatCount, formatNumber, h } from "./dom";
