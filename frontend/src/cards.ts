@@ -1,6 +1,7 @@
-// Cards of one (run, tag) each, grouped by the tag's prefix, filled when they come near the screen: what the
-// histogram, distribution, image, audio and text dashboards share.
+// Cards of one (run, tag) each, grouped by the tag's prefix, filled when they come near the screen (the one lazy card
+// grid): what the histogram, distribution, image, audio and text dashboards share.
 
+import { LazyCardGrid, groupOf } from "./card_grid";
 import { colorOf } from "./colors";
 import { formatCount, h } from "./dom";
 import { regex } from "./regex";
@@ -14,74 +15,47 @@ interface Card {
   body: HTMLElement;
   run: string;
   tag: string;
-  visible: boolean;
   stale: boolean;
   filling: boolean;
 }
 
 export class CardGrid {
-  readonly element = h("div", { class: "groups" });
   readonly summary = h("span", { class: "count" });
   private readonly cards = new Map<string, Card>();
-  private readonly observer: IntersectionObserver;
+  private readonly grid = new LazyCardGrid<Card>((card) => void this.show(card));
 
-  constructor(private readonly fill: Fill) {
-    this.observer = new IntersectionObserver(
-      (entries) => {
-        for (const entry of entries) {
-          const card = [...this.cards.values()].find((candidate) => candidate.element === entry.target);
-          if (!card) continue;
-          card.visible = entry.isIntersecting;
-          if (card.visible) void this.show(card);
-        }
-      },
-      { rootMargin: "300px" },
-    );
+  constructor(private readonly fill: Fill) {}
+
+  get element(): HTMLElement {
+    return this.grid.element;
   }
 
   /** Lays out a card for each tag of each shown run that the tag filter matches. */
   layout(tagsByRun: Record<string, string[]>): void {
     const pattern = regex(state.tagFilter);
-    const byGroup = new Map<string, [string, string][]>();
+    const byGroup = new Map<string, Card[]>();
     const tags = new Set<string>();
     for (const run of selectedRuns()) for (const tag of tagsByRun[run] ?? []) tags.add(tag);
+    let count = 0;
     for (const tag of [...tags].sort()) {
       if (pattern && !pattern.test(tag)) continue;
-      const group = tag.includes("/") ? tag.slice(0, tag.indexOf("/")) : tag;
+      const group = groupOf(tag);
       for (const run of selectedRuns()) {
         if (!(tagsByRun[run] ?? []).includes(tag)) continue;
-        byGroup.set(group, [...(byGroup.get(group) ?? []), [run, tag]]);
+        byGroup.set(group, [...(byGroup.get(group) ?? []), this.card(run, tag)]);
+        count++;
       }
     }
-    const keep = new Set([...byGroup.values()].flat().map(([run, tag]) => key(run, tag)));
-    for (const [name, card] of this.cards) {
-      if (keep.has(name)) continue;
-      this.observer.unobserve(card.element);
-      this.cards.delete(name);
+    for (const card of this.grid.layout(byGroup, "No data for the shown runs.")) {
+      this.cards.delete(key(card.run, card.tag));
     }
-    const open = new Map(
-      [...this.element.querySelectorAll("details")].map((details) => [details.dataset.group, details.open]),
-    );
-    const sections = [...byGroup].map(([group, pairs]) =>
-      h(
-        "details",
-        { class: "group", "data-group": group, open: open.get(group) ?? true },
-        h("summary", {}, h("span", { class: "group-name" }, group), h("span", { class: "count" }, ` ${pairs.length}`)),
-        h("div", { class: "cards" }, ...pairs.map(([run, tag]) => this.card(run, tag).element)),
-      ),
-    );
-    this.element.replaceChildren(
-      ...(sections.length ? sections : [h("p", { class: "empty" }, "No data for the shown runs.")]),
-    );
-    this.summary.textContent = `${formatCount(keep.size)} cards`;
+    this.summary.textContent = `${formatCount(count)} cards`;
   }
 
   /** Marks every card for a new fill, and fills the ones in view. */
   refresh(): void {
-    for (const card of this.cards.values()) {
-      card.stale = true;
-      if (card.visible) void this.show(card);
-    }
+    for (const card of this.cards.values()) card.stale = true;
+    for (const card of this.grid.shown()) void this.show(card);
   }
 
   private card(run: string, tag: string): Card {
@@ -104,9 +78,8 @@ export class CardGrid {
       ),
       body,
     );
-    const card: Card = { element, body, run, tag, visible: false, stale: true, filling: false };
+    const card: Card = { element, body, run, tag, stale: true, filling: false };
     this.cards.set(key(run, tag), card);
-    this.observer.observe(element);
     return card;
   }
 

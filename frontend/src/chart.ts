@@ -1,16 +1,30 @@
 // One time-series chart on uPlot: every run's smoothed line, a faint raw line while smoothing, the min/max envelope
 // of raw values where a pixel column holds several points, an optional mean ± std band over the runs; zoom by drag,
-// wheel or keys, pan by shift-drag or arrows, reset by double-click or 0; a tooltip sorted by value.
+// wheel or keys, pan by shift-drag or arrows, reset by double-click or 0. Hovering shows the tooltip in the page's
+// overlay (sorted as chosen, nearest line first by default) and draws the nearest line thicker over the others dimmed;
+// the run highlighted on the page (the run list's hovered row) is drawn so too; a click on a line picks its run.
 
 import uPlot from "uplot";
 import { centres, reduceLine, reduceRaw, spread, type Columns, type Grid, type RawColumns } from "./buckets";
+import { MARKERS, drawMarker, fillBetween, strokeLine, toHex } from "./chart_draw";
+import { extentOf, interpolate, nearest, percentileRange, yRangeOf } from "./chart_ranges";
+import { INTEGER_INCREMENTS, chartTheme, themedAxis } from "./chart_theme";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
-import type { XAxis } from "./state";
+import { PICK_RUN, highlighted, onHighlight } from "./highlight";
+import { hideTooltip, intoTooltip, showTooltip, type TooltipOwner } from "./overlay";
+import type { TooltipSort, XAxis } from "./state";
+
+/** The tooltip's orders, as TensorBoard's: nearest to the cursor (in pixels) first, by run name, or by value. */
+export const TOOLTIP_SORTS: TooltipSort[] = ["nearest", "alphabetical", "ascending", "descending"];
 
 export interface Line {
   run: string;
+  /** What the tooltip and legend call the line (the run's name when absent). */
+  label?: string;
   color: string;
+  /** The shape of the marks along the line (an index into MARKERS): tells a run's tags apart. */
+  marker?: number;
   /** x of each point in the chart's x-axis unit (step, seconds since the run's start, or wall time in seconds). */
   xs: Float64Array;
   steps: Float64Array;
@@ -27,15 +41,19 @@ export interface ChartOptions {
   smoothing: boolean;
   /** The y range from the 5th to the 95th percentile of the shown points' values, as TensorBoard's setting. */
   ignoreOutliers?: boolean;
+  tooltipSort?: TooltipSort;
 }
 
 export interface TooltipRow {
   run: string;
+  label: string;
   color: string;
   smoothed: number;
   value: number;
   step: number;
   wallTime: number;
+  /** From the cursor to the point, in CSS pixels (Infinity where not measured). */
+  distance: number;
 }
 
 const HEIGHT = 240;
@@ -44,11 +62,30 @@ const PAN_STEP = 0.1;
 // Above this many runs, lines are one pixel wide: easier to tell apart, and drawn as hairlines, several times faster
 // (a smoothing slider over 100 runs of 10,000 points redraws in half the time).
 const THIN_FROM = 10;
+// The highlighted line's width, and how much of the plot's background covers the other lines.
+const HIGHLIGHT_WIDTH = 3;
+const DIM_VEIL = 0.7;
+// A click this near a line (CSS pixels) picks its run.
+const PICK_PIXELS = 12;
+// The tooltip's rows: a row's height and the room kept for its header, to fit the window.
+const ROW_PIXELS = 19;
+const TOOLTIP_CHROME = 70;
+// The run column's width: the longest name's, within bounds (longer names are cut with an ellipsis); the others'.
+const CHAR_PIXELS = 7;
+const RUN_COLUMN_MIN = 60;
+const RUN_COLUMN_MAX = 330;
+const OTHER_COLUMNS = 18 + 84 + 84 + 56 + 70;
+// Marks along a line, this many pixels apart.
+const MARKER_SPACING = 48;
 
-export class Chart {
+export class Chart implements TooltipOwner {
   readonly element: HTMLElement;
   private readonly canvasHolder: HTMLElement;
-  private readonly tooltip: HTMLElement;
+  private readonly highlightCanvas = h("canvas", { class: "highlight" });
+  private readonly stopHighlight: () => void;
+  /** The run of the line nearest the cursor while it hovers this chart (or the legend's hovered run). */
+  private hoverRun: string | null = null;
+  private nearestRow: TooltipRow | null = null;
   private plot: uPlot | null = null;
   private plotKey = "";
   private lines: Line[] = [];
@@ -70,7 +107,6 @@ export class Chart {
 
   constructor(label: string) {
     this.canvasHolder = h("div", { class: "plot" });
-    this.tooltip = h("div", { class: "tooltip", role: "tooltip", hidden: true });
     this.element = h(
       "div",
       {
@@ -79,9 +115,13 @@ export class Chart {
         "aria-label": `${label}: drag or +/- to zoom, shift-drag or arrows to pan, double-click or 0 to reset`,
       },
       this.canvasHolder,
-      this.tooltip,
     );
     this.element.addEventListener("keydown", (event) => this.onKey(event));
+    this.element.addEventListener("mouseleave", (event) => {
+      if (!intoTooltip(event)) this.leave();
+    });
+    this.element.addEventListener("click", (event) => this.pick(event));
+    this.stopHighlight = onHighlight(() => this.paintHighlight());
     this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
     // Only a new width redraws: the chart's own height changes when its canvas goes in.
     this.resize = new ResizeObserver(() => {
@@ -106,29 +146,48 @@ export class Chart {
   }
 
   destroy(): void {
+    hideTooltip(this);
+    this.stopHighlight();
     this.resize.disconnect();
     this.plot?.destroy();
     this.plot = null;
   }
 
-  /** The lines' values nearest to x, sorted by smoothed value, largest first. */
-  rowsAt(x: number): TooltipRow[] {
+  /** The lines' points nearest to x, in the lines' order. `cursorTop` (pixels from the plot's top) measures each
+   * point's distance from the cursor at (x, cursorTop). */
+  rowsAt(x: number, cursorTop?: number): TooltipRow[] {
     const rows: TooltipRow[] = [];
+    const plot = this.plot;
+    const cursorLeft = plot && cursorTop !== undefined ? plot.valToPos(x, "x") : 0;
     for (const line of this.lines) {
       const index = nearest(line.xs, x);
       if (index < 0) continue;
+      const smoothed = line.smoothed[index]!;
+      let distance = Infinity;
+      if (plot && cursorTop !== undefined && Number.isFinite(smoothed)) {
+        const dx = plot.valToPos(line.xs[index]!, "x") - cursorLeft;
+        const dy = plot.valToPos(smoothed, "y") - cursorTop;
+        if (Number.isFinite(dx) && Number.isFinite(dy)) distance = Math.hypot(dx, dy);
+      }
       rows.push({
         run: line.run,
+        label: line.label ?? line.run,
         color: line.color,
-        smoothed: line.smoothed[index]!,
+        smoothed,
         value: line.raw[index]!,
         step: line.steps[index]!,
         wallTime: line.wallTimes[index]!,
+        distance,
       });
     }
-    return rows.sort((a, b) =>
-      Number.isNaN(a.smoothed) ? 1 : Number.isNaN(b.smoothed) ? -1 : b.smoothed - a.smoothed,
-    );
+    return rows;
+  }
+
+  /** Draws `run`'s lines highlighted in this chart only (null: back to the page's highlighted run). */
+  focusRun(run: string | null): void {
+    if (run === this.hoverRun) return;
+    this.hoverRun = run;
+    this.paintHighlight();
   }
 
   get range(): [number, number] | null {
@@ -234,17 +293,20 @@ export class Chart {
   }
 
   private plotOptions(width: number): uPlot.Options {
-    const style = getComputedStyle(document.documentElement);
-    const foreground = style.getPropertyValue("--fg").trim() || "#222";
-    const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
-    const axis = (values?: uPlot.Axis["values"]): uPlot.Axis => ({
-      stroke: foreground,
-      grid: { stroke: gridColor, width: 1 },
-      ticks: { stroke: gridColor, width: 1 },
-      ...(values ? { values } : {}),
-    });
-    const xValues: uPlot.Axis["values"] | undefined =
-      this.options.x === "relative" ? (_u, splits) => splits.map(formatDuration) : undefined;
+    const xAxis: uPlot.Axis =
+      this.options.x === "relative"
+        ? { values: (_u, splits) => splits.map(formatDuration) }
+        : // Steps are whole numbers: so are their ticks (a tag logged at one step gets no tick at 4,998.25).
+          this.options.x === "step" && !this.options.logX
+          ? {
+              incrs: INTEGER_INCREMENTS,
+              values: (_u, splits) => {
+                // The ticks are painted, not written: the chart says which they are (what a test reads).
+                this.element.dataset.xTicks = splits.join(",");
+                return splits.map((split) => split.toLocaleString());
+              },
+            }
+          : {};
     return {
       width,
       height: this.height,
@@ -260,8 +322,11 @@ export class Chart {
       },
       // A log axis leaves its minor ticks' labels out as null splits: no label there, not "null".
       axes: [
-        axis(xValues),
-        { ...axis((_u, splits) => splits.map((value) => (value == null ? null : formatTick(value)))), size: 60 },
+        themedAxis(xAxis),
+        themedAxis({
+          values: (_u, splits) => splits.map((value) => (value == null ? null : formatTick(value))),
+          size: 60,
+        }),
       ],
       series: [
         {},
@@ -285,6 +350,8 @@ export class Chart {
             }
             return handler(event);
           },
+          // Onto the tooltip is not away: the pointer moving over it still moves the cursor (pointerMoved).
+          mouseleave: (_u, _target, handler) => (event) => (intoTooltip(event) ? null : handler(event)),
           dblclick: () => () => {
             this.resetZoom();
             return null;
@@ -294,7 +361,9 @@ export class Chart {
       hooks: {
         drawAxes: [(u) => this.drawUnderlay(u)],
         draw: [
-          () => {
+          (u) => {
+            this.paintMarkers(u);
+            this.paintHighlight();
             const now = performance.now();
             this.element.dataset.drawMs = (now - this.drawStarted).toFixed(1);
             this.element.dataset.drawnAt ??= now.toFixed(1);
@@ -367,7 +436,7 @@ export class Chart {
       const { mean, std } = this.bandColumns;
       const upper = mean.map((value, index) => value + std[index]!);
       const lower = mean.map((value, index) => value - std[index]!);
-      const foreground = getComputedStyle(document.documentElement).getPropertyValue("--fg").trim() || "#222";
+      const foreground = chartTheme().foreground;
       fillBetween(context, mean.length, x, y, upper, lower, withAlpha(toHex(foreground), 0.15));
       context.setLineDash([6, 4]);
       strokeLine(context, mean.length, x, y, mean, foreground);
@@ -446,21 +515,38 @@ export class Chart {
   private showTooltip(u: uPlot): void {
     const { left, top } = u.cursor;
     if (left === undefined || top === undefined || left < 0) {
-      this.tooltip.hidden = true;
+      this.leave();
       return;
     }
-    const rows = this.rowsAt(u.posToVal(left, "x"));
+    const rows = sortRows(this.rowsAt(u.posToVal(left, "x"), top), this.options.tooltipSort ?? "nearest");
+    this.nearestRow = rows.reduce<TooltipRow | null>(
+      (best, row) => (row.distance < (best?.distance ?? Infinity) ? row : best),
+      null,
+    );
+    this.focusRun(this.nearestRow?.run ?? null);
     if (rows.length === 0) {
-      this.tooltip.hidden = true;
+      hideTooltip(this);
       return;
     }
-    const relative = (row: TooltipRow) => {
-      const line = this.lines.find((candidate) => candidate.run === row.run);
-      return line ? row.wallTime - line.wallTimes[0]! : 0;
-    };
+    const box = u.over.getBoundingClientRect();
+    const nearestLabel = this.nearestRow?.label ?? "";
+    const key = `${this.drawStarted}|${nearestLabel}|${rows.map((row) => `${row.label}\u0000${row.step}`).join("\u0001")}`;
+    showTooltip(this, key, () => this.tooltipContent(rows), box.left + left, box.top + top);
+  }
+
+  /** The tooltip's table: as many rows as the window holds (the nearest first, when so sorted), then a count of the
+   * rest; the mean ± std of the runs with the band. */
+  private tooltipContent(rows: TooltipRow[]): Node[] {
+    const fits = Math.max(3, Math.floor((window.innerHeight - TOOLTIP_CHROME) / ROW_PIXELS));
+    const shown = rows.length > fits ? rows.slice(0, fits - 1) : rows;
+    const first = new Map(this.lines.map((line) => [line.run, line.wallTimes[0]!]));
+    const nearestRun = this.nearestRow?.label;
+    // A table of fixed layout (its widths are set, not measured from every cell): laid out in a fraction of the time.
+    const longest = Math.max(...shown.map((row) => row.label.length));
+    const runWidth = Math.min(RUN_COLUMN_MAX, Math.max(RUN_COLUMN_MIN, Math.ceil(longest * CHAR_PIXELS)));
     const table = h(
       "table",
-      {},
+      { style: `width:${runWidth + OTHER_COLUMNS}px` },
       h(
         "thead",
         {},
@@ -478,20 +564,22 @@ export class Chart {
       h(
         "tbody",
         {},
-        ...rows.map((row) =>
+        ...shown.map((row) =>
           h(
             "tr",
-            { "data-run": row.run },
+            { "data-run": row.run, class: row.label === nearestRun ? "nearest" : null },
             h("td", {}, h("span", { class: "swatch", style: `background:${row.color}` })),
-            h("td", { class: "run" }, row.run),
+            h("td", { class: "run" }, row.label),
             h("td", { class: "smoothed" }, formatNumber(row.smoothed)),
             h("td", { class: "value" }, formatNumber(row.value)),
             h("td", { class: "step" }, row.step),
-            h("td", {}, formatDuration(relative(row))),
+            h("td", {}, formatDuration(row.wallTime - (first.get(row.run) ?? row.wallTime))),
           ),
         ),
       ),
     );
+    const more =
+      shown.length < rows.length ? h("p", { class: "more" }, `and ${rows.length - shown.length} more runs`) : null;
     const finite = rows.map((row) => row.smoothed).filter(Number.isFinite);
     const mean = finite.reduce((sum, value) => sum + value, 0) / finite.length;
     const std = Math.sqrt(finite.reduce((sum, value) => sum + (value - mean) ** 2, 0) / finite.length);
@@ -499,152 +587,141 @@ export class Chart {
       this.options.band && finite.length > 1
         ? h("p", { class: "band" }, `mean ${formatNumber(mean)} ± std ${formatNumber(std)} over ${finite.length} runs`)
         : null;
-    this.tooltip.replaceChildren(table, ...(band ? [band] : []));
-    this.tooltip.hidden = false;
-    const overLeft = u.over.offsetLeft;
-    const flip = left > u.over.clientWidth / 2;
-    this.tooltip.style.left = flip ? "" : `${overLeft + left + 16}px`;
-    this.tooltip.style.right = flip ? `${this.element.clientWidth - overLeft - left + 16}px` : "";
-    this.tooltip.style.top = `${u.over.offsetTop + top + 16}px`;
+    return [table, ...(more ? [more] : []), ...(band ? [band] : [])];
   }
-}
 
-function extentOf(lines: Line[], log: boolean): [number, number] | null {
-  let low = Infinity;
-  let high = -Infinity;
-  for (const { xs } of lines) {
-    for (let index = 0; index < xs.length; index++) {
-      const x = xs[index]!;
-      if (log && !(x > 0)) continue;
-      if (x < low) low = x;
-      if (x > high) high = x;
+  pointerMoved(event: MouseEvent): void {
+    const plot = this.plot;
+    if (!plot) return;
+    const box = plot.over.getBoundingClientRect();
+    const [left, top] = [event.clientX - box.left, event.clientY - box.top];
+    if (left < 0 || top < 0 || left > box.width || top > box.height) this.leave();
+    else plot.setCursor({ left, top });
+  }
+
+  pointerLeft(event: MouseEvent): void {
+    if (!(event.relatedTarget instanceof Node && this.element.contains(event.relatedTarget))) {
+      this.plot?.setCursor({ left: -10, top: -10 });
+      this.leave();
     }
   }
-  if (!(high >= low)) return null;
-  if (high === low) return log ? [low / 2, high * 2] : [low - 1, high + 1];
-  return [low, high];
+
+  private leave(): void {
+    this.nearestRow = null;
+    hideTooltip(this);
+    this.focusRun(null);
+  }
+
+  /** A click (not a drag) near a line picks its run. */
+  private pick(event: MouseEvent): void {
+    const plot = this.plot;
+    if (!plot || plot.select.width > 2) return;
+    const box = plot.over.getBoundingClientRect();
+    const [left, top] = [event.clientX - box.left, event.clientY - box.top];
+    if (left < 0 || top < 0 || left > box.width || top > box.height) return;
+    // The line drawn nearest above or below the click: each line's smoothed value at the click's x, between its
+    // points on either side.
+    const x = plot.posToVal(left, "x");
+    let picked: string | null = null;
+    let best = PICK_PIXELS;
+    for (const line of this.lines) {
+      const value = interpolate(line.xs, line.smoothed, x);
+      const distance = Math.abs(plot.valToPos(value, "y") - top);
+      if (distance <= best) [picked, best] = [line.run, distance];
+    }
+    if (picked === null) return;
+    this.element.dispatchEvent(new CustomEvent(PICK_RUN, { bubbles: true, detail: picked }));
+  }
+
+  /** The highlighted run's lines drawn thick on a canvas of their own over the plot, the other lines behind a veil of
+   * the background: only this canvas is painted again when the highlighted run changes. */
+  private paintHighlight(): void {
+    const plot = this.plot;
+    const canvas = this.highlightCanvas;
+    const context = canvas.getContext("2d")!;
+    const run = this.hoverRun ?? highlighted();
+    const indices = run === null ? [] : this.lines.flatMap((line, index) => (line.run === run ? [index] : []));
+    if (!plot || indices.length === 0) {
+      // Out of the page while nothing is highlighted: the chart is then one canvas, as uPlot draws it.
+      canvas.remove();
+      delete this.element.dataset.highlight;
+      return;
+    }
+    const target = plot.ctx.canvas;
+    if (canvas.previousElementSibling !== target) target.after(canvas);
+    if (canvas.width !== target.width || canvas.height !== target.height) {
+      canvas.width = target.width;
+      canvas.height = target.height;
+    }
+    canvas.style.width = target.style.width;
+    canvas.style.height = target.style.height;
+    context.clearRect(0, 0, canvas.width, canvas.height);
+    const { left, top, width, height } = plot.bbox;
+    context.save();
+    context.beginPath();
+    context.rect(left, top, width, height);
+    context.clip();
+    context.fillStyle = withAlpha(toHex(chartTheme().background), DIM_VEIL);
+    context.fillRect(left, top, width, height);
+    const xs = plot.data[0];
+    const x = (index: number) => plot.valToPos(xs[index]!, "x", true);
+    const y = (value: number) => plot.valToPos(value, "y", true);
+    for (const index of indices) {
+      const columns = this.columns[index];
+      const color = this.lines[index]!.color;
+      if (!columns) continue;
+      strokeLine(context, columns.line.length, x, y, columns.line, color, HIGHLIGHT_WIDTH);
+      if (this.drawnPoints(index) === 1) {
+        const at = columns.line.findIndex(Number.isFinite);
+        context.fillStyle = color;
+        context.beginPath();
+        context.arc(x(at), y(columns.line[at]!), 5 * devicePixelRatio, 0, 2 * Math.PI);
+        context.fill();
+      }
+    }
+    context.restore();
+    this.element.dataset.highlight = run!;
+  }
+
+  /** Each marked line's shape every MARKER_SPACING pixels along it. */
+  private paintMarkers(u: uPlot): void {
+    const xs = u.data[0];
+    const context = u.ctx;
+    const size = 4 * devicePixelRatio;
+    context.save();
+    context.beginPath();
+    context.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+    context.clip();
+    this.lines.forEach((line, index) => {
+      const columns = this.columns[index];
+      if (line.marker === undefined || !columns) return;
+      const shape = MARKERS[line.marker % MARKERS.length]!;
+      const every = Math.max(1, Math.round((MARKER_SPACING * devicePixelRatio * xs.length) / u.bbox.width));
+      context.fillStyle = line.color;
+      context.strokeStyle = line.color;
+      context.lineWidth = 1.5 * devicePixelRatio;
+      // Each line's marks start at a different column, so that marks of lines on top of each other stay apart.
+      for (let column = (index * 7) % every; column < columns.line.length; column += every) {
+        const value = columns.line[column]!;
+        if (!Number.isFinite(value)) continue;
+        drawMarker(context, shape, u.valToPos(xs[column]!, "x", true), u.valToPos(value, "y", true), size);
+      }
+    });
+    context.restore();
+  }
 }
 
-function yRangeOf(
-  columns: Columns[],
-  band: { mean: Float64Array; std: Float64Array } | null,
-  log: boolean,
-): [number, number] {
-  let low = Infinity;
-  let high = -Infinity;
-  const include = (value: number) => {
-    if (!Number.isFinite(value) || (log && value <= 0)) return;
-    if (value < low) low = value;
-    if (value > high) high = value;
+/** `rows` in the tooltip's order (NaN values last when sorted by value). */
+export function sortRows(rows: TooltipRow[], order: TooltipSort): TooltipRow[] {
+  const byValue = (sign: number) => (a: TooltipRow, b: TooltipRow) =>
+    Number.isNaN(a.smoothed) ? 1 : Number.isNaN(b.smoothed) ? -1 : sign * (a.smoothed - b.smoothed);
+  const compare: Record<TooltipSort, (a: TooltipRow, b: TooltipRow) => number> = {
+    nearest: (a, b) => a.distance - b.distance || a.label.localeCompare(b.label),
+    alphabetical: (a, b) => a.label.localeCompare(b.label),
+    ascending: byValue(1),
+    descending: byValue(-1),
   };
-  for (const column of columns) {
-    column.min.forEach(include);
-    column.max.forEach(include);
-    column.line.forEach(include);
-  }
-  band?.mean.forEach((mean, index) => {
-    include(mean - band.std[index]!);
-    include(mean + band.std[index]!);
-  });
-  if (!(high >= low)) return log ? [0.1, 10] : [0, 1];
-  if (log) return [low / 1.2, high * 1.2];
-  const pad = high > low ? (high - low) * 0.05 : Math.abs(high) * 0.1 || 1;
-  return [low - pad, high + pad];
-}
-
-/** The 5th to 95th percentile of the values of the lines' points within the x range (raw and smoothed), padded as
- * the full range is; null when there are none. */
-function percentileRange(lines: Line[], range: [number, number], log: boolean): [number, number] | null {
-  const values: number[] = [];
-  for (const line of lines) {
-    for (let index = 0; index < line.xs.length; index++) {
-      const x = line.xs[index]!;
-      if (x < range[0] || x > range[1]) continue;
-      for (const value of [line.raw[index]!, line.smoothed[index]!]) {
-        if (Number.isFinite(value) && !(log && value <= 0)) values.push(value);
-      }
-    }
-  }
-  if (values.length === 0) return null;
-  const sorted = Float64Array.from(values).sort();
-  const at = (fraction: number) => sorted[Math.round(fraction * (sorted.length - 1))]!;
-  const [low, high] = [at(0.05), at(0.95)];
-  if (log) return [low / 1.2, high * 1.2];
-  const pad = high > low ? (high - low) * 0.05 : Math.abs(high) * 0.1 || 1;
-  return [low - pad, high + pad];
-}
-
-/** The index of the point whose x is nearest to `x`, in xs sorted ascending; -1 when empty. */
-export function nearest(xs: Float64Array, x: number): number {
-  if (xs.length === 0) return -1;
-  let low = 0;
-  let high = xs.length - 1;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (xs[middle]! < x) low = middle + 1;
-    else high = middle;
-  }
-  if (low > 0 && Math.abs(xs[low - 1]! - x) <= Math.abs(xs[low]! - x)) return low - 1;
-  return low;
-}
-
-function fillBetween(
-  context: CanvasRenderingContext2D,
-  size: number,
-  x: (index: number) => number,
-  y: (value: number) => number,
-  upper: Float64Array,
-  lower: Float64Array,
-  fill: string,
-): void {
-  context.fillStyle = fill;
-  const half = size > 1 ? Math.max(0.5, (x(1) - x(0)) / 2) : 0.5;
-  let start = -1;
-  for (let index = 0; index <= size; index++) {
-    const present = index < size && Number.isFinite(upper[index]!) && Number.isFinite(lower[index]!);
-    if (present && start < 0) start = index;
-    if (!present && start >= 0) {
-      // Each column spans its full width, flat at its extremes: a spike in one column stays a column wide.
-      context.beginPath();
-      for (let column = start; column < index; column++) {
-        context.lineTo(x(column) - half, y(upper[column]!));
-        context.lineTo(x(column) + half, y(upper[column]!));
-      }
-      for (let column = index - 1; column >= start; column--) {
-        context.lineTo(x(column) + half, y(lower[column]!));
-        context.lineTo(x(column) - half, y(lower[column]!));
-      }
-      context.closePath();
-      context.fill();
-      start = -1;
-    }
-  }
-}
-
-function strokeLine(
-  context: CanvasRenderingContext2D,
-  size: number,
-  x: (index: number) => number,
-  y: (value: number) => number,
-  values: Float64Array,
-  stroke: string,
-): void {
-  context.strokeStyle = stroke;
-  context.lineWidth = devicePixelRatio;
-  context.beginPath();
-  let started = false;
-  for (let index = 0; index < size; index++) {
-    const value = values[index]!;
-    if (!Number.isFinite(value)) continue;
-    if (started) context.lineTo(x(index), y(value));
-    else context.moveTo(x(index), y(value));
-    started = true;
-  }
-  context.stroke();
-}
-
-function toHex(color: string): string {
-  return /^#[0-9a-f]{6}$/i.test(color) ? color : "#808080";
+  return [...rows].sort(compare[order]);
 }
 
 export function formatDuration(seconds: number): string {

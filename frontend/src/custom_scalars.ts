@@ -1,15 +1,15 @@
 // The custom scalars dashboard: the layout the runs wrote (categories of charts, each naming tags by regex), one
-// line per (run, matching tag), smoothed and drawn as the scalars dashboard draws them. Margin charts draw their
-// value, lower and upper series as lines.
+// line per (run, matching tag) in the chart card of the other scalar pages: a run's colour, a mark per tag, a legend,
+// smoothed as set here. Margin charts draw their value, lower and upper series as lines.
 
 import { getJson, type ScalarSeries } from "./api";
-import { Chart } from "./chart";
+import { ChartCard } from "./chart_card";
 import { colorOf } from "./colors";
 import { h } from "./dom";
 import type { Dashboard } from "./media";
 import { selectedRuns } from "./runs";
 import { smooth } from "./smoothing";
-import { state } from "./state";
+import { commitUrl, state, update } from "./state";
 
 interface LayoutChart {
   title: string;
@@ -24,7 +24,27 @@ interface Layout {
 type Rows = [number, number, number | string][];
 
 const groups = h("div", { class: "groups" });
-let charts: { chart: Chart; patterns: string[]; element: HTMLElement; data: Map<string, ScalarSeries> }[] = [];
+let charts: { card: ChartCard; patterns: string[]; data: Map<string, ScalarSeries> }[] = [];
+
+const smoothing = h("input", {
+  type: "range",
+  id: "cs-smoothing",
+  min: 0,
+  max: 0.999,
+  step: 0.001,
+  "aria-label": "Smoothing weight",
+});
+const smoothingValue = h("output", { for: "cs-smoothing" });
+smoothing.addEventListener("input", () =>
+  update({ smoothing: Number(smoothing.value), smoother: "ema" }, { urlLater: true }),
+);
+smoothing.addEventListener("change", commitUrl);
+
+function syncControls(): void {
+  const weight = state.smoother === "ema" ? state.smoothing : 0;
+  smoothing.value = String(weight);
+  smoothingValue.textContent = weight.toFixed(3);
+}
 
 function columns(rows: Rows): ScalarSeries {
   return {
@@ -53,12 +73,15 @@ async function load(patterns: string[]): Promise<Map<string, ScalarSeries>> {
 }
 
 function draw(entry: (typeof charts)[number]): void {
+  const tags = [...new Set([...entry.data.keys()].map((key) => key.split("\u0000")[1]!))].sort();
   const lines = [...entry.data].sort().map(([key, series]) => {
     const [run, tag] = key.split("\u0000") as [string, string];
-    const label = `${run}: ${tag}`;
     return {
-      run: label,
-      color: colorOf(entry.data.size > 1 && patternsPerRun(entry) > 1 ? label : run),
+      run,
+      label: `${run}: ${tag}`,
+      color: colorOf(run),
+      // One run's tags share its colour: a mark per tag tells them apart (none when the chart has one tag).
+      marker: tags.length > 1 ? tags.indexOf(tag) : undefined,
       xs: state.x === "wall" ? series.wallTimes : series.steps,
       steps: series.steps,
       wallTimes: series.wallTimes,
@@ -66,14 +89,15 @@ function draw(entry: (typeof charts)[number]): void {
       smoothed: smooth(series.values, state.smoother, state.smoothing, state.window),
     };
   });
-  entry.chart.set(lines, {
+  entry.card.set(lines, {
     x: state.x === "wall" ? "wall" : "step",
     logX: state.logX,
-    logY: state.logY,
+    logY: false,
     band: false,
     smoothing: state.smoother !== "none",
+    tooltipSort: state.tooltipSort,
   });
-  entry.element.dataset.lines = String(lines.length);
+  entry.card.element.dataset.lines = String(lines.length);
 }
 
 // Loads started: a load that an older run selection began draws nothing once a newer one has started.
@@ -91,19 +115,20 @@ async function loadAll(): Promise<void> {
   );
 }
 
-function patternsPerRun(entry: (typeof charts)[number]): number {
-  const runs = new Set([...entry.data.keys()].map((key) => key.split("\u0000")[0]));
-  return entry.data.size / Math.max(1, runs.size);
-}
-
 export const customScalars: Dashboard = {
   id: "custom_scalars",
   title: "Custom scalars",
   plugin: "custom_scalars",
-  element: h("section", { class: "dashboard custom-scalars", "aria-label": "Custom scalars" }, groups),
+  element: h(
+    "section",
+    { class: "dashboard custom-scalars", "aria-label": "Custom scalars" },
+    h("div", { class: "toolbar" }, h("label", {}, "Smoothing ", smoothing, smoothingValue)),
+    groups,
+  ),
   async refresh() {
+    syncControls();
     const layout = await getJson<Layout>("data/plugin/custom_scalars/layout");
-    for (const entry of charts) entry.chart.destroy();
+    for (const entry of charts) entry.card.destroy();
     charts = [];
     const sections = (layout.category ?? []).map((category) =>
       h(
@@ -117,15 +142,16 @@ export const customScalars: Dashboard = {
             const patterns =
               spec.multiline?.tag ??
               (spec.margin?.series ?? []).flatMap((series) => [series.value, series.lower, series.upper]);
-            const chart = new Chart(spec.title);
-            const element = h(
-              "article",
-              { class: "card", "data-chart": spec.title },
-              h("header", {}, h("h3", { title: patterns.join(", ") }, spec.title)),
-              chart.element,
-            );
-            charts.push({ chart, patterns, element, data: new Map() });
-            return element;
+            const card = new ChartCard({
+              key: `custom_scalars\u0000${category.title}\u0000${spec.title}`,
+              title: spec.title,
+              hint: patterns.join(", "),
+              attributes: { "data-chart": spec.title },
+              legend: true,
+            });
+            card.setSize(state.cardSize);
+            charts.push({ card, patterns, data: new Map() });
+            return card.element;
           }),
         ),
       ),
@@ -136,6 +162,7 @@ export const customScalars: Dashboard = {
     await loadAll();
   },
   onState(changed) {
+    syncControls();
     if (changed.has("runs") || changed.has("runFilter")) {
       // The cards stay: only their lines are loaded again, for the runs selected now.
       void loadAll();

@@ -5,6 +5,7 @@
 
 import uPlot from "uplot";
 import { postForm } from "./api";
+import { themedAxis } from "./chart_theme";
 import { PALETTE, withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { state, update, type State } from "./state";
@@ -170,10 +171,6 @@ function paint(holder: HTMLElement, groups: Group[]): void {
   const legend = holder.querySelector<HTMLElement>(".group-legend")!;
   plots.get(plotHolder)?.destroy();
   plotHolder.replaceChildren();
-  const style = getComputedStyle(document.documentElement);
-  const foreground = style.getPropertyValue("--fg").trim() || "#222";
-  const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
-  const axis = { stroke: foreground, grid: { stroke: gridColor, width: 1 }, ticks: { stroke: gridColor, width: 1 } };
   const series: uPlot.Series[] = [{}];
   const bands: uPlot.Band[] = [];
   groups.forEach((group, index) => {
@@ -209,7 +206,7 @@ function paint(holder: HTMLElement, groups: Group[]): void {
       legend: { show: false },
       cursor: { drag: { x: true, y: false } },
       scales: { x: { time: false } },
-      axes: [axis, { ...axis, size: 60 }],
+      axes: [themedAxis(), themedAxis({ size: 60 })],
       series,
       bands,
     },

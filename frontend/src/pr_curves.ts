@@ -4,6 +4,7 @@
 import "./dashboard_tools.css";
 import uPlot from "uplot";
 import { getJson } from "./api";
+import { themedAxis } from "./chart_theme";
 import { colorOf } from "./colors";
 import { formatCount, formatNumber, h } from "./dom";
 import type { Dashboard } from "./media";
@@ -71,9 +72,6 @@ function aligned(curves: Curve[]): uPlot.AlignedData {
 }
 
 function chart(holder: HTMLElement, curves: Curve[], width: number): uPlot {
-  const style = getComputedStyle(document.documentElement);
-  const foreground = style.getPropertyValue("--fg").trim() || "#222";
-  const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
   holder.dataset.runs = JSON.stringify(curves.map((curve) => curve.run));
   return new uPlot(
     {
@@ -82,10 +80,7 @@ function chart(holder: HTMLElement, curves: Curve[], width: number): uPlot {
       legend: { show: false },
       // Room either side of recall 0 and 1 keeps the vertical drop at recall 1 in view.
       scales: { x: { time: false, auto: false, range: [-0.02, 1.02] }, y: { auto: false, range: [0, 1.05] } },
-      axes: [
-        { stroke: foreground, grid: { stroke: gridColor }, label: "recall" },
-        { stroke: foreground, grid: { stroke: gridColor }, label: "precision", size: 60 },
-      ],
+      axes: [themedAxis({ label: "recall" }), themedAxis({ label: "precision", size: 60 })],
       series: [
         {},
         ...curves.map((curve) => ({

@@ -1,8 +1,11 @@
 // The run selector: a virtual list (only the rows in view exist), so thousands of runs cost no more than thirty;
-// a regex filter, select/deselect all matching runs, a colour per run that the user may change.
+// a regex filter, select/deselect all matching runs, a colour per run that the user may change. Hovering a run
+// highlights its lines in every chart; a run picked on a chart (a click on its line) is scrolled to and marked, with
+// "Only" beside it to show that run alone.
 
 import { colorOf, pick } from "./colors";
 import { formatCount, h } from "./dom";
+import { PICK_RUN, highlightRun } from "./highlight";
 import * as runQuery from "./run_query";
 import { state, update } from "./state";
 
@@ -13,6 +16,8 @@ const OVERSCAN = 8;
 
 let allRuns: string[] = [];
 let active = 0;
+/** The run last picked on a chart. */
+let picked: string | null = null;
 
 export function setRuns(runs: string[]): void {
   allRuns = runs;
@@ -110,6 +115,24 @@ filterInput.addEventListener("input", () => {
   runQuery.ask();
 });
 list.addEventListener("scroll", () => render());
+list.addEventListener("mouseover", (event) => {
+  const row = (event.target as HTMLElement).closest<HTMLElement>(".run[data-run]");
+  highlightRun(row?.dataset.run ?? null);
+});
+list.addEventListener("mouseleave", () => highlightRun(null));
+document.addEventListener(PICK_RUN, (event) => showPicked((event as CustomEvent<string>).detail));
+
+/** Marks `run` in the list and scrolls it into the middle of the list's view. */
+function showPicked(run: string): void {
+  picked = run;
+  const index = matching().indexOf(run);
+  if (index >= 0) {
+    active = index;
+    list.scrollTop = Math.max(0, index * ROW_HEIGHT - (list.clientHeight - ROW_HEIGHT) / 2);
+  }
+  render();
+  list.querySelector<HTMLElement>(`.run.picked button.only`)?.focus({ preventScroll: true });
+}
 list.addEventListener("keydown", (event) => {
   const rows = matching();
   const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10 };
@@ -156,11 +179,16 @@ export function render(): void {
     });
     const box = h("input", { type: "checkbox", tabindex: -1, "aria-hidden": "true", checked });
     box.addEventListener("change", () => toggle(run));
+    const only = h(
+      "button",
+      { type: "button", class: "only", title: `Show only ${run}`, onclick: () => setSelection(new Set([run])) },
+      "Only",
+    );
     items.push(
       h(
         "div",
         {
-          class: index === active ? "run active" : "run",
+          class: ["run", index === active ? "active" : "", run === picked ? "picked" : ""].join(" ").trim(),
           role: "option",
           id: `run-option-${index}`,
           "aria-selected": checked ? "true" : "false",
@@ -169,6 +197,7 @@ export function render(): void {
           title: run,
         },
         h("label", {}, box, color, h("span", { class: "name" }, run)),
+        only,
       ),
     );
   }

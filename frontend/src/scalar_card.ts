@@ -1,12 +1,19 @@
-// A Time Series scalar card: the scalars dashboard's chart of every shown run, with TensorBoard's step selector (click
-// the chart, or drag its line) and a table of each run's point there; shift-click (or a second line's drag) selects a
-// range, whose table gives each run's min, max and mean over every logged point in it.
+// The scalar chart card of the Scalars and Time Series pages: every shown run's line of one tag (fetched in one request
+// when the card comes near the screen), downloads of every point, and the groups' chart when runs are grouped. On
+// Time Series it has TensorBoard's step selector (click the chart, or drag its line) and a table of each run's point
+// there; shift-click (or a second line's drag) selects a range, whose table gives each run's min, max and mean over
+// every logged point in it.
 
-import { scalarsMultirun, wholeScalarSeries, type ScalarSeries } from "./api";
-import { Chart, formatDuration, nearest, type Line } from "./chart";
-import { formatCount, formatNumber, h } from "./dom";
-import { chartOptions, linesFor, queued } from "./scalars";
-import { state, type XAxis } from "./state";
+import { everyPointUrl, scalarsMultirun, serverCapabilities, wholeScalarSeries, type ScalarSeries } from "./api";
+import { formatDuration, sortRows, type ChartOptions, type Line } from "./chart";
+import { nearest } from "./chart_ranges";
+import { ChartCard } from "./chart_card";
+import { colorOf } from "./colors";
+import { download, formatCount, formatNumber, h } from "./dom";
+import * as grouping from "./groups";
+import { selectedRuns } from "./runs";
+import { smooth } from "./smoothing";
+import { state, type CardSize, type XAxis } from "./state";
 
 // A press that moves fewer pixels than this before it is let go is a click (a longer one zooms).
 const CLICK_PIXELS = 3;
@@ -22,9 +29,24 @@ interface RangeRow {
   lastStep: number;
 }
 
+export interface ScalarCardParts {
+  /** Kept apart from other pages' cards of the tag: the card's log-y and legend choices are kept under it. */
+  key: string;
+  className?: string;
+  attributes?: Record<string, string>;
+  /** The page's buttons (pin, wider), before the card's own. */
+  actions?: HTMLElement[];
+  /** TensorBoard's step selector and its table (Time Series). */
+  stepSelection?: boolean;
+  /** The groups' chart in place of the runs' while runs are grouped (Scalars). */
+  groups?: boolean;
+  /** The y range from the 5th to the 95th percentile (Time Series' setting). */
+  ignoreOutliers?: () => boolean;
+}
+
 export class ScalarCard {
   readonly element: HTMLElement;
-  private readonly chart: Chart;
+  readonly frame: ChartCard;
   private readonly markers: [HTMLElement, HTMLElement];
   private readonly shade = h("div", { class: "range-shade", hidden: true });
   private readonly table = h("div", { class: "step-table" });
@@ -39,11 +61,38 @@ export class ScalarCard {
   private whole = new Map<string, Promise<ScalarSeries | null>>();
   private tableVersion = 0;
 
-  constructor(readonly tag: string) {
-    this.chart = new Chart(tag);
+  constructor(
+    readonly tag: string,
+    private readonly parts: ScalarCardParts,
+  ) {
+    const description = describe(tag);
+    this.frame = new ChartCard({
+      key: parts.key,
+      title: description && description !== tag ? `${tag} (${description})` : tag,
+      hint: tag,
+      className: parts.className,
+      attributes: { "data-tag": tag, ...parts.attributes },
+      actions: [
+        ...(parts.actions ?? []),
+        h("button", { type: "button", class: "csv", onclick: () => void this.download("csv") }, "CSV"),
+        h("button", { type: "button", class: "json", onclick: () => void this.download("json") }, "JSON"),
+        this.parquetButton(),
+      ],
+    });
+    this.element = this.frame.element;
     this.markers = [this.marker(0), this.marker(1)];
+    if (parts.stepSelection) this.listenForSteps();
+  }
+
+  private get chart() {
+    return this.frame.chart;
+  }
+
+  private listenForSteps(): void {
     this.chart.element.append(this.shade, ...this.markers);
-    this.element = h("div", { class: "scalar-card" }, this.chart.element, this.table);
+    const holder = h("div", { class: "scalar-card" });
+    this.chart.element.replaceWith(holder);
+    holder.append(this.chart.element, this.table);
     this.chart.element.addEventListener("chart:drawn", () => this.placeMarkers());
     let pressed: MouseEvent | null = null;
     this.chart.element.addEventListener("mousedown", (event) => (pressed = event), { capture: true });
@@ -68,8 +117,13 @@ export class ScalarCard {
     this.whole.clear();
   }
 
-  /** Draws the shown runs, fetching those not loaded (or all, when the data may have changed). */
+  /** Draws the shown runs, fetching those not loaded (or all, when the data may have changed); their groups instead
+   * while runs are grouped. */
   async show(runs: string[]): Promise<void> {
+    if (this.parts.groups && grouping.active()) {
+      return grouping.drawCard(this.element, this.chart.element, this.tag, selectedRuns());
+    }
+    if (this.parts.groups) grouping.clearCard(this.element, this.chart.element);
     const missing = this.stale ? runs : runs.filter((run) => !this.series.has(run));
     if (missing.length) {
       this.loading ??= this.load(missing);
@@ -80,18 +134,65 @@ export class ScalarCard {
 
   draw(): void {
     this.lines = linesFor(this.series);
-    this.chart.set(this.lines, { ...chartOptions(), ignoreOutliers: state.ignoreOutliers });
+    this.frame.set(this.lines, { ...chartOptions(), ignoreOutliers: this.parts.ignoreOutliers?.() ?? false });
     this.element.dataset.runs = String(this.lines.length);
-    this.renderTable();
+    this.element.dataset.points = String(this.lines.reduce((sum, line) => sum + line.xs.length, 0));
+    // The last step drawn: what a test compares with the server's while the data grows.
+    this.element.dataset.lastStep = String(
+      this.lines.reduce((last, line) => Math.max(last, line.steps.at(-1) ?? last), -1),
+    );
+    if (this.parts.stepSelection) this.renderTable();
   }
 
-  /** The chart's height in pixels; null: the default. */
-  setHeight(pixels: number | null): void {
-    this.chart.setHeight(pixels);
+  setSize(size: CardSize): void {
+    this.frame.setSize(size);
   }
 
   destroy(): void {
-    this.chart.destroy();
+    this.frame.destroy();
+  }
+
+  /** The chart's runs with every point of their series (the chart draws a downsampled series), smoothed as shown. */
+  private async download(format: "csv" | "json"): Promise<void> {
+    const runs = this.lines.map((line) => line.run);
+    const found = await wholeScalarSeries(runs, this.tag);
+    const empty = { steps: new Float64Array(), wallTimes: new Float64Array(), values: new Float64Array() };
+    const series = runs.map((run) => found.get(run) ?? empty);
+    const name = this.tag.replace(/[^\w.-]+/g, "_");
+    if (format === "json") {
+      const body = Object.fromEntries(
+        series.map(({ steps, wallTimes, values }, index) => [
+          runs[index]!,
+          Array.from(steps, (step, i) => [wallTimes[i], step, values[i]]),
+        ]),
+      );
+      download(`${name}.json`, JSON.stringify({ tag: this.tag, runs: body }), "application/json");
+      return;
+    }
+    const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+    const rows = ["run,wall_time,step,value,smoothed"];
+    series.forEach(({ steps, wallTimes, values }, index) => {
+      const smoothed = smooth(values, state.smoother, state.smoothing, state.window);
+      const run = quote(runs[index]!);
+      for (let i = 0; i < steps.length; i++) {
+        rows.push(`${run},${wallTimes[i]},${steps[i]},${values[i]},${smoothed[i]}`);
+      }
+    });
+    download(`${name}.csv`, rows.join("\n") + "\n", "text/csv");
+  }
+
+  /** Parquet, written by the server (shown once it says it can: pyarrow is installed there). */
+  private parquetButton(): HTMLElement {
+    const button = h("button", { type: "button", class: "parquet", hidden: true }, "Parquet");
+    button.onclick = () => {
+      const runs = this.lines.map((line) => line.run);
+      const link = h("a", { href: everyPointUrl(runs, this.tag, "parquet"), download: "" });
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+    };
+    void serverCapabilities().then((found) => (button.hidden = !found.downloads.includes("parquet")));
+    return button;
   }
 
   private async load(runs: string[]): Promise<void> {
@@ -201,10 +302,10 @@ export class ScalarCard {
     const version = ++this.tableVersion;
     if (this.start === null || this.lines.length === 0) {
       this.table.replaceChildren();
-      delete this.element.dataset.selected;
+      delete this.table.parentElement?.dataset.selected;
       return;
     }
-    this.element.dataset.selected = this.end === null ? "step" : "range";
+    this.table.parentElement!.dataset.selected = this.end === null ? "step" : "range";
     if (this.end === null) {
       this.table.replaceChildren(this.stepTable(this.start));
       return;
@@ -217,7 +318,7 @@ export class ScalarCard {
   }
 
   private stepTable(x: number): HTMLElement {
-    const rows = this.chart.rowsAt(x);
+    const rows = sortRows(this.chart.rowsAt(x), "descending");
     const first = new Map(this.lines.map((line) => [line.run, line.wallTimes[0]!]));
     return table(
       `At ${axisName(state.x)} ${formatX(x, state.x)}`,
@@ -366,4 +467,72 @@ function table(
       ),
     ),
   );
+}
+
+// Two requests at a time, in the order cards ask: the first chart on screen gets the server to itself and draws
+// first, instead of sharing it with every other chart in view.
+const CONCURRENT_FETCHES = 2;
+let fetching = 0;
+const waiting: (() => void)[] = [];
+
+export async function queued<T>(task: () => Promise<T>): Promise<T> {
+  if (fetching >= CONCURRENT_FETCHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  fetching++;
+  try {
+    return await task();
+  } finally {
+    fetching--;
+    waiting.shift()?.();
+  }
+}
+
+const smoothedCache = new WeakMap<ScalarSeries, { key: string; values: Float64Array }>();
+
+function smoothedOf(series: ScalarSeries): Float64Array {
+  const key = `${state.smoother}|${state.smoothing}|${state.window}`;
+  const cached = smoothedCache.get(series);
+  if (cached?.key === key) return cached.values;
+  const reusable = cached && cached.values !== series.values ? cached.values : undefined;
+  const values = smooth(series.values, state.smoother, state.smoothing, state.window, reusable);
+  smoothedCache.set(series, { key, values });
+  return values;
+}
+
+/** The lines of the shown runs' series, on the chosen x axis and smoothed as set. */
+export function linesFor(found: Map<string, ScalarSeries>): Line[] {
+  const lines: Line[] = [];
+  for (const run of selectedRuns()) {
+    const series = found.get(run);
+    if (!series || series.steps.length === 0) continue;
+    lines.push({
+      run,
+      color: colorOf(run),
+      xs: xsOf(series, state.x),
+      steps: series.steps,
+      wallTimes: series.wallTimes,
+      raw: series.values,
+      smoothed: smoothedOf(series),
+    });
+  }
+  return lines;
+}
+
+/** The page's chart options (a card adds its own log y). */
+export function chartOptions(): ChartOptions {
+  const smoothing = (state.smoother === "ema" && state.smoothing > 0) || (state.smoother === "ma" && state.window > 1);
+  return {
+    x: state.x,
+    logX: state.logX,
+    logY: false,
+    band: state.band,
+    smoothing,
+    tooltipSort: state.tooltipSort,
+  };
+}
+
+/** The tag's description, as the scalars' tag listing gives it (set by the page that lists the tags). */
+let describe: (tag: string) => string | undefined = () => undefined;
+
+export function describeTagsWith(lookup: (tag: string) => string | undefined): void {
+  describe = lookup;
 }

@@ -7,6 +7,8 @@
 import type { Smoother } from "./smoothing";
 
 export type XAxis = "step" | "relative" | "wall";
+export type CardSize = "small" | "medium" | "large";
+export type TooltipSort = "nearest" | "alphabetical" | "ascending" | "descending";
 
 export interface State {
   dashboard: string;
@@ -36,6 +38,9 @@ export interface State {
   pinned: string[];
   kinds: string;
   ignoreOutliers: boolean;
+  /** The charts' card size and the order of their tooltips' rows. */
+  cardSize: CardSize;
+  tooltipSort: TooltipSort;
 }
 
 export const DEFAULTS: State = {
@@ -61,6 +66,8 @@ export const DEFAULTS: State = {
   pinned: [],
   kinds: "scalars,histograms,images",
   ignoreOutliers: true,
+  cardSize: "medium",
+  tooltipSort: "nearest",
 };
 
 /** Shared by every dashboard, and shown as such: the run list stays beside every dashboard. */
@@ -225,6 +232,8 @@ function parseParams(params: URLSearchParams): Partial<State> {
     histogramMode: choice("histogramMode", ["offset", "overlay"] as const),
     graphKind: choice("graphKind", ["c_graph", "s_graph"] as const),
     groupBand: choice("groupBand", ["std", "minmax"] as const),
+    cardSize: choice("cardSize", ["small", "medium", "large"] as const),
+    tooltipSort: choice("tooltipSort", ["nearest", "alphabetical", "ascending", "descending"] as const),
   };
   for (const [key, value] of Object.entries(entries)) {
     if (value !== undefined) (found as Record<string, unknown>)[key] = value;

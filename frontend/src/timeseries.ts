@@ -1,15 +1,17 @@
 // TensorBoard's Time Series page: every scalar, histogram and image card of the shown runs on one page, filtered by
 // tag regex and kind, grouped by the tag's prefix, pinned cards first (kept in the URL). A scalar card draws every
-// run (as the scalars dashboard does); a histogram or image card one run. Cards fill when they come near the screen,
-// and can be made as wide as the row or full-screen (Escape leaves it).
+// run (the Scalars page's chart card, with a step selector); a histogram or image card one run. Cards fill when they
+// come near the screen (the one lazy card grid), and can be made as wide as the row or full-screen (Escape leaves it).
 
 import { getJson, type TagInfo } from "./api";
+import { LazyCardGrid, cardRow, groupOf } from "./card_grid";
 import { colorOf } from "./colors";
 import { formatCount, h } from "./dom";
 import { fillHistograms, fillImages, rememberListing, type Listing } from "./media";
 import { regex, regexProblem } from "./regex";
 import { selectedRuns } from "./runs";
 import { ScalarCard } from "./scalar_card";
+import { sizeControl, sortControl } from "./scalars";
 import { commitUrl, state, update } from "./state";
 
 type Kind = "scalars" | "histograms" | "images";
@@ -26,11 +28,11 @@ interface Card {
   /** The run of a histogram or image card; "" for a scalar card (every shown run). */
   run: string;
   element: HTMLElement;
-  body: HTMLElement;
   pin: HTMLButtonElement;
-  full: HTMLButtonElement;
+  /** A scalar card's chart card; a histogram or image card's body and full-screen button. */
   scalar: ScalarCard | null;
-  visible: boolean;
+  body: HTMLElement | null;
+  full: HTMLButtonElement | null;
   stale: boolean;
   filling: boolean;
 }
@@ -38,38 +40,9 @@ interface Card {
 /** Each kind's tags by run. */
 let tags: Record<Kind, Record<string, string[]>> = { scalars: {}, histograms: {}, images: {} };
 const cards = new Map<string, Card>();
-const byElement = new WeakMap<Element, Card>();
-
-const observer = new IntersectionObserver(
-  (entries) => {
-    for (const entry of entries) {
-      const card = byElement.get(entry.target);
-      if (!card) continue;
-      card.visible = entry.isIntersecting;
-      if (card.visible) arriving.add(card);
-    }
-    if (arriving.size && !draining) {
-      draining = true;
-      setTimeout(showArriving, 0);
-    }
-  },
-  { rootMargin: "300px" },
-);
-
-// Cards that came into view, shown one per task: a scroll that brings ten in at once keeps the page responsive (no
-// task of ten charts' set-up), and a card scrolled past before its turn costs nothing.
-const arriving = new Set<Card>();
-let draining = false;
-
-function showArriving(): void {
-  const [card] = arriving;
-  if (card) {
-    arriving.delete(card);
-    if (card.visible && cards.get(card.key) === card) void show(card);
-  }
-  draining = arriving.size > 0;
-  if (draining) setTimeout(showArriving, 0);
-}
+const grid = new LazyCardGrid<Card>((card) => {
+  if (cards.get(card.key) === card) void show(card);
+});
 
 const tagFilter = h("input", {
   type: "search",
@@ -101,9 +74,10 @@ const smoothing = h("input", {
 });
 const smoothingValue = h("output", { for: "ts-smoothing" });
 const outliers = h("input", { type: "checkbox", id: "ignore-outliers" });
+const tooltipSort = sortControl("ts-tooltip-sort");
+const cardSize = sizeControl("ts-card-size");
 const summary = h("span", { class: "count", id: "ts-count" });
 const pinnedSection = h("section", { class: "pinned-cards", "aria-label": "Pinned cards" });
-const groups = h("div", { class: "groups" });
 
 export const element = h(
   "section",
@@ -115,10 +89,12 @@ export const element = h(
     h("span", { class: "kinds", role: "group", "aria-label": "Kinds of card" }, ...kindBoxes.map((box) => box.label)),
     h("label", {}, "Smoothing ", smoothing, smoothingValue),
     h("label", {}, outliers, "Ignore outliers in chart scaling"),
+    h("label", {}, "Tooltip ", tooltipSort),
+    h("label", {}, "Cards ", cardSize),
     summary,
   ),
   pinnedSection,
-  groups,
+  grid.element,
 );
 
 tagFilter.addEventListener("input", () => {
@@ -131,7 +107,8 @@ smoothing.addEventListener("change", commitUrl);
 outliers.addEventListener("change", () => update({ ignoreOutliers: outliers.checked }));
 document.addEventListener("keydown", (event) => {
   if (event.key !== "Escape") return;
-  for (const card of cards.values()) if (card.element.classList.contains("fullscreen")) setFullscreen(card, false);
+  for (const card of cards.values())
+    if (card.full && card.element.classList.contains("fullscreen")) setFullscreen(card, false);
 });
 
 function shownKinds(): Set<string> {
@@ -148,6 +125,9 @@ function syncControls(): void {
   smoothing.value = String(state.smoothing);
   smoothingValue.textContent = state.smoothing.toFixed(3);
   outliers.checked = state.ignoreOutliers;
+  tooltipSort.value = state.tooltipSort;
+  cardSize.value = state.cardSize;
+  element.dataset.cardSize = state.cardSize;
 }
 
 function keyOf(kind: Kind, run: string, tag: string): string {
@@ -185,46 +165,56 @@ function button(label: string, className: string, onclick: () => void): HTMLButt
 
 function makeCard(kind: Kind, run: string, tag: string): Card {
   const key = keyOf(kind, run, tag);
-  const body = h("div", { class: "card-body" });
-  const card: Card = {
-    key,
-    kind,
-    tag,
-    run,
-    body,
-    element: h("article", { class: `card ts-card ${kind}`, "data-kind": kind, "data-tag": tag }),
-    pin: button("Pin", "pin", () => togglePin(card)),
-    full: button("Full screen", "full", () => setFullscreen(card, !card.element.classList.contains("fullscreen"))),
-    scalar: null,
-    visible: false,
-    stale: true,
-    filling: false,
-  };
-  if (run) card.element.dataset.run = run;
+  const pin = button("Pin", "pin", () => togglePin(card));
   const wider = button("Wider", "wider", () => {
     const wide = card.element.classList.toggle("wide");
     wider.setAttribute("aria-pressed", String(wide));
   });
   wider.setAttribute("aria-pressed", "false");
-  card.element.append(
+  const card: Card = {
+    key,
+    kind,
+    tag,
+    run,
+    pin,
+    element: h("article"),
+    scalar: null,
+    body: null,
+    full: null,
+    stale: true,
+    filling: false,
+  };
+  if (kind === "scalars") {
+    card.scalar = new ScalarCard(tag, {
+      key: `timeseries\u0000${tag}`,
+      className: "ts-card scalars",
+      attributes: { "data-kind": kind },
+      actions: [pin, wider],
+      stepSelection: true,
+      ignoreOutliers: () => state.ignoreOutliers,
+    });
+    card.element = card.scalar.element;
+    return card;
+  }
+  card.body = h("div", { class: "card-body" });
+  card.full = button("Full screen", "full", () => setFullscreen(card, !card.element.classList.contains("fullscreen")));
+  card.element = h(
+    "article",
+    { class: `card ts-card ${kind}`, "data-kind": kind, "data-tag": tag, "data-run": run },
     h(
       "header",
       {},
       h("h3", { title: tag }, tag),
-      run
-        ? h(
-            "span",
-            { class: "card-run", title: run },
-            h("span", { class: "swatch", style: `background:${colorOf(run)}` }),
-            ` ${run}`,
-          )
-        : null,
-      h("span", { class: "actions" }, card.pin, wider, card.full),
+      h(
+        "span",
+        { class: "card-run", title: run },
+        h("span", { class: "swatch", style: `background:${colorOf(run)}` }),
+        ` ${run}`,
+      ),
+      h("span", { class: "actions" }, pin, wider, card.full),
     ),
-    body,
+    card.body,
   );
-  byElement.set(card.element, card);
-  observer.observe(card.element);
   return card;
 }
 
@@ -235,29 +225,18 @@ function togglePin(card: Card): void {
   update({ pinned });
 }
 
+/** A histogram or image card over the whole window (a scalar card's chart card has its own). */
 function setFullscreen(card: Card, full: boolean): void {
   card.element.classList.toggle("fullscreen", full);
   document.body.classList.toggle("card-fullscreen", full);
+  if (!card.full) return;
   card.full.textContent = full ? "Exit full screen" : "Full screen";
-  // A full-screen chart takes most of the screen's height, leaving room for its table.
-  card.scalar?.setHeight(full ? Math.max(240, Math.round(window.innerHeight * 0.6)) : null);
   if (full) card.full.focus();
-}
-
-function cardsSection(cardsOf: Card[]): HTMLElement {
-  return h("div", { class: "cards" }, ...cardsOf.map((card) => card.element));
 }
 
 /** Lays the cards out: pinned first (in the order pinned), then by the tag's group; cards kept keep their data. */
 function layout(): void {
   const found = wanted();
-  const keep = new Set(found.map(({ kind, run, tag }) => keyOf(kind, run, tag)));
-  for (const [key, card] of cards) {
-    if (keep.has(key)) continue;
-    observer.unobserve(card.element);
-    card.scalar?.destroy();
-    cards.delete(key);
-  }
   const pinned = new Set(state.pinned);
   const byGroup = new Map<string, Card[]>();
   for (const { kind, run, tag } of found) {
@@ -267,48 +246,31 @@ function layout(): void {
       card = makeCard(kind, run, tag);
       cards.set(key, card);
     }
+    card.scalar?.setSize(state.cardSize);
     const isPinned = pinned.has(key);
     card.element.classList.toggle("is-pinned", isPinned);
     card.pin.textContent = isPinned ? "Unpin" : "Pin";
     card.pin.setAttribute("aria-pressed", String(isPinned));
     if (isPinned) continue;
-    const group = tag.includes("/") ? tag.slice(0, tag.indexOf("/")) : tag;
+    const group = groupOf(tag);
     byGroup.set(group, [...(byGroup.get(group) ?? []), card]);
   }
   const pinnedCards = state.pinned.flatMap((key) => cards.get(key) ?? []);
   pinnedSection.replaceChildren(
     h("h2", {}, "Pinned ", h("span", { class: "count" }, String(pinnedCards.length))),
     pinnedCards.length
-      ? cardsSection(pinnedCards)
+      ? cardRow(pinnedCards)
       : h("p", { class: "empty" }, "Pin cards (their Pin button) to keep them here, at the top, for comparison."),
   );
-  const open = new Map([...groups.querySelectorAll("details")].map((details) => [details.dataset.group, details.open]));
-  groups.replaceChildren(
-    ...[...byGroup].map(([group, members]) =>
-      h(
-        "details",
-        { class: "group", "data-group": group, open: open.get(group) ?? true },
-        h(
-          "summary",
-          {},
-          h("span", { class: "group-name" }, group),
-          h("span", { class: "count" }, ` ${members.length}`),
-        ),
-        cardsSection(members),
-      ),
-    ),
-  );
-  if (found.length === 0)
-    groups.replaceChildren(h("p", { class: "empty" }, "No cards for the shown runs and filters."));
+  for (const card of grid.layout(byGroup, "No cards for the shown runs and filters.", pinnedCards)) {
+    card.scalar?.destroy();
+    cards.delete(card.key);
+  }
   summary.textContent = `${formatCount(found.length)} card${found.length === 1 ? "" : "s"}`;
 }
 
 async function show(card: Card): Promise<void> {
-  if (card.kind === "scalars") {
-    if (!card.scalar) {
-      card.scalar = new ScalarCard(card.tag);
-      card.body.replaceChildren(card.scalar.element);
-    }
+  if (card.scalar) {
     if (card.stale) card.scalar.invalidate();
     card.stale = false;
     await card.scalar.show(selectedRuns().filter((run) => tags.scalars[run]?.includes(card.tag)));
@@ -319,17 +281,17 @@ async function show(card: Card): Promise<void> {
   card.filling = true;
   card.stale = false;
   try {
-    await (card.kind === "histograms" ? fillHistograms : fillImages)(card.body, card.run, card.tag);
+    await (card.kind === "histograms" ? fillHistograms : fillImages)(card.body!, card.run, card.tag);
     card.element.dataset.filled = "true";
   } catch (error) {
-    card.body.replaceChildren(h("p", { class: "error" }, String(error)));
+    card.body!.replaceChildren(h("p", { class: "error" }, String(error)));
   } finally {
     card.filling = false;
   }
 }
 
 function showVisible(kinds?: Set<Kind>): void {
-  for (const card of cards.values()) if (card.visible && (!kinds || kinds.has(card.kind))) void show(card);
+  for (const card of grid.shown()) if (!kinds || kinds.has(card.kind)) void show(card);
 }
 
 async function listing(plugin: Kind): Promise<Record<string, string[]>> {
@@ -355,7 +317,7 @@ export async function refresh(): Promise<void> {
 
 export function onState(changed: Set<string>): void {
   syncControls();
-  const relayout = ["runs", "runFilter", "tagFilter", "kinds", "pinned"].some((key) => changed.has(key));
+  const relayout = ["runs", "runFilter", "tagFilter", "kinds", "pinned", "cardSize"].some((key) => changed.has(key));
   if (relayout) layout();
   if (changed.has("histogramMode")) {
     for (const card of cards.values()) if (card.kind === "histograms") card.stale = true;

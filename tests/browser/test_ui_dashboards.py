@@ -271,7 +271,7 @@ def test_custom_scalars_follow_the_layout(full_trainboard: Server, browser: Brow
         over = losses.locator(".u-over").bounding_box()
         assert over is not None
         page.mouse.move(over["x"] + 1, over["y"] + over["height"] / 2)
-        tooltip = losses.locator(".tooltip")
+        tooltip = page.locator("#overlay .tooltip")
         tooltip.wait_for(state="visible")
         row = tooltip.locator("tr", has=page.locator("td.run", has_text=f"{run}: loss"))
         assert as_number(row.locator("td.value").inner_text()) == pytest.approx(loss[0][2], rel=1e-5)

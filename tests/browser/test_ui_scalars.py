@@ -89,7 +89,7 @@ def hover_step(page: Page, chart: Locator, step: float, low: float, high: float)
     box = over.bounding_box()
     assert box is not None
     page.mouse.move(box["x"] + (step - low) / (high - low) * box["width"], box["y"] + box["height"] / 2)
-    tooltip = chart.locator(".tooltip")
+    tooltip = page.locator("#overlay .tooltip")
     tooltip.wait_for(state="visible")
     header = [cell.strip() for cell in tooltip.locator("th").all_inner_texts()]
     rows = []
@@ -107,7 +107,7 @@ def test_tooltip_shows_served_values_smoothed_as_tensorboard_sorted_by_value(ser
     tag = "train/loss"
     series = {run: served(server, run, tag) for run in SEED_RUNS[:3]}
     with ui_page(browser, "scalars-tooltip") as page:
-        page.goto(f"{server.url}/#runFilter={SEEDS_01}&smoothing=0.6")
+        page.goto(f"{server.url}/#runFilter={SEEDS_01}&smoothing=0.6&tooltipSort=descending")
         chart = wait_drawn(page, tag, 3).locator(".chart")
         step = 100
         rows = hover_step(page, chart, step, SEED_STEPS[0], SEED_STEPS[-1])
@@ -129,7 +129,7 @@ def test_tooltip_text_overlaps_nothing(server: Server, browser: Browser) -> None
         chart = wait_drawn(page, tag, 3).locator(".chart")
         rows = hover_step(page, chart, 100, SEED_STEPS[0], SEED_STEPS[-1])
         assert len(rows) == 3
-        tooltip = chart.locator(".tooltip")
+        tooltip = page.locator("#overlay .tooltip")
         boxes = text_boxes(tooltip, ".swatch")
         assert {box.text for box in boxes} >= {"Run", "Smoothed", *(row["Run"] for row in rows)}
         assert not overlapping(boxes), overlapping(boxes)
@@ -280,7 +280,7 @@ def test_mean_and_std_over_the_selected_runs(server: Server, browser: Browser) -
         chart = wait_drawn(page, tag, 3).locator(".chart")
         page.check("#band")
         hover_step(page, chart, 50, SEED_STEPS[0], SEED_STEPS[-1])
-        text = chart.locator(".tooltip .band").inner_text()
+        text = page.locator("#overlay .tooltip .band").inner_text()
     found = re.fullmatch(r"mean (\S+) ± std (\S+) over 3 runs", text)
     assert found, text
     assert close(found[1], mean) and close(found[2], std)
@@ -292,7 +292,8 @@ def test_state_survives_a_reload_and_the_theme_switches(server: Server, browser:
         page.locator("article.card").first.wait_for()
         page.fill("#tag-filter", "^train/")
         page.select_option("#x-axis", "relative")
-        page.check("#log-y")
+        page.select_option("#tooltip-sort", "alphabetical")
+        page.select_option("#card-size", "large")
         page.locator("#smoothing").fill("0.9")
         assert page.evaluate("document.documentElement.dataset.theme") == "light"
         page.click("#theme")
@@ -300,7 +301,8 @@ def test_state_survives_a_reload_and_the_theme_switches(server: Server, browser:
         page.locator("article.card").first.wait_for()
         assert page.input_value("#tag-filter") == "^train/"
         assert page.input_value("#x-axis") == "relative"
-        assert page.is_checked("#log-y")
+        assert page.input_value("#tooltip-sort") == "alphabetical"
+        assert page.input_value("#card-size") == "large"
         assert page.input_value("#smoothing") == "0.9"
         assert page.evaluate("document.documentElement.dataset.theme") == "dark"
         assert sorted(page.locator("article.card").evaluate_all("cards => cards.map(c => c.dataset.tag)")) == [

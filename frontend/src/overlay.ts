@@ -1,0 +1,79 @@
+// The layer above every card for what floats: tooltips and menus. One <div id="overlay"> child of <body>, so nothing
+// that floats is clipped by its card or hidden under a neighbour; each floating box is placed in window coordinates
+// and flipped to stay inside the window.
+
+import { h } from "./dom";
+
+const layer = h("div", { id: "overlay" });
+
+/** The overlay layer, put back into <body> when a page replaced the body's children. */
+export function overlay(): HTMLElement {
+  if (!layer.isConnected) document.body.append(layer);
+  return layer;
+}
+
+const GAP = 14;
+const MARGIN = 4;
+
+/** Places `box` (a child of the overlay) of `size` beside the point (x, y) of the window: below right of it, or
+ * flipped left and up where it would leave the window; a box larger than the window is held at its top left. */
+export function placeNear(box: HTMLElement, x: number, y: number, size = measure(box)): void {
+  const { width, height } = size;
+  const [viewWidth, viewHeight] = [document.documentElement.clientWidth, document.documentElement.clientHeight];
+  let left = x + GAP;
+  if (left + width > viewWidth - MARGIN) left = x - GAP - width;
+  let top = y + GAP;
+  if (top + height > viewHeight - MARGIN) top = y - GAP - height;
+  box.style.left = `${Math.round(Math.max(MARGIN, Math.min(left, viewWidth - MARGIN - width)))}px`;
+  box.style.top = `${Math.round(Math.max(MARGIN, Math.min(top, viewHeight - MARGIN - height)))}px`;
+}
+
+function measure(box: HTMLElement): { width: number; height: number } {
+  box.style.left = "0px";
+  box.style.top = "0px";
+  const { width, height } = box.getBoundingClientRect();
+  return { width, height };
+}
+
+/** The chart tooltip: one for the page (one cursor, one tooltip). */
+export const tooltip = h("div", { class: "tooltip", role: "tooltip", hidden: true });
+
+/** What shows the tooltip: the pointer moving over the tooltip is its pointer still (the tooltip is hit-testable: it
+ * is what is on top there, but the chart under it keeps following the pointer), and leaving the tooltip elsewhere than
+ * to its chart leaves the chart. */
+export interface TooltipOwner {
+  pointerMoved(event: MouseEvent): void;
+  pointerLeft(event: MouseEvent): void;
+}
+
+// What shows the tooltip now (only it hides it: another chart's cursor leaving does not), what it shows and its size.
+let owner: TooltipOwner | null = null;
+tooltip.addEventListener("mousemove", (event) => owner?.pointerMoved(event));
+tooltip.addEventListener("mouseleave", (event) => owner?.pointerLeft(event));
+
+/** Whether the pointer went from a chart onto the tooltip (the chart has not been left). */
+export function intoTooltip(event: MouseEvent): boolean {
+  return event.relatedTarget instanceof Node && tooltip.contains(event.relatedTarget);
+}
+let shownKey = "";
+let shownSize: { width: number; height: number } | null = null;
+
+/** Shows the tooltip beside (x, y). Its content is built again only when `key` (what it shows) changed: a cursor
+ * moving along the same points only moves it, with no layout of its table. */
+export function showTooltip(from: TooltipOwner, key: string, build: () => Node[], x: number, y: number): void {
+  if (!tooltip.isConnected) overlay().append(tooltip);
+  if (from !== owner || key !== shownKey || tooltip.hidden || !shownSize) {
+    tooltip.replaceChildren(...build());
+    tooltip.hidden = false;
+    shownSize = measure(tooltip);
+  }
+  owner = from;
+  shownKey = key;
+  placeNear(tooltip, x, y, shownSize);
+}
+
+export function hideTooltip(from: unknown): void {
+  if (from !== owner) return;
+  owner = null;
+  tooltip.hidden = true;
+}

@@ -1,0 +1,233 @@
+"""Finding the run behind a line, in Debian's Chromium on a logdir of 60 runs written by tensorboardX: the tooltip
+floats above the page inside the window, lists the nearest line first, the nearest line and a run hovered in the run
+list are highlighted, a click on a line picks its run; and the chart basics: box zoom refits y, whole-number step
+ticks, card sizes filling the width, full screen filling the window."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import tensorboardX
+from playwright.sync_api import Browser, Locator, Page
+
+from tests.browser.ui import ui_page
+from tests.browser.visuals import box_of
+from tests.servers import Server, trainboard_in_process
+
+pytestmark = pytest.mark.browser
+
+RUNS = [f"exp{index // 20}/run{index:02d}" for index in range(60)]
+STEPS = range(0, 100, 5)
+# Each run's loss is a flat line at its index: the line at a height is the run of that index.
+LOSS = "loss"
+# A ramp from 0 to 1,000 (step = value), to zoom into.
+RAMP = "ramp"
+# A tag the first run logged once, at this step.
+SINGLE, SINGLE_STEP = "single", 4998
+GROUP_TAGS = ("group/a", "group/b", "group/c", "group/d")
+
+
+@pytest.fixture(scope="module")
+def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("identify") / "logs"
+    for index, run in enumerate(RUNS):
+        with tensorboardX.SummaryWriter(str(root / run)) as writer:
+            for step in STEPS:
+                writer.add_scalar(LOSS, float(index), step, walltime=1_700_000_000 + step)
+            if index == 0:
+                for step in range(0, 1001, 10):
+                    writer.add_scalar(RAMP, float(step), step, walltime=1_700_000_000 + step)
+                writer.add_scalar(SINGLE, 0.5, SINGLE_STEP, walltime=1_700_000_000)
+                for tag in GROUP_TAGS:
+                    writer.add_scalar(tag, 1.0, 0, walltime=1_700_000_000)
+                    writer.add_scalar(tag, 2.0, 1, walltime=1_700_000_001)
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with trainboard_in_process(logdir, tmp_path_factory.mktemp("server")) as server:
+        yield server
+
+
+def drawn_chart(page: Page, tag: str, runs: int) -> Locator:
+    card = page.locator(f"article.card[data-tag='{tag}']")
+    card.scroll_into_view_if_needed()
+    page.wait_for_function(
+        "([tag, runs]) => { const c = document.querySelector(`article.card[data-tag='${tag}']`);"
+        " return c && c.dataset.runs === String(runs) && c.querySelector('.chart').dataset.drawMs; }",
+        arg=[tag, runs],
+    )
+    return card.locator(".chart")
+
+
+def point_of(chart: Locator, x_fraction: float, value: float) -> tuple[float, float]:
+    """Where on the page the chart draws `value` at `x_fraction` of its width."""
+    box = chart.locator(".u-over").bounding_box()
+    assert box is not None
+    low, high = (float(part) for part in str(chart.get_attribute("data-y-range")).split(","))
+    return box["x"] + box["width"] * x_fraction, box["y"] + box["height"] * (high - value) / (high - low)
+
+
+def tooltip_runs(page: Page) -> list[str]:
+    rows = page.locator("#overlay .tooltip tr[data-run]")
+    rows.first.wait_for()
+    return [str(run) for run in rows.evaluate_all("rows => rows.map(row => row.dataset.run)")]
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1000)])
+def test_the_tooltip_of_60_runs_is_inside_the_window_and_on_top(
+    server: Server, browser: Browser, width: int, height: int
+) -> None:
+    with ui_page(browser, f"identify-tooltip-{width}") as page:
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{server.url}/#tagFilter=^{LOSS}$")
+        chart = drawn_chart(page, LOSS, 60)
+        # Near the chart's right and bottom edges: the tooltip must flip to stay in the window.
+        for x_fraction, value in ((0.95, 2.0), (0.05, 58.0), (0.5, 30.0)):
+            page.mouse.move(*point_of(chart, x_fraction, value))
+            assert len(tooltip_runs(page)) >= 20
+            tooltip = page.locator("#overlay .tooltip")
+            box = box_of(tooltip)
+            assert 0 <= box.left and box.right <= width and 0 <= box.top and box.bottom <= height, box
+            # Topmost at its corners: no card, header or chart is drawn over it.
+            for x, y in (
+                (box.left + 2, box.top + 2),
+                (box.right - 2, box.top + 2),
+                (box.left + 2, box.bottom - 2),
+                (box.right - 2, box.bottom - 2),
+            ):
+                assert page.evaluate(
+                    "([x, y]) => !!document.elementFromPoint(x, y)?.closest('#overlay .tooltip')", [x, y]
+                ), (x, y)
+
+
+def test_the_nearest_line_comes_first_and_is_highlighted(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-nearest") as page:
+        page.goto(f"{server.url}/#tagFilter=^{LOSS}$")
+        assert page.input_value("#tooltip-sort") == "nearest"
+        chart = drawn_chart(page, LOSS, 60)
+        for index in (7, 41):
+            page.mouse.move(*point_of(chart, 0.5, index + 0.2))
+            page.wait_for_function(
+                "run => document.querySelector('#overlay .tooltip tr[data-run]')?.dataset.run === run", arg=RUNS[index]
+            )
+            assert tooltip_runs(page)[:3] == [RUNS[index], RUNS[index + 1], RUNS[index - 1]]
+            assert chart.get_attribute("data-highlight") == RUNS[index]
+        page.mouse.move(0, 0)
+        page.wait_for_function("() => !document.querySelector('.chart[data-highlight]')")
+        assert page.locator("#overlay .tooltip").is_hidden()
+        # The other orders, as TensorBoard's.
+        page.select_option("#tooltip-sort", "alphabetical")
+        page.mouse.move(*point_of(chart, 0.5, 30.0))
+        page.wait_for_timeout(100)
+        assert tooltip_runs(page)[:2] == RUNS[:2]
+        page.select_option("#tooltip-sort", "descending")
+        page.mouse.move(*point_of(chart, 0.5, 31.0))
+        page.wait_for_timeout(100)
+        assert tooltip_runs(page)[:2] == [RUNS[59], RUNS[58]]
+
+
+def test_a_run_hovered_in_the_run_list_is_highlighted_in_every_chart(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-run-list") as page:
+        page.goto(f"{server.url}/#tagFilter=^({LOSS}|{RAMP})$")
+        drawn_chart(page, RAMP, 1)
+        drawn_chart(page, LOSS, 60)
+        page.locator(f"#run-list .run[data-run='{RUNS[0]}']").hover()
+        page.wait_for_function(
+            "run => [...document.querySelectorAll('.chart')].every(c => c.dataset.highlight === run)", arg=RUNS[0]
+        )
+        page.locator(f"#run-list .run[data-run='{RUNS[3]}']").hover()
+        # Only the charts that draw the run say so.
+        page.wait_for_function(
+            "run => document.querySelector(\"article[data-tag='loss'] .chart\").dataset.highlight === run"
+            " && !document.querySelector(\"article[data-tag='ramp'] .chart\").dataset.highlight",
+            arg=RUNS[3],
+        )
+        page.mouse.move(800, 5)
+        page.wait_for_function("() => !document.querySelector('.chart[data-highlight]')")
+
+
+def test_a_click_on_a_line_picks_its_run(server: Server, browser: Browser) -> None:
+    picked = RUNS[52]
+    with ui_page(browser, "identify-click") as page:
+        page.goto(f"{server.url}/#tagFilter=^{LOSS}$")
+        chart = drawn_chart(page, LOSS, 60)
+        page.mouse.click(*point_of(chart, 0.4, 52.0))
+        row = page.locator("#run-list .run.picked")
+        row.wait_for()
+        assert row.get_attribute("data-run") == picked
+        # Scrolled into the list's view, with "Only" one click away.
+        assert box_of(row).inside(box_of(page.locator("#run-list")))
+        row.locator("button.only").click()
+        page.wait_for_function("() => document.querySelector(\"article[data-tag='loss']\").dataset.runs === '1'")
+        assert page.locator("#run-count").inner_text().startswith("1 of 60")
+
+
+def test_box_zoom_refits_y_to_the_zoomed_data(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-zoom") as page:
+        page.goto(f"{server.url}/#tagFilter=^{RAMP}$&smoother=none")
+        chart = drawn_chart(page, RAMP, 1)
+        box = chart.locator(".u-over").bounding_box()
+        assert box is not None
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(box["x"] + box["width"] * 0.6, y)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] * 0.8, y, steps=5)
+        page.mouse.up()
+        page.wait_for_function("() => !document.querySelector('.chart').dataset.yRange.startsWith('-')")
+        low, high = (float(part) for part in str(chart.get_attribute("data-y-range")).split(","))
+        # The zoomed steps hold values of about 600 to 800: y spans them, with a little room.
+        assert 500 < low < 620 and 780 < high < 900, (low, high)
+
+
+def test_a_tag_logged_at_one_step_has_whole_step_ticks(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-single-step") as page:
+        page.goto(f"{server.url}/#tagFilter=^{SINGLE}$")
+        chart = drawn_chart(page, SINGLE, 1)
+        ticks = [float(tick) for tick in str(chart.get_attribute("data-x-ticks")).split(",")]
+        assert ticks and all(tick == int(tick) for tick in ticks), ticks
+        assert SINGLE_STEP in ticks
+
+
+def test_card_sizes_and_a_grid_that_fills_the_width(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-card-sizes") as page:
+        page.set_viewport_size({"width": 1920, "height": 1000})
+        page.goto(f"{server.url}/#tagFilter=^({LOSS}|group/.*)$")
+        chart = drawn_chart(page, LOSS, 60)
+        # One card in its group: it takes the row, not a third of it.
+        row = box_of(page.locator("details[data-group='loss'] .cards"))
+        assert box_of(chart).right - box_of(chart).left > 0.9 * (row.right - row.left)
+
+        def columns() -> int:
+            tops = page.locator("details[data-group='group'] article.card").evaluate_all(
+                "cards => cards.map(card => Math.round(card.getBoundingClientRect().top))"
+            )
+            return sum(1 for top in tops if top == tops[0])
+
+        page.select_option("#card-size", "small")
+        page.wait_for_function("() => document.querySelector('[data-card-size=\"small\"]')")
+        small = columns()
+        page.select_option("#card-size", "large")
+        page.wait_for_function("() => document.querySelector('[data-card-size=\"large\"]')")
+        large = columns()
+        assert small == 4 and large == 2, (small, large)
+        # Each group's cards fill the row.
+        cards = page.locator("details[data-group='group'] article.card")
+        row = box_of(page.locator("details[data-group='group'] .cards"))
+        assert box_of(cards.nth(1)).right == pytest.approx(row.right, abs=1)
+        assert "cardSize=large" in page.url
+
+
+def test_full_screen_fills_the_window(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-full-screen") as page:
+        page.goto(f"{server.url}/#tagFilter=^{LOSS}$")
+        chart = drawn_chart(page, LOSS, 60)
+        page.locator("article.card[data-tag='loss'] button.full").click()
+        page.wait_for_function("() => document.querySelector('.chart canvas').clientHeight > 800")
+        canvas = box_of(chart.locator("canvas").first)
+        assert canvas.bottom <= 1000 and canvas.right - canvas.left > 1300
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => document.querySelector('.chart canvas').clientHeight < 300")
