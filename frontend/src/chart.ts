@@ -11,6 +11,8 @@ import type { XAxis } from "./state";
 export interface Line {
   run: string;
   color: string;
+  /** Dash pattern (empty or absent: solid): runs past the palette's size share a colour but not a dash. */
+  dash?: readonly number[];
   /** x of each point in the chart's x-axis unit (step, seconds since the run's start, or wall time in seconds). */
   xs: Float64Array;
   steps: Float64Array;
@@ -268,6 +270,7 @@ export class Chart {
         ...this.lines.map((line) => ({
           label: line.run,
           stroke: line.color,
+          dash: line.dash?.length ? [...line.dash] : undefined,
           width: this.lines.length > THIN_FROM ? 1 : 1.5,
           spanGaps: true,
           // A line of one drawn point has no segment: it shows as a dot, as TensorBoard shows it.

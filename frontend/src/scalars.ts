@@ -11,7 +11,7 @@ import {
   type TagInfo,
 } from "./api";
 import { Chart, type ChartOptions, type Line } from "./chart";
-import { colorOf } from "./colors";
+import { colorOf, dashOf } from "./colors";
 import { download, formatCount, h } from "./dom";
 import * as grouping from "./groups";
 import { regex, regexProblem } from "./regex";
@@ -299,6 +299,7 @@ export function linesFor(found: Map<string, ScalarSeries>): Line[] {
     lines.push({
       run,
       color: colorOf(run),
+      dash: dashOf(run),
       xs,
       steps: series.steps,
       wallTimes: series.wallTimes,
