@@ -9,6 +9,8 @@ export interface State {
   /** Explicitly selected runs; null: the default selection (every run, up to DEFAULT_RUNS). */
   runs: string[] | null;
   runFilter: string;
+  /** The run filter is a regular expression on run names (else a filter of the run filter language). */
+  runRegex: boolean;
   tagFilter: string;
   smoother: Smoother;
   smoothing: number;
@@ -38,6 +40,7 @@ export const DEFAULTS: State = {
   dashboard: "scalars",
   runs: null,
   runFilter: "",
+  runRegex: false,
   tagFilter: "",
   smoother: "ema",
   smoothing: 0.6,
@@ -148,6 +151,7 @@ function parse(hash: string): Partial<State> {
     smoothing: number("smoothing", 0, 0.999),
     window: number("window", 1, 100000),
     x: choice("x", ["step", "relative", "wall"] as const),
+    runRegex: flag("runRegex"),
     logY: flag("logY"),
     logX: flag("logX"),
     band: flag("band"),
