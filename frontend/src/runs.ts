@@ -2,8 +2,8 @@
 // a filter box (the run filter language, or a regex with the `.*` button), select/deselect all matching runs, a
 // colour per run that the user may change.
 
-import { colorOf, pick } from "./colors";
-import { formatCount, h } from "./dom";
+import { colorOf, dashOf, pick } from "./colors";
+import { formatCount, h, svg } from "./dom";
 import type { FilterProblem } from "./filter_problem";
 import * as runQuery from "./run_query";
 import { state, update } from "./state";
@@ -188,7 +188,7 @@ export function render(): void {
           style: `top:${index * ROW_HEIGHT}px`,
           title: run,
         },
-        h("label", {}, box, color, h("span", { class: "name" }, run)),
+        h("label", {}, box, color, dashSample(run), h("span", { class: "name" }, run)),
       ),
     );
   }
@@ -211,5 +211,24 @@ function showProblem(problem: FilterProblem | null): void {
   filterError.replaceChildren(
     h("code", { class: "filter-text" }, problem.before, marked, problem.after),
     h("span", {}, ` at ${problem.position}: ${problem.message}`),
+  );
+}
+
+/** A short stroke in the run's dash pattern, for the runs past the palette's size (they share a colour, not a dash). */
+function dashSample(run: string): SVGElement | null {
+  const dash = dashOf(run);
+  if (dash.length === 0) return null;
+  return svg(
+    "svg",
+    { class: "dash", width: 18, height: 6, "aria-hidden": "true" },
+    svg("line", {
+      x1: 0,
+      y1: 3,
+      x2: 18,
+      y2: 3,
+      stroke: colorOf(run),
+      "stroke-width": 2,
+      "stroke-dasharray": dash.join(" "),
+    }),
   );
 }
