@@ -1,37 +1,38 @@
 // A run keeps its colour while the page is open, on every chart and in the run list: colours are handed out in the
 // order runs are first seen (sorted by name at start), and a colour the user picks is kept in the browser. The
 // palette's 24 colours are mid-lightness (a WCAG contrast of at least 2.6 on both the light and the dark theme's
-// background) and far apart: their smallest pairwise CIEDE2000 difference is 16.2 (test/colors.test.ts measures it),
-// and the first 8 handed out are at least 26 apart. The 25th run on takes the colours again with a dash pattern, so
-// that no two of the first 96 runs are drawn alike.
+// background) and far apart: their smallest pairwise CIEDE2000 difference is 16.2 (test/colors.test.ts measures
+// it). Blue and orange come first, then each colour is the farthest from those before it, so the first 8 handed out
+// are at least 26 apart. The 25th run on takes the colours again with a dash pattern: no two of the first 96 runs
+// are drawn alike.
 
 import { hexToLab, labToHex } from "./color_space";
 
 export const PALETTE = [
   "#1177cc",
-  "#88aa00",
-  "#ff1133",
-  "#ff33ff",
-  "#775500",
-  "#226655",
-  "#6611ff",
-  "#55aaaa",
-  "#bb9966",
-  "#009955",
-  "#996655",
-  "#ff7722",
+  "#ff7700",
   "#446600",
-  "#993388",
-  "#ff1188",
-  "#dd8888",
-  "#8899ff",
+  "#ff33ff",
   "#bb0044",
+  "#55aaaa",
+  "#6611ff",
+  "#88aa00",
+  "#775500",
+  "#dd8888",
+  "#aa3300",
+  "#009955",
+  "#bb9966",
+  "#226655",
+  "#993388",
+  "#ff1133",
+  "#8899ff",
+  "#ff1188",
   "#00aaee",
   "#555599",
   "#cc88bb",
   "#117788",
   "#9966dd",
-  "#aa3300",
+  "#996655",
 ];
 /** Line dash patterns (canvas `setLineDash` lengths in CSS pixels) for each pass through the palette: solid first. */
 export const DASHES: readonly (readonly number[])[] = [[], [8, 4], [2, 3], [10, 3, 2, 3]];

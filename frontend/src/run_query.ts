@@ -47,6 +47,12 @@ export function matcher(): Matcher {
   }
   const kept = answered.kept;
   if (answered.text === state.runFilter && kept !== null) lastGood = (run) => kept.has(run);
+  else if (fromOldLink) {
+    // Until the server tells whether an old link's text is a filter, it is read as the regex it most likely is (as
+    // it was then): the page does not draw every run first.
+    const pattern = regex(state.runFilter);
+    if (pattern) return (run) => pattern.test(run);
+  }
   return lastGood;
 }
 
