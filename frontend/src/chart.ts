@@ -25,6 +25,8 @@ export interface Line {
   color: string;
   /** The shape of the marks along the line (an index into MARKERS): tells a run's tags apart. */
   marker?: number;
+  /** Dash pattern (empty or absent: solid): runs past the palette's size share a colour but not a dash. */
+  dash?: readonly number[];
   /** x of each point in the chart's x-axis unit (step, seconds since the run's start, or wall time in seconds). */
   xs: Float64Array;
   steps: Float64Array;
@@ -333,6 +335,7 @@ export class Chart implements TooltipOwner {
         ...this.lines.map((line) => ({
           label: line.run,
           stroke: line.color,
+          dash: line.dash?.length ? [...line.dash] : undefined,
           width: this.lines.length > THIN_FROM ? 1 : 1.5,
           spanGaps: true,
           // A line of one drawn point has no segment: it shows as a dot, as TensorBoard shows it.

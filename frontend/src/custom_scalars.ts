@@ -4,7 +4,7 @@
 
 import { getJson, type ScalarSeries } from "./api";
 import { ChartCard } from "./chart_card";
-import { colorOf } from "./colors";
+import { colorOf, dashOf } from "./colors";
 import { h } from "./dom";
 import type { Dashboard } from "./media";
 import { selectedRuns } from "./runs";
@@ -80,6 +80,7 @@ function draw(entry: (typeof charts)[number]): void {
       run,
       label: `${run}: ${tag}`,
       color: colorOf(run),
+      dash: dashOf(run),
       // One run's tags share its colour: a mark per tag tells them apart (none when the chart has one tag).
       marker: tags.length > 1 ? tags.indexOf(tag) : undefined,
       xs: state.x === "wall" ? series.wallTimes : series.steps,

@@ -46,11 +46,20 @@ export function clear(element: Element): void {
   element.replaceChildren();
 }
 
+const SIGNIFICANT_DIGITS = 6;
+
+/** A number to 6 significant digits, trailing zeros dropped, in exponent form below 0.001 and from 1e6 on, as
+ * TensorBoard's d3 formats (`~` trimming, `e-4`/`e+6`): 0.001, 3e-4, 1.23457e-5, 1234.57, 1e+6. */
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return String(value);
-  const magnitude = Math.abs(value);
-  if (magnitude !== 0 && (magnitude >= 1e6 || magnitude < 1e-3)) return value.toExponential(4);
-  return String(Number(value.toPrecision(6)));
+  const rounded = Number(value.toPrecision(SIGNIFICANT_DIGITS));
+  const magnitude = Math.abs(rounded);
+  if (magnitude === 0) return "0";
+  if (magnitude >= 1e6 || magnitude < 1e-3) {
+    const [mantissa, exponent] = rounded.toExponential(SIGNIFICANT_DIGITS - 1).split("e") as [string, string];
+    return `${mantissa.replace(/\.?0+$/, "")}e${exponent}`;
+  }
+  return String(rounded);
 }
 
 export function formatCount(value: number): string {

@@ -1,12 +1,12 @@
 // Runs drawn by group on the scalars dashboard: a "Group by" control (an hparam, a regex capture on the run name, or
 // a level of the run's path) and, on each card, every group's mean line with its band (mean ± std, or min to max),
-// which the server computes on every point of the group's runs before sampling. A group keeps its colour whatever
-// else is shown (it comes from the group's name), and the legend under the chart lists each group's runs.
+// which the server computes on every point of the group's runs before sampling. A group keeps its hue while the page
+// is open (colors.ts), and the legend under the chart lists each group's runs in shades of it.
 
 import uPlot from "uplot";
 import { postForm } from "./api";
 import { themedAxis } from "./chart_theme";
-import { PALETTE, withAlpha } from "./colors";
+import { colorOfGroup, shades, withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { state, update, type State } from "./state";
 
@@ -95,13 +95,6 @@ export function syncControls(): void {
 
 export function active(): boolean {
   return state.groupBy !== "";
-}
-
-/** A group's colour: from its name, so that it stays while groups come and go. */
-export function colorOfGroup(name: string): string {
-  let hash = 2166136261;
-  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 16777619);
-  return PALETTE[(hash >>> 0) % PALETTE.length]!;
 }
 
 const answers = new Map<string, Promise<Answer>>();
@@ -225,8 +218,22 @@ function paint(holder: HTMLElement, groups: Group[]): void {
         h("b", { class: "group-name" }, group.name),
         h("span", { class: "band-kind" }, ` ${BAND_LABELS[state.groupBand]}`),
         last >= 0 ? h("span", { class: "last" }, ` last ${formatNumber(group.mean[last]!)}`) : "",
-        h("span", { class: "group-runs" }, ` · ${group.runs.length} run${group.runs.length === 1 ? "" : "s"}: ${runs}`),
+        h("span", { class: "group-runs" }, ` · ${group.runs.length} run${group.runs.length === 1 ? "" : "s"}: `),
+        ...runSwatches(group),
       );
     }),
+  );
+}
+
+/** The group's runs, each with a shade of the group's hue. */
+function runSwatches(group: Group): HTMLElement[] {
+  const family = shades(colorOfGroup(group.name), group.runs.length);
+  return group.runs.map((run, index) =>
+    h(
+      "span",
+      { class: "group-run", "data-run": run },
+      h("span", { class: "shade", style: `background:${family[index]}` }),
+      index < group.runs.length - 1 ? `${run}, ` : run,
+    ),
   );
 }

@@ -1,82 +1,118 @@
-// The run filter box's two modes: a filter of the run filter language (`lr < 0.01 and acc > 0.9`, matched by the
-// server on hyperparameters and final metric values), or, for text that does not parse as one, a regular expression
-// on run names as before. The server says which: it answers a filter with the runs it keeps, and anything else (asked
-// with fallback=regex, so not as a 400) with where the text stopped being a filter.
+// The run filter box: a filter of the run filter language (`lr < 0.01 and val/acc > 0.9`, matched by the server on
+// hyperparameters and final metric values) or, with the regex mode switched on (the `.*` button, `runRegex` in the
+// URL), a regular expression on run names. Typing never changes the mode, and never blanks the page: while the server
+// is asked, or when the text is neither, the runs of the last good text stay shown and the problem is said, with
+// its position, under the box.
 
 import { getJson } from "./api";
+import { problemOf, type FilterAnswer, type FilterProblem } from "./filter_problem";
 import { regex, regexProblem } from "./regex";
-import { announce, state } from "./state";
+import { announce, state, update } from "./state";
 
-export type Mode = "all" | "filter" | "regex" | "pending";
+export type Mode = "all" | "filter" | "regex";
 
-interface Answer {
-  mode: "filter" | "regex";
-  runs: { run: string }[] | null;
-  reason?: string;
-}
+type Matcher = (run: string) => boolean;
 
-const ASK_AFTER_MS = 250;
+const ASK_AFTER_MS = 200;
+const everyRun: Matcher = () => true;
 
-/** The last answer: for which text, the runs kept (null: not a filter), and why it is not one. */
-let answered: { text: string; kept: Set<string> | null; reason: string } = { text: "", kept: null, reason: "" };
+/** The server's last answer for a filter: for which text, the runs kept (null: the text is not a filter). */
+let answered: { text: string; kept: Set<string> | null; problem: FilterProblem | null } = {
+  text: "",
+  kept: null,
+  problem: null,
+};
+/** What the last good text (a filter the server answered, or a regex that compiled) kept: shown while the box's
+ * text is pending or wrong. */
+let lastGood: Matcher = everyRun;
 let timer: number | undefined;
 let asking = 0;
+// A link from before the regex mode (its `runFilter` was a regex when it was no filter) opens in regex mode when its
+// text is no filter: the button shows it. Typing ends this; it never changes the mode.
+let fromOldLink = state.runFilter.trim() !== "" && !new URLSearchParams(location.hash.slice(1)).has("runRegex");
 
 export function mode(): Mode {
   if (!state.runFilter.trim()) return "all";
-  if (answered.text !== state.runFilter) return "pending";
-  return answered.kept !== null ? "filter" : "regex";
+  return state.runRegex ? "regex" : "filter";
 }
 
-/** Whether a run passes the filter box: the server's answer for a filter, else the regular expression (while the
- * server is asked, the previous filter's answer stands if there was one). */
-export function matcher(): (run: string) => boolean {
-  if (!state.runFilter.trim()) return () => true;
-  const kept = answered.kept;
-  if (kept !== null && (answered.text === state.runFilter || mode() === "pending")) return (run) => kept.has(run);
-  const pattern = regex(state.runFilter);
-  return pattern ? (run) => pattern.test(run) : () => true;
-}
-
-/** What the box says under it: the mode, and the problem when the text is neither a filter nor a regex. */
-export function describe(): { mode: Mode; label: string; problem: string } {
+/** Whether a run passes the filter box (the last good text's runs while the current one is pending or wrong). */
+export function matcher(): Matcher {
   const current = mode();
-  // While the server is asked, the text is taken as the regex it was before the language: its problem shows at once.
-  const problem = current === "regex" || current === "pending" ? (regexProblem(state.runFilter) ?? "") : "";
-  const either = current === "regex" ? `; not a filter either: ${answered.reason}` : "";
-  const label = {
-    all: "",
-    pending: "…",
-    filter: "Filter on hparams & metrics",
-    regex: "Regex on run names",
-  }[current];
-  return { mode: current, label, problem: problem ? problem + either : "" };
+  if (current === "all") return (lastGood = everyRun);
+  if (current === "regex") {
+    const pattern = regex(state.runFilter);
+    if (pattern) lastGood = (run) => pattern.test(run);
+    return lastGood;
+  }
+  const kept = answered.kept;
+  if (answered.text === state.runFilter && kept !== null) lastGood = (run) => kept.has(run);
+  else if (fromOldLink) {
+    // Until the server tells whether an old link's text is a filter, it is read as the regex it most likely is (as
+    // it was then): the page does not draw every run first.
+    const pattern = regex(state.runFilter);
+    if (pattern) return (run) => pattern.test(run);
+  }
+  return lastGood;
+}
+
+export interface Description {
+  mode: Mode;
+  /** The mode in words, "…" while the server is asked. */
+  label: string;
+  /** Why the text is not taken (the last good text's runs are shown meanwhile). */
+  problem: FilterProblem | null;
+}
+
+export function describe(): Description {
+  const current = mode();
+  if (current === "all") return { mode: current, label: "", problem: null };
+  if (current === "regex") {
+    const refused = regexProblem(state.runFilter);
+    const problem = refused === null ? null : { message: refused, before: "", marked: "", after: "", position: null };
+    return { mode: current, label: "Regex on run names", problem };
+  }
+  if (answered.text !== state.runFilter) return { mode: current, label: "…", problem: null };
+  return { mode: current, label: "Filter on hparams & metrics", problem: answered.problem };
+}
+
+/** Typing: the text is asked about once typing pauses. */
+export function typed(): void {
+  fromOldLink = false;
+  ask();
 }
 
 /** Asks the server about the box's text (after typing pauses), or again for new data (`now`). */
 export function ask(now = false): void {
   window.clearTimeout(timer);
   const text = state.runFilter;
-  if (!text.trim()) {
-    answered = { text, kept: null, reason: "" };
-    return;
-  }
+  if (!text.trim() || state.runRegex) return;
   timer = window.setTimeout(() => void fetchAnswer(text), now ? 0 : ASK_AFTER_MS);
 }
 
 async function fetchAnswer(text: string): Promise<void> {
   const ticket = ++asking;
-  let answer: Answer;
+  let answer: FilterAnswer;
   try {
-    answer = await getJson<Answer>("data/trainboard/runs", { filter: text, fallback: "regex" });
+    answer = await getJson<FilterAnswer>("data/trainboard/runs", { filter: text, errors: "answer" });
   } catch {
     return; // the server is away: nothing changes
   }
-  const next =
-    answer.runs !== null
-      ? { text, kept: new Set(answer.runs.map((entry) => entry.run)), reason: "" }
-      : { text, kept: null, reason: (answer.reason ?? "").replace(/^filter: /, "") };
   if (ticket !== asking) return; // a newer question is on its way
-  answered = next;
+  const kept = answer.runs !== null ? new Set(answer.runs.map((entry) => entry.run)) : null;
+  answered = { text, kept, problem: problemOf(text, answer) };
+  if (fromOldLink && kept === null) {
+    fromOldLink = false;
+    update({ runRegex: true });
+  }
+  fromOldLink = false;
   announce(["runFilter"]);
+}
+
+/** The `.*` button: regex mode on or off, the text kept. */
+export function toggleRegex(): void {
+  fromOldLink = false;
+  update({ runRegex: !state.runRegex });
+  announce(["runFilter"]);
+  ask(true);
 }

@@ -1,10 +1,11 @@
 // The run selector: a virtual list (only the rows in view exist), so thousands of runs cost no more than thirty;
-// a regex filter, select/deselect all matching runs, a colour per run that the user may change. Hovering a run
-// highlights its lines in every chart; a run picked on a chart (a click on its line) is scrolled to and marked, with
-// "Only" beside it to show that run alone.
+// a filter box (the run filter language, or a regex with the `.*` button), select/deselect all matching runs, a
+// colour per run that the user may change. Hovering a run highlights its lines in every chart; a run picked on a chart
+// (a click on its line) is scrolled to and marked, with "Only" beside it to show that run alone.
 
-import { colorOf, pick } from "./colors";
-import { formatCount, h } from "./dom";
+import { colorOf, dashOf, pick } from "./colors";
+import { formatCount, h, svg } from "./dom";
+import type { FilterProblem } from "./filter_problem";
 import { PICK_RUN, highlightRun } from "./highlight";
 import * as runQuery from "./run_query";
 import { state, update } from "./state";
@@ -50,17 +51,25 @@ function toggle(run: string): void {
   setSelection(chosen);
 }
 
+const PLACEHOLDERS = { filter: "e.g. lr < 0.01 and acc > 0.9", regex: "Regex on run names" };
+const TITLES = {
+  filter:
+    "Filter runs on hyperparameters and final metrics: lr < 0.01 and acc > 0.9, " +
+    'optimizer = adam or name ~ "seed_[12]", not (val/loss >= 1). The .* button switches to a regex on run names.',
+  regex: "A regular expression on run names (case-insensitive). The .* button switches back to the filter language.",
+};
 const filterInput = h("input", {
   type: "search",
   id: "run-filter",
-  placeholder: "Filter runs: regex, or lr < 0.01 and acc > 0.9",
-  "aria-label": "Filter runs by regular expression, or by hyperparameters and metrics",
-  title:
-    "A regular expression on run names, or a filter on hyperparameters and final metrics: " +
-    'lr < 0.01 and acc > 0.9, optimizer = "adam" or name ~ "seed_[12]", not (`val/loss` >= 1)',
+  "aria-describedby": "run-filter-problem",
   spellcheck: "false",
 });
-const filterError = h("span", { class: "error", role: "alert" });
+const regexToggle = h(
+  "button",
+  { type: "button", id: "run-regex", class: "regex-toggle", onclick: () => runQuery.toggleRegex() },
+  ".*",
+);
+const filterError = h("div", { class: "error filter-problem", id: "run-filter-problem", role: "alert" });
 const filterMode = h("span", { class: "filter-mode", id: "run-filter-mode", "aria-live": "polite" });
 const count = h("span", { class: "count", id: "run-count" });
 const spacer = h("div", { class: "spacer" });
@@ -80,7 +89,8 @@ const list = h(
 export const element = h(
   "aside",
   { class: "runs", "aria-label": "Runs" },
-  h("div", { class: "run-tools" }, filterInput, filterError),
+  h("div", { class: "run-tools filter-box" }, filterInput, regexToggle),
+  filterError,
   filterMode,
   h(
     "div",
@@ -112,7 +122,7 @@ function deselectMatching(): void {
 filterInput.value = state.runFilter;
 filterInput.addEventListener("input", () => {
   update({ runFilter: filterInput.value });
-  runQuery.ask();
+  runQuery.typed();
 });
 list.addEventListener("scroll", () => render());
 list.addEventListener("mouseover", (event) => {
@@ -152,7 +162,16 @@ list.addEventListener("keydown", (event) => {
 export function render(): void {
   if (document.activeElement !== filterInput) filterInput.value = state.runFilter;
   const described = runQuery.describe();
-  filterError.textContent = described.problem;
+  const regexMode = state.runRegex;
+  filterInput.placeholder = PLACEHOLDERS[regexMode ? "regex" : "filter"];
+  filterInput.title = TITLES[regexMode ? "regex" : "filter"];
+  filterInput.setAttribute(
+    "aria-label",
+    regexMode ? "Filter runs by a regular expression on their names" : "Filter runs by hyperparameters and metrics",
+  );
+  regexToggle.setAttribute("aria-pressed", String(regexMode));
+  regexToggle.title = regexMode ? "Regex on run names: on (click for the filter language)" : "Regex on run names";
+  showProblem(described.problem);
   filterMode.textContent = described.label;
   filterMode.dataset.mode = described.mode;
   const rows = matching();
@@ -196,11 +215,48 @@ export function render(): void {
           style: `top:${index * ROW_HEIGHT}px`,
           title: run,
         },
-        h("label", {}, box, color, h("span", { class: "name" }, run)),
+        h("label", {}, box, color, dashSample(run), h("span", { class: "name" }, run)),
         only,
       ),
     );
   }
   spacer.replaceChildren(...items);
   if (rows[active] !== undefined) list.setAttribute("aria-activedescendant", `run-option-${active}`);
+}
+
+/** The problem under the box: the text with the place marked (a caret at its end), then what was expected there. */
+function showProblem(problem: FilterProblem | null): void {
+  filterError.dataset.position = problem?.position === null || !problem ? "" : String(problem.position);
+  if (!problem) {
+    filterError.replaceChildren();
+    return;
+  }
+  if (problem.position === null) {
+    filterError.replaceChildren(problem.message);
+    return;
+  }
+  const marked = h("mark", { class: problem.marked ? "" : "at-end" }, problem.marked || " ");
+  filterError.replaceChildren(
+    h("code", { class: "filter-text" }, problem.before, marked, problem.after),
+    h("span", {}, ` at ${problem.position}: ${problem.message}`),
+  );
+}
+
+/** A short stroke in the run's dash pattern, for the runs past the palette's size (they share a colour, not a dash). */
+function dashSample(run: string): SVGElement | null {
+  const dash = dashOf(run);
+  if (dash.length === 0) return null;
+  return svg(
+    "svg",
+    { class: "dash", width: 18, height: 6, "aria-hidden": "true" },
+    svg("line", {
+      x1: 0,
+      y1: 3,
+      x2: 18,
+      y2: 3,
+      stroke: colorOf(run),
+      "stroke-width": 2,
+      "stroke-dasharray": dash.join(" "),
+    }),
+  );
 }

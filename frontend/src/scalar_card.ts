@@ -8,7 +8,7 @@ import { everyPointUrl, scalarsMultirun, serverCapabilities, wholeScalarSeries, 
 import { formatDuration, sortRows, type ChartOptions, type Line } from "./chart";
 import { nearest } from "./chart_ranges";
 import { ChartCard } from "./chart_card";
-import { colorOf } from "./colors";
+import { colorOf, dashOf } from "./colors";
 import { download, formatCount, formatNumber, h } from "./dom";
 import * as grouping from "./groups";
 import { selectedRuns } from "./runs";
@@ -507,6 +507,7 @@ export function linesFor(found: Map<string, ScalarSeries>): Line[] {
     lines.push({
       run,
       color: colorOf(run),
+      dash: dashOf(run),
       xs: xsOf(series, state.x),
       steps: series.steps,
       wallTimes: series.wallTimes,

@@ -15,6 +15,8 @@ export interface State {
   /** Explicitly selected runs; null: the default selection (every run, up to DEFAULT_RUNS). */
   runs: string[] | null;
   runFilter: string;
+  /** The run filter is a regular expression on run names (else a filter of the run filter language). */
+  runRegex: boolean;
   tagFilter: string;
   smoother: Smoother;
   smoothing: number;
@@ -48,6 +50,7 @@ export const DEFAULTS: State = {
   dashboard: "",
   runs: null,
   runFilter: "",
+  runRegex: false,
   tagFilter: "",
   smoother: "ema",
   smoothing: 0.6,
@@ -225,6 +228,7 @@ function parseParams(params: URLSearchParams): Partial<State> {
     smoothing: number("smoothing", 0, 0.999),
     window: number("window", 1, 100000),
     x: choice("x", ["step", "relative", "wall"] as const),
+    runRegex: flag("runRegex"),
     logY: flag("logY"),
     logX: flag("logX"),
     band: flag("band"),

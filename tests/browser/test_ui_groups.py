@@ -33,29 +33,84 @@ def shown_runs(page: Page) -> str:
     return page.locator("#run-count").inner_text()
 
 
+def problem_under_the_box(page: Page) -> str:
+    return page.locator("#run-filter-problem").inner_text()
+
+
 def test_the_filter_box_takes_the_language_and_regexes(server: Server, browser: Browser) -> None:
     with ui_page(browser, "groups-filter") as page:
+        page.set_viewport_size({"width": 1280, "height": 800})
         page.goto(f"{server.url}/")
         page.wait_for_function("() => document.querySelector('#run-count')?.textContent.includes('of 25')")
-        page.fill("#run-filter", 'lr < 0.01 and optimizer = "sgd"')
-        page.wait_for_function("() => document.querySelector('#run-filter-mode').dataset.mode === 'filter'")
+        # Tag names with / and bare words need no quotes.
+        page.fill("#run-filter", "lr < 0.01 and optimizer = sgd")
+        page.wait_for_function("() => document.querySelector('#run-count').textContent.startsWith('4 ')")
         assert page.locator("#run-filter-mode").inner_text() == "Filter on hparams & metrics"
         assert shown_runs(page) == "4 of 25 runs shown (4 matching)"
         names = page.locator("#run-list .run").evaluate_all("rows => rows.map(row => row.dataset.run)")
         assert names == [f"sgd/lr0.001_seed{seed}" for seed in range(4)]
-        expected = httpx.get(f"{server.url}/data/trainboard/runs", params={"filter": "acc > 0.98"}).json()["runs"]
-        page.fill("#run-filter", "acc > 0.98")
+        every = httpx.get(f"{server.url}/data/trainboard/runs").json()["runs"]
+        threshold = sorted(run["metrics"]["val/acc"] for run in every if "val/acc" in run["metrics"])[10]
+        quoted = {"filter": f"`val/acc` < {threshold!r}"}
+        expected = httpx.get(f"{server.url}/data/trainboard/runs", params=quoted).json()["runs"]
+        assert len(expected) == 10
+        page.fill("#run-filter", f"val/acc < {threshold!r}")
         page.wait_for_function(f"() => document.querySelector('#run-count').textContent.startsWith('{len(expected)} ')")
-        assert 0 < len(expected) < 25
-        # Not a filter: a regular expression on names, as before.
+        page.locator("article.card").first.wait_for()
+
+        # Half-typed: the runs of the last good filter stay, the problem shows with its place.
+        page.fill("#run-filter", "val/acc <")
+        page.wait_for_function("() => document.querySelector('#run-filter-problem').dataset.position === '9'")
+        assert (
+            problem_under_the_box(page)
+            == "val/acc <  at 9: expected a value (a number, a word, a quoted string, true or false), found the end"
+        )
+        assert shown_runs(page) == f"{len(expected)} of 25 runs shown ({len(expected)} matching)"
+        assert page.locator("article.card").count() > 0
+        # A regex is no filter: said so, never taken as a regex behind the user's back.
         page.fill("#run-filter", "seed[12]$")
-        page.wait_for_function("() => document.querySelector('#run-filter-mode').dataset.mode === 'regex'")
+        page.wait_for_function("() => document.querySelector('#run-filter-problem').dataset.position === '4'")
+        assert "at 4: expected a field, a value, an operator or a parenthesis, found '['" in problem_under_the_box(page)
+        assert page.locator("#run-filter-problem mark").inner_text() == "[12]$"
+        assert page.locator("#run-filter-mode").get_attribute("data-mode") == "filter"
+        assert shown_runs(page) == f"{len(expected)} of 25 runs shown ({len(expected)} matching)"
+
+        # The regex mode is chosen, shown, and kept in the URL.
+        assert page.locator("#run-regex").get_attribute("aria-pressed") == "false"
+        page.click("#run-regex")
+        assert page.locator("#run-regex").get_attribute("aria-pressed") == "true"
         assert page.locator("#run-filter-mode").inner_text() == "Regex on run names"
         assert shown_runs(page) == "12 of 25 runs shown (12 matching)"
-        # Neither: both reasons are given.
-        page.fill("#run-filter", "lr < (")
-        page.wait_for_function("() => document.querySelector('#run-filter-mode').dataset.mode === 'regex'")
-        assert "not a filter either: at position 5" in page.locator(".runs .error").inner_text()
+        assert problem_under_the_box(page) == ""
+        assert "runRegex=1" in page.url
+        page.fill("#run-filter", "seed[12")
+        assert "not a valid regular expression" in problem_under_the_box(page)
+        assert shown_runs(page) == "12 of 25 runs shown (12 matching)"
+        page.click("#run-regex")
+        page.fill("#run-filter", "lr = 0.1")
+        page.wait_for_function("() => document.querySelector('#run-count').textContent.startsWith('8 ')")
+
+
+@pytest.mark.parametrize("width", [1024, 1280, 1920])
+def test_the_placeholders_are_not_cut(server: Server, browser: Browser, width: int) -> None:
+    with ui_page(browser, f"groups-placeholder-{width}") as page:
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(f"{server.url}/")
+        page.locator("#run-list .run").first.wait_for()
+        for _ in range(2):  # the filter language's, then the regex mode's
+            room, needed, placeholder = page.locator("#run-filter").evaluate(
+                """input => {
+                  const style = getComputedStyle(input);
+                  const context = document.createElement("canvas").getContext("2d");
+                  context.font = `${style.fontSize} ${style.fontFamily}`;
+                  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+                  // A search box keeps room at its end for its clear button.
+                  return [input.clientWidth - padding - 16, context.measureText(input.placeholder).width,
+                          input.placeholder];
+                }"""
+            )
+            assert needed <= room, f"{placeholder!r} needs {needed:.0f} px, has {room:.0f}"
+            page.click("#run-regex")
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

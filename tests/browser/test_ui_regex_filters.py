@@ -41,12 +41,16 @@ def test_a_nested_quantifier_from_the_url_is_refused_with_a_message(server: Serv
         page.wait_for_function("() => document.querySelector('#run-count').textContent.includes('(2 matching)')")
         page.locator("article.card").first.wait_for()  # the refused filters filter nothing
         assert page.locator("#run-filter").input_value() == NESTED
+        # A link from before the regex mode: its text is no filter, so the box opens in regex mode, and says so.
+        assert page.locator("#run-regex").get_attribute("aria-pressed") == "true"
+        assert "runRegex=1" in page.url
 
 
 def test_typed_patterns_that_can_backtrack_are_refused(server: Server, browser: Browser) -> None:
     with ui_page(browser, "regex-filters-typed") as page:
         page.goto(f"{server.url}/")
         page.wait_for_function("() => document.querySelector('#run-count').textContent.includes('(2 matching)')")
+        page.click("#run-regex")
         for pattern, message in (
             ("(a|aa)*$", "a repeated group may not repeat inside or have alternatives"),
             ("(a)\\1", "backreferences are not allowed"),

@@ -1,5 +1,6 @@
 """The run selector of trainboard's own web UI with 1,200 runs (written by tensorboardX): a virtual list that holds
-only the rows in view, a regex filter, select all matching, and the charts following the selection."""
+only the rows in view, a regex filter, select all matching, the charts following the selection, and colours: distinct
+for the first 24 runs, then dashed, a picked one kept after a reload."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ def test_thousands_of_runs(server: Server, browser: Browser) -> None:
         page.keyboard.press("End")
         assert page.locator("#run-list .run.active").get_attribute("data-run") == f"run{RUNS - 1:04d}"
 
+        page.click("#run-regex")  # a regular expression on run names
         page.fill("#run-filter", "^run11")
         assert count.inner_text() == f"0 of {RUNS:,} runs shown (100 matching)"
         page.click("#select-matching")
@@ -52,3 +54,27 @@ def test_thousands_of_runs(server: Server, browser: Browser) -> None:
         page.fill("#run-filter", "")
         assert count.inner_text() == f"200 of {RUNS:,} runs shown ({RUNS:,} matching)"
         page.wait_for_function("() => document.querySelector('article.card')?.dataset.runs === '200'")
+
+
+def test_runs_keep_distinct_colours_then_dashes_and_a_picked_colour(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "runs-colours") as page:
+        page.goto(f"{server.url}/")
+        page.locator("#run-list .run").first.wait_for()
+        rows = page.locator("#run-list .run").evaluate_all(
+            """rows => rows.slice(0, 30).map(row => ({
+                run: row.dataset.run,
+                color: row.querySelector("input.color").value,
+                dash: row.querySelector("svg.dash line")?.getAttribute("stroke-dasharray") ?? "",
+            }))"""
+        )
+        assert [row["run"] for row in rows] == [f"run{index:04d}" for index in range(30)]
+        first = rows[:24]
+        assert len({row["color"] for row in first}) == 24 and all(row["dash"] == "" for row in first)
+        assert [row["color"] for row in rows[24:]] == [row["color"] for row in rows[:6]]
+        assert all(row["dash"] == "8 4" for row in rows[24:])
+
+        page.locator('#run-list .run[data-run="run0003"] input.color').fill("#123456")
+        page.reload()
+        page.locator("#run-list .run").first.wait_for()
+        assert page.locator('#run-list .run[data-run="run0003"] input.color').input_value() == "#123456"
+        assert page.locator('#run-list .run[data-run="run0004"] input.color').input_value() == rows[4]["color"]

@@ -177,6 +177,8 @@ def test_charts_are_grouped_by_prefix_and_filtered_by_regex(server: Server, brow
         page.fill("#tag-filter", "(")
         assert page.locator(".error", has_text="not a valid regular expression").count() == 1
 
+        # The link's runFilter is no filter: the box opened in regex mode.
+        assert page.locator("#run-regex").get_attribute("aria-pressed") == "true"
         page.fill("#run-filter", "seed_0$")
         runs = page.locator("#run-list .run").evaluate_all("rows => rows.map(r => r.dataset.run)")
         assert runs == ["lr_0.01/seed_0", "lr_0.1/seed_0"]
@@ -188,6 +190,7 @@ def test_select_all_matching_and_keyboard_selection(server: Server, browser: Bro
         page.goto(f"{server.url}/")
         page.locator("#run-list .run").first.wait_for()
         total = len(httpx.get(f"{server.url}/data/runs").json())
+        page.click("#run-regex")
         page.fill("#run-filter", "seed")
         page.click("#deselect-matching")
         assert page.locator("#run-count").inner_text().startswith("0 of ")

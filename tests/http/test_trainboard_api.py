@@ -47,7 +47,7 @@ def test_the_filter_route_answers_as_python_evaluates(client: httpx.Client) -> N
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("lr <", "at position 4: expected a number, a quoted string, true or false, found the end"),
+        ("lr <", "at position 4: expected a value (a number, a word, a quoted string, true or false), found the end"),
         ("name ~ '(('", "at position 7: expected a valid regular expression"),
         ("(" * 100 + "a = 1" + ")" * 100, "expected at most 32 nested"),
         ("a = 1 or " * 600 + "a = 1", "longer than 4096 characters"),
@@ -131,3 +131,22 @@ def test_with_a_regex_fallback_text_that_is_no_filter_is_an_answer(client: httpx
     kept = client.get(RUNS, params={"filter": "lr = 0.1", "fallback": "regex"}).raise_for_status().json()
     assert kept["mode"] == "filter" and len(kept["runs"]) == 6
     assert client.get(RUNS, params={"filter": "lr = 0.1", "fallback": "glob"}).status_code == 400
+
+
+def test_with_errors_answered_a_bad_filter_says_where(client: httpx.Client) -> None:
+    answer = client.get(RUNS, params={"filter": "val/acc < ", "errors": "answer"}).raise_for_status().json()
+    assert answer == {
+        "filter": "val/acc < ",
+        "mode": "invalid",
+        "error": "at position 10: expected a value (a number, a word, a quoted string, true or false), found the end",
+        "position": 10,
+        "expected": "a value (a number, a word, a quoted string, true or false)",
+        "runs": None,
+    }
+    too_long = client.get(RUNS, params={"filter": "a = 1 or " * 500, "errors": "answer"}).raise_for_status().json()
+    assert too_long["mode"] == "invalid" and too_long["position"] is None and "longer than" in too_long["error"]
+    kept = client.get(RUNS, params={"filter": "val/acc > 0 and optimizer = sgd", "errors": "answer"}).json()
+    assert kept["mode"] == "filter" and kept["runs"]
+    assert {entry["hparams"]["optimizer"] for entry in kept["runs"]} == {"sgd"}
+    assert client.get(RUNS, params={"filter": "val/acc <"}).status_code == 400
+    assert client.get(RUNS, params={"filter": "lr = 0.1", "errors": "raise"}).status_code == 400

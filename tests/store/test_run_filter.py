@@ -37,6 +37,9 @@ FILTERS = [
     "warmup = true",
     "warmup = false and seed >= 1",
     "`val/acc` > 0.89",
+    "val/acc > 0.89 and optimizer = sgd",
+    "optimizer != adam or name = baseline",
+    "name ~ seed_1",
     "`val/acc` <= 0.89 or lr > 0.05",
     'optimizer ~ "^s"',
     'optimizer < "b"',
@@ -101,8 +104,8 @@ def random_filter(rng: random.Random, depth: int = 0) -> str:
             ("seed", rng.choice(["0", "1", "2"])),
             ("acc", f"{rng.uniform(0.95, 1.0):.3f}"),
             ("loss", f"{rng.uniform(-0.05, 0.1):.3f}"),
-            ("`val/acc`", f"{rng.uniform(0.88, 0.9):.4f}"),
-            ("optimizer", rng.choice(['"adam"', '"sgd"', '"b"'])),
+            (rng.choice(["`val/acc`", "val/acc"]), f"{rng.uniform(0.88, 0.9):.4f}"),
+            ("optimizer", rng.choice(['"adam"', '"sgd"', '"b"', "adam", "sgd"])),
             ("name", rng.choice(['"baseline"', '"sgd/lr0.1_seed1"', '"m"'])),
         ]
     )
@@ -138,12 +141,18 @@ def test_parse_builds_the_tree_with_precedence() -> None:
 @pytest.mark.parametrize(
     ("text", "position", "expected"),
     [
-        ("lr <", 4, "a number, a quoted string, true or false"),
+        ("lr <", 4, "a value (a number, a word, a quoted string, true or false)"),
+        ("val/loss <", 10, "a value"),
+        ("val/loss < 0.46 anc", 16, "and, or or the end"),
+        ("optimizer = and", 12, "a value"),
+        ("seed0$", 5, "a field, a value, an operator or a parenthesis"),
+        ("/loss < 1", 0, "a field, a value, an operator or a parenthesis"),
+        ("lr < `x`", 5, "a value"),
         ("lr 0.1", 3, "an operator"),
         ("(lr < 1", 7, "')'"),
         ("lr < 1 acc > 2", 7, "and, or or the end"),
         ("and lr < 1", 0, "a field name"),
-        ("lr ~ 1", 5, "a quoted regular expression"),
+        ("lr ~ 1", 5, "a regular expression after ~ (quoted, or a word)"),
         ("lr < 'x", 5, "a field, a value, an operator or a parenthesis"),
         ("name ~ '('", 7, "a valid regular expression"),
         ("a = 1 @", 6, "a field, a value"),
@@ -158,6 +167,19 @@ def test_a_bad_filter_says_where_and_what_was_expected(text: str, position: int,
     assert raised.value.position == position
     assert expected in str(raised.value)
     assert raised.value.http_code == 400
+
+
+def test_tag_names_with_slashes_and_bare_words_need_no_quotes() -> None:
+    assert parse("val/loss < 0.46", re2.compile) == Compare("val/loss", False, "<", 0.46)
+    assert parse("optimizer = sgd", re2.compile) == Compare("optimizer", False, "=", "sgd")
+    assert parse("model.depth>=2 and arch != resnet-50", re2.compile) == And(
+        (Compare("model.depth", False, ">=", 2.0), Compare("arch", False, "!=", "resnet-50"))
+    )
+    assert parse("name = train/hparams", re2.compile) == Compare("name", True, "=", "train/hparams")
+    assert parse("name ~ seed_1", re2.compile) == Compare("name", True, "~", "seed_1")
+    # Keywords stay keywords; a bare word is a string, never a field.
+    assert parse("warmup = TRUE", re2.compile) == Compare("warmup", False, "=", 1.0)
+    assert parse("a = b", re2.compile) == Compare("a", False, "=", "b")
 
 
 def test_a_huge_filter_is_refused() -> None:

@@ -9,6 +9,7 @@ from trainboard.errors import InvalidArgumentError
 from trainboard.plugins.regex import compile_regex, error, error_text
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import Filter, RunValues, parse_filter
+from trainboard.store.run_filter import FilterSyntaxError
 
 
 def parsed(text: str | None) -> Filter | None:
@@ -27,13 +28,31 @@ def _pattern(pattern: str) -> Any:
 
 
 def runs(
-    provider: DataProvider, experiment_id: str, text: str | None, *, regex_fallback: bool = False
+    provider: DataProvider,
+    experiment_id: str,
+    text: str | None,
+    *,
+    regex_fallback: bool = False,
+    errors_answered: bool = False,
 ) -> dict[str, object]:
-    """The runs the filter keeps. With `regex_fallback`, text that is not a filter is no error: the answer says so
-    (mode "regex", and why in "reason"), for a caller that then matches it as a regular expression on run names."""
+    """The runs the filter keeps. Text that is not a filter raises InvalidArgumentError, unless: with
+    `errors_answered`, the answer says so (mode "invalid", the error, and the position where it was found and what
+    was expected there, null for a filter refused whole, as one too long), for the web UI's filter box, which shows
+    the error as one types; with `regex_fallback` (the UI before the explicit regex mode), mode "regex" and why in
+    "reason", for a caller that then matches the text as a regular expression on run names."""
     try:
         tree = parsed(text)
     except InvalidArgumentError as error:
+        if errors_answered:
+            syntax = error if isinstance(error, FilterSyntaxError) else None
+            return {
+                "filter": text or "",
+                "mode": "invalid",
+                "error": error.message.removeprefix("filter: "),
+                "position": syntax.position if syntax else None,
+                "expected": syntax.expected if syntax else None,
+                "runs": None,
+            }
         if not regex_fallback:
             raise
         return {"filter": text or "", "mode": "regex", "reason": error.message, "runs": None}

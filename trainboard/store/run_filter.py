@@ -1,14 +1,16 @@
 """The run filter language: which runs to show, by their name, hyperparameters and final metric values.
 
     lr < 0.01 and acc > 0.9
-    optimizer = "adam" or name ~ "seed_[12]"
-    not (`loss/train` >= 1)
+    optimizer = adam or name ~ "seed_[12]"
+    not (val/loss >= 1)
 
-A comparison is a field, an operator (= != < <= > >= ~) and a number, a quoted string or true/false. The bare field
-`name` is the run's name; any other field is the run's hyperparameter of that name or, when it has none, the last
-value of its scalar series of that tag. Names with other characters than letters, digits and `_` are quoted in
-backticks. `~` is a regular expression search (RE2) on text. A comparison with a value the run lacks, or of another
-type (a number against text), is false; `and` binds tighter than `or`, `not` tighter than both.
+A comparison is a field, an operator (= != < <= > >= ~) and a value: a number, true/false, a quoted string or a bare
+word (`sgd`, `resnet-50`: a string). The bare field `name` is the run's name; any other field is the run's
+hyperparameter of that name or, when it has none, the last value of its scalar series of that tag. A bare field or
+word starts with a letter or `_` and goes on with letters, digits, `_`, `/`, `.` and `-` (`val/loss`,
+`model.depth`); any other name is quoted in backticks (`` `loss (train)` ``). `~` is a regular expression search
+(RE2) on text. A comparison with a value the run lacks, or of another type (a number against text), is false; `and`
+binds tighter than `or`, `not` tighter than both; the keywords are case-insensitive.
 
 `parse` gives the filter as a tree (`Compare`, `Not`, `And`, `Or`); `trainboard.store.run_filter_sql` compiles it.
 """
@@ -32,7 +34,7 @@ OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "~")
 _TOKEN = re.compile(
     r"""\s*(?:
       (?P<number>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.]))
-    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<word>[A-Za-z_][A-Za-z0-9_./-]*)
     | `(?P<quoted>[^`]*)`
     | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
     | (?P<operator>!=|<=|>=|=|<|>|~)
@@ -196,8 +198,10 @@ class _Parser:
             raise FilterSyntaxError(operator.position, "an operator (= != < <= > >= ~)", _shown(operator))
         value = self._take()
         if operator.text == "~":
-            if value.kind != "string":
-                raise FilterSyntaxError(value.position, "a quoted regular expression after ~", _shown(value))
+            if value.kind not in ("string", "word"):
+                raise FilterSyntaxError(
+                    value.position, "a regular expression after ~ (quoted, or a word)", _shown(value)
+                )
             try:
                 pattern = self._compile_pattern(value.text)
             except InvalidArgumentError as error:
@@ -207,8 +211,10 @@ class _Parser:
             literal: float | str = float(value.text)
         elif value.kind in ("true", "false"):
             literal = 1.0 if value.kind == "true" else 0.0
-        elif value.kind == "string":
+        elif value.kind in ("string", "word"):
             literal = value.text
         else:
-            raise FilterSyntaxError(value.position, "a number, a quoted string, true or false", _shown(value))
+            raise FilterSyntaxError(
+                value.position, "a value (a number, a word, a quoted string, true or false)", _shown(value)
+            )
         return Compare(name.text, name.kind == "word" and name.text == RUN_NAME, operator.text, literal)
