@@ -255,7 +255,6 @@ function drawHistogram(bins: [number, number, number][]): void {
   histCanvas.width = Math.round(width * scale);
   histCanvas.height = Math.round(HIST_HEIGHT * scale);
   histCanvas.style.width = `${width}px`;
-  histCanvas.style.height = `${HIST_HEIGHT}px`;
   histCanvas.dataset.bins = String(bins.length);
   histCanvas.dataset.count = String(bins.reduce((sum, [, , count]) => sum + count, 0));
   const context = histCanvas.getContext("2d")!;

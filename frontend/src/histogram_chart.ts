@@ -177,8 +177,8 @@ export function histogramChart(
   const scale = window.devicePixelRatio || 1;
   canvas.width = Math.round(width * scale);
   canvas.height = Math.round(HEIGHT * scale);
+  // Its height follows the width when a narrower card shrinks it (max-width: 100%).
   canvas.style.width = `${width}px`;
-  canvas.style.height = `${HEIGHT}px`;
   // What the axes show, for tests and tools that read the page: [value, pixel] pairs.
   const ticks = ticksOf(g);
   canvas.dataset.valueTicks = JSON.stringify(ticks.values);
@@ -187,8 +187,8 @@ export function histogramChart(
   draw(canvas, g, color, null);
   canvas.addEventListener("pointermove", (event) => {
     const box = canvas.getBoundingClientRect();
-    const x = Math.min(g.width - g.right, Math.max(g.left, event.clientX - box.left));
-    const y = event.clientY - box.top;
+    const x = Math.min(g.width - g.right, Math.max(g.left, ((event.clientX - box.left) * g.width) / box.width));
+    const y = ((event.clientY - box.top) * HEIGHT) / box.height;
     const bin = Math.min(EVEN_BINS - 1, Math.max(0, Math.floor((valueAt(g, x) - low) / binWidth(g))));
     // Offset: the step whose baseline is nearest the pointer; overlay: the step whose outline is.
     let index = 0;
