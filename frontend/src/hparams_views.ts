@@ -148,15 +148,16 @@ export function groupColors(
 }
 
 /** Marks the lines and dots of group `name` in `views` as highlighted (drawn over the others, which dim); null
- * clears it. */
+ * clears it. Only the elements of the groups highlighted before and now are touched: a thousand groups stay fast. */
 export function highlightGroup(views: Element[], name: string | null): void {
   for (const view of views) {
     view.classList.toggle("has-highlight", name !== null);
-    for (const element of view.querySelectorAll<SVGElement>("[data-group]")) {
-      const highlighted = element.dataset.group === name;
-      element.classList.toggle("highlighted", highlighted);
-      // Last drawn is on top: the highlighted line is moved to the end of its picture.
-      if (highlighted && element.parentNode?.lastElementChild !== element) element.parentNode?.append(element);
+    for (const element of view.querySelectorAll(".highlighted")) element.classList.remove("highlighted");
+    if (name === null) continue;
+    for (const element of view.querySelectorAll(`[data-group="${CSS.escape(name)}"]`)) {
+      element.classList.add("highlighted");
+      // Last drawn is on top: the highlighted line or dot moves to the end of its group of lines or dots.
+      if (element.parentNode?.lastElementChild !== element) element.parentNode?.append(element);
     }
   }
 }

@@ -206,6 +206,14 @@ def test_pointing_at_a_line_highlights_its_group(
         assert page.locator(f"#hparams-matrix circle.highlighted[data-group='{name}']").count() > 0
         page.mouse.move(1, 1)
         page.wait_for_function("() => !document.querySelector('#hparams-parallel .group-line.highlighted')")
+        # Pointing at a row of the table highlights that group's line too.
+        other = next(group["name"] for group in groups if group["name"] != name)
+        page.locator(f"#hparams-table tbody tr[data-group='{other}']").hover()
+        page.wait_for_function(
+            "name => [...document.querySelectorAll('#hparams-parallel .group-line.highlighted')]"
+            ".map(line => line.dataset.group).join() === name",
+            arg=other,
+        )
 
 
 def test_every_scatter_plot_has_ticks_where_the_dots_are(
