@@ -5,7 +5,8 @@
 
 import uPlot from "uplot";
 import { tsvisCategory, tsvisData } from "./api";
-import { formatNumber, h } from "./dom";
+import { formatCount, formatNumber, h } from "./dom";
+import { integerTicks, niceTicks } from "./nice_ticks";
 import type { Dashboard } from "./media";
 import { state, update } from "./state";
 
@@ -14,7 +15,8 @@ type Box = [[number, number, number, number, number], number[]];
 type Matrix = (number | string)[][];
 const HEAT_CELL_MAX = 24;
 const HEAT_WIDTH = 720;
-const HIST_HEIGHT = 160;
+const HIST_HEIGHT = 180;
+const HIST_FONT = "11px system-ui, sans-serif";
 // Steps are whole numbers: the x axis ticks at these spacings only.
 const STEP_INCREMENTS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
 
@@ -246,21 +248,64 @@ heatCanvas.addEventListener("mousemove", (event) => {
   heatReadout.textContent = `[${i}, ${j}] = ${formatValue(value)}`;
 });
 
+/** The tensor's histogram with its axes: counts on the left, values below (round ticks, as the other charts'). */
 function drawHistogram(bins: [number, number, number][]): void {
   const width = Math.max(300, Math.min(HEAT_WIDTH, histCanvas.parentElement?.clientWidth ?? HEAT_WIDTH));
-  histCanvas.width = width;
-  histCanvas.height = HIST_HEIGHT;
+  const scale = window.devicePixelRatio || 1;
+  histCanvas.width = Math.round(width * scale);
+  histCanvas.height = Math.round(HIST_HEIGHT * scale);
+  histCanvas.style.width = `${width}px`;
   histCanvas.dataset.bins = String(bins.length);
   histCanvas.dataset.count = String(bins.reduce((sum, [, , count]) => sum + count, 0));
   const context = histCanvas.getContext("2d")!;
+  context.setTransform(scale, 0, 0, scale, 0, 0);
+  context.clearRect(0, 0, width, HIST_HEIGHT);
+  if (!bins.length) return;
+  const style = getComputedStyle(document.documentElement);
+  const foreground = style.getPropertyValue("--fg").trim() || "#222";
+  const muted = style.getPropertyValue("--muted").trim() || "#777";
+  const low = bins[0]![0];
+  const high = bins[bins.length - 1]![1];
   const most = Math.max(1, ...bins.map(([, , count]) => count));
-  const barWidth = width / Math.max(1, bins.length);
-  context.fillStyle = getComputedStyle(document.documentElement).getPropertyValue("--fg").trim() || "#222";
-  bins.forEach(([, , count], index) => {
-    const height = (count / most) * (HIST_HEIGHT - 4);
-    context.fillRect(index * barWidth, HIST_HEIGHT - height, Math.max(1, barWidth - 1), height);
-  });
-  histCanvas.title = bins.length ? `${formatNumber(bins[0]![0])} to ${formatNumber(bins[bins.length - 1]![1])}` : "";
+  const countTicks = integerTicks(0, most, 4);
+  context.font = HIST_FONT;
+  const left = Math.ceil(Math.max(...countTicks.map((count) => context.measureText(formatCount(count)).width))) + 10;
+  const [top, right, bottom] = [8, 12, HIST_HEIGHT - 20];
+  const x = (value: number) => left + (high > low ? (value - low) / (high - low) : 0.5) * (width - left - right);
+  const y = (count: number) => bottom - (count / most) * (bottom - top);
+  context.fillStyle = foreground;
+  for (const [binLeft, binRight, count] of bins) {
+    const from = x(binLeft);
+    context.fillRect(from, y(count), Math.max(1, x(binRight) - from - 1), bottom - y(count));
+  }
+  context.strokeStyle = muted;
+  context.lineWidth = 1;
+  context.beginPath();
+  context.moveTo(left - 0.5, top);
+  context.lineTo(left - 0.5, bottom + 0.5);
+  context.lineTo(width - right, bottom + 0.5);
+  context.textAlign = "right";
+  context.textBaseline = "middle";
+  histCanvas.dataset.plotBox = JSON.stringify([left, top, width - right, bottom]);
+  histCanvas.dataset.countTicks = JSON.stringify(countTicks.map((count) => [count, y(count)]));
+  for (const count of countTicks) {
+    const at = Math.round(y(count)) + 0.5;
+    context.moveTo(left - 4, at);
+    context.lineTo(left, at);
+    context.fillText(formatCount(count), left - 6, at);
+  }
+  context.textAlign = "center";
+  context.textBaseline = "top";
+  const valueTicks = niceTicks(low, high, Math.max(2, Math.floor(width / 90)));
+  histCanvas.dataset.valueTicks = JSON.stringify(valueTicks.map((value) => [value, x(value)]));
+  for (const value of valueTicks) {
+    const at = Math.round(x(value)) + 0.5;
+    context.moveTo(at, bottom);
+    context.lineTo(at, bottom + 4);
+    context.fillText(formatNumber(value), at, bottom + 6);
+  }
+  context.stroke();
+  histCanvas.title = `${formatNumber(low)} to ${formatNumber(high)}`;
 }
 
 runSelect.addEventListener("change", () => update({ exceptionRun: runSelect.value, exceptionTag: "" }));

@@ -2,10 +2,19 @@
 // (/data/plugin/hparams/experiment and /session_groups); click a column's header to sort by it, type in the row
 // under the headers to filter (a regex for text columns, "min..max" for numbers).
 
+import { postJson } from "./api";
 import { formatNumber, h } from "./dom";
 import { regex } from "./regex";
 import { metricCharts } from "./hparams_rows";
-import { logPossible, parallelCoordinates, scatterMatrix, type Row, type ScaleKind } from "./hparams_views";
+import {
+  groupColors,
+  highlightGroup,
+  logPossible,
+  parallelCoordinates,
+  scatterMatrix,
+  type Row,
+  type ScaleKind,
+} from "./hparams_views";
 import type { Dashboard } from "./media";
 
 interface ColumnInfo {
@@ -47,12 +56,19 @@ const matrix = h("div", { class: "views-scroll", id: "hparams-matrix" });
 const summary = h("span", { class: "count", id: "hparams-count" });
 const problem = h("span", { class: "error", role: "alert" });
 const scalesBar = h("div", { class: "hparams-scales", id: "hparams-scales" });
-
-async function post<T>(path: string, body: unknown): Promise<T> {
-  const response = await fetch(path, { method: "POST", body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${response.status}: ${(await response.text()).slice(0, 200)}`);
-  return (await response.json()) as T;
-}
+// The column whose values colour the groups' lines and dots (TensorBoard's "Color by"); "" colours by place.
+const colorBy = h("select", { id: "hparams-color-by", "aria-label": "Colour the groups by" });
+const colorLegend = h("span", { id: "hparams-color-legend" });
+const hovered = h("p", { class: "readout", id: "hparams-hovered", role: "status" });
+colorBy.addEventListener("change", () => {
+  colorBy.dataset.chosen = colorBy.value;
+  drawViews();
+});
+// A row pointed at in the table highlights its group in the pictures.
+table.addEventListener("pointerover", (event) =>
+  hover((event.target as Element).closest<HTMLElement>("tbody tr")?.dataset.group ?? null),
+);
+table.addEventListener("pointerleave", () => hover(null));
 
 function columnParams(): unknown[] {
   return columns.map((column) => {
@@ -92,7 +108,7 @@ async function load(): Promise<void> {
   let groups: SessionGroup[];
   let total: number;
   try {
-    const found = await post<{ sessionGroups: SessionGroup[]; totalSize: number }>(
+    const found = await postJson<{ sessionGroups: SessionGroup[]; totalSize: number }>(
       "data/plugin/hparams/session_groups",
       {
         experimentName: "",
@@ -159,8 +175,50 @@ function drawViews(): void {
         return h("label", {}, `${column.title} `, select);
       }),
   );
-  parallel.replaceChildren(parallelCoordinates(columns, drawnRows, brushed, parallel.clientWidth || 900, scaleKinds));
-  matrix.replaceChildren(scatterMatrix(columns, drawnRows, scaleKinds));
+  const { colors, legend } = groupColors(
+    columns.find((column) => column.key === colorBy.value),
+    drawnRows,
+    scaleKinds,
+  );
+  colorLegend.replaceChildren(legend);
+  parallel.replaceChildren(
+    parallelCoordinates(
+      columns,
+      drawnRows,
+      colors,
+      { onBrush: brushed, onHover: (row) => hover(row?.name ?? null) },
+      parallel.clientWidth || 900,
+      scaleKinds,
+    ),
+  );
+  matrix.replaceChildren(scatterMatrix(columns, drawnRows, colors, scaleKinds));
+  hover(null);
+}
+
+/** Highlights group `name`'s line and dots and shows its values (null: none). */
+function hover(name: string | null): void {
+  highlightGroup([parallel, matrix], name);
+  for (const row of table.querySelectorAll<HTMLElement>("tbody tr")) {
+    row.classList.toggle("highlighted", name !== null && row.dataset.group === name);
+  }
+  const row = drawnRows.find((found) => found.name === name);
+  hovered.textContent = row
+    ? `${row.name}: ` +
+      columns
+        .filter((column) => row.values.has(column.key))
+        .map((column) => `${column.title} ${cell(row.values.get(column.key))}`)
+        .join(", ")
+    : "Point at a line or a row for its group's values.";
+}
+
+/** The column choices of "Colour by": every numeric column, the first metric chosen until the user picks. */
+function colorChoices(): void {
+  const chosen = colorBy.dataset.chosen ?? columns.find((column) => column.kind === "metric")?.key ?? "";
+  colorBy.replaceChildren(
+    h("option", { value: "" }, "group"),
+    ...columns.filter((column) => column.numeric).map((column) => h("option", { value: column.key }, column.title)),
+  );
+  colorBy.value = columns.some((column) => column.key === chosen) ? chosen : "";
 }
 
 /** The button that opens a row below the group's with a chart per metric of its sessions' series. */
@@ -225,7 +283,13 @@ function brushed(column: { key: string; numeric: boolean }, values: (number | st
 }
 
 function header(): void {
-  const sortMark = (column: ColumnInfo) => (sort?.key === column.key ? (sort.order === "ORDER_ASC" ? " ▲" : " ▼") : "");
+  // The mark has a slot of its own in every header, empty when unsorted, so that sorting moves no column.
+  const sortMark = (column: ColumnInfo) =>
+    h(
+      "span",
+      { class: "sort-mark", "aria-hidden": "true" },
+      sort?.key === column.key ? (sort.order === "ORDER_ASC" ? "▲" : "▼") : "",
+    );
   const titles = h(
     "tr",
     {},
@@ -234,7 +298,8 @@ function header(): void {
       const button = h(
         "button",
         { type: "button", class: "sort", "data-column": column.key },
-        column.title + sortMark(column),
+        column.title,
+        sortMark(column),
       );
       button.addEventListener("click", () => {
         sort =
@@ -286,14 +351,21 @@ export const hparams: Dashboard = {
     h("div", { class: "toolbar" }, summary, problem),
     h("div", { class: "table-scroll" }, table),
     h("h2", {}, "Parallel coordinates"),
-    h("p", { class: "hint" }, "Drag along an axis to keep the groups in that range (it fills the column's filter)."),
+    h(
+      "p",
+      { class: "hint" },
+      "Drag along an axis to keep the groups in that range (it fills the column's filter); point at a line for its " +
+        "group.",
+    ),
     scalesBar,
+    h("div", { class: "hparams-scales" }, h("label", {}, "Colour by ", colorBy), colorLegend),
     parallel,
+    hovered,
     h("h2", {}, "Metrics against hparams"),
     matrix,
   ),
   async refresh() {
-    const experiment = await post<Experiment>("data/plugin/hparams/experiment", { experimentName: "" });
+    const experiment = await postJson<Experiment>("data/plugin/hparams/experiment", { experimentName: "" });
     columns = [
       ...experiment.hparamInfos.map((info) => ({
         key: `h:${info.name}`,
@@ -312,6 +384,7 @@ export const hparams: Dashboard = {
         boolean: false,
       })),
     ];
+    colorChoices();
     header();
     await load();
   },

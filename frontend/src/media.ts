@@ -8,7 +8,7 @@ import { CardGrid, type Fill } from "./cards";
 import type { Dashboard } from "./dashboard";
 import { colorOf, withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
-import { binRange, EVEN_BINS, rebin, type Bucket } from "./histogram_bins";
+import { histogramChart, type HistogramPoint } from "./histogram_chart";
 import { enlarge, imageTools } from "./image_view";
 import { regexProblem } from "./regex";
 import { state, update, type State } from "./state";
@@ -256,13 +256,17 @@ histogramMode.addEventListener("change", () =>
 /** A histogram card's body: every step's histogram, offset or overlaid (the Time Series page's too). */
 export const fillHistograms: Fill = async (body, run, tag) => {
   histogramMode.value = state.histogramMode;
-  const points = await getJson<[number, number, Bucket[]][]>("data/plugin/histograms/histograms", { run, tag });
-  const canvas = h("canvas", { class: "histogram", width: 420, height: 260, role: "img" });
-  canvas.setAttribute("aria-label", `${tag} of ${run}: ${points.length} steps`);
+  const points = await getJson<HistogramPoint[]>("data/plugin/histograms/histograms", { run, tag });
+  const chart = histogramChart(
+    points,
+    colorOf(run),
+    state.histogramMode,
+    Math.max(300, body.clientWidth || 420),
+    `${tag} of ${run}: ${points.length} steps`,
+  );
   const readout = h("p", { class: "readout" });
-  body.replaceChildren(canvas, readout);
+  body.replaceChildren(chart, readout);
   body.dataset.steps = String(points.length);
-  drawHistograms(canvas, points, colorOf(run), state.histogramMode);
   readout.textContent = points.length
     ? `${points.length} steps, ${points[0]![1]} to ${points[points.length - 1]![1]}`
     : "no data";
@@ -271,47 +275,6 @@ export const fillHistograms: Fill = async (body, run, tag) => {
 const histograms = dashboard("histograms", "Histograms", "histograms", fillHistograms, [
   h("label", {}, "Mode ", histogramMode),
 ]);
-
-function drawHistograms(
-  canvas: HTMLCanvasElement,
-  points: [number, number, Bucket[]][],
-  color: string,
-  mode: "offset" | "overlay",
-): void {
-  const context = canvas.getContext("2d");
-  const range = binRange(points.map(([, , buckets]) => buckets));
-  if (!context || !range) return;
-  const [low, high] = range;
-  const counts = points.map(([, , buckets]) => rebin(buckets, low, high));
-  const peak = Math.max(...counts.map((bins) => Math.max(...bins)));
-  const style = getComputedStyle(document.documentElement);
-  const foreground = style.getPropertyValue("--fg").trim() || "#222";
-  const { width, height } = canvas;
-  const margin = { left: 10, right: 10, top: 10, bottom: 24 };
-  const plotWidth = width - margin.left - margin.right;
-  const offset = mode === "offset" ? (height - margin.top - margin.bottom) * 0.5 : 0;
-  const ridge = height - margin.top - margin.bottom - offset;
-  const x = (value: number) => margin.left + ((value - low) / (high - low)) * plotWidth;
-  const binWidth = (high - low) / EVEN_BINS;
-  context.clearRect(0, 0, width, height);
-  counts.forEach((bins, index) => {
-    const fraction = points.length > 1 ? index / (points.length - 1) : 1;
-    const base = margin.top + ridge + offset * fraction;
-    context.beginPath();
-    context.moveTo(x(low), base);
-    bins.forEach((count, bin) => context.lineTo(x(low + (bin + 0.5) * binWidth), base - (count / (peak || 1)) * ridge));
-    context.lineTo(x(high), base);
-    context.strokeStyle = withAlpha(color, 0.3 + 0.7 * fraction);
-    context.fillStyle = withAlpha(color, mode === "offset" ? 0.15 : 0.04);
-    context.fill();
-    context.stroke();
-  });
-  context.fillStyle = foreground;
-  context.font = "11px system-ui, sans-serif";
-  context.fillText(formatNumber(low), margin.left, height - 6);
-  const label = formatNumber(high);
-  context.fillText(label, width - margin.right - context.measureText(label).width, height - 6);
-}
 
 // TensorBoard's basis points of a compressed histogram, and the bands drawn between them.
 const BASIS_POINTS = [0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000];

@@ -52,6 +52,87 @@ def test_histograms_draw_every_served_step(full_trainboard: Server, browser: Bro
         assert "histogramMode=overlay" in page.url
 
 
+# The alpha of a canvas's pixels at CSS-pixel spots: painted (above 0) or not. The axes draw lines at whole pixels
+# plus a half.
+PAINTED = """(canvas, spots) => {
+  const scale = canvas.width / canvas.getBoundingClientRect().width;
+  const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  return spots.map(([x, y]) => pixels[(Math.floor(y * scale) * canvas.width + Math.floor(x * scale)) * 4 + 3]);
+}"""
+
+
+def even_bins(buckets: list[list[float]], low: float, high: float, bins: int = 30) -> list[float]:
+    """TensorBoard's even bins over [low, high], each bucket's count shared by how much of its width falls in each."""
+    counts = [0.0] * bins
+    width = (high - low) / bins
+
+    def bin_of(x: float) -> int:
+        return min(bins - 1, max(0, math.floor((x - low) / width)))
+
+    for left, right, count in buckets:
+        if not right > left:
+            counts[bin_of(left)] += count
+            continue
+        for index in range(bin_of(left), bin_of(right) + 1):
+            overlap = min(right, low + (index + 1) * width) - max(left, low + index * width)
+            if overlap > 0:
+                counts[index] += count * overlap / (right - left)
+    return counts
+
+
+def test_histogram_axes_and_hover_readout(full_trainboard: Server, browser: Browser) -> None:
+    tags = api(full_trainboard, "histograms/tags")
+    run = sorted(tags)[0]
+    tag = sorted(tags[run])[0]
+    points = api(full_trainboard, "histograms/histograms", run=run, tag=tag)
+    steps = [point[1] for point in points]
+    assert len(steps) > 2
+    low = min(left for point in points for left, _, _ in point[2])
+    high = max(right for point in points for _, right, _ in point[2])
+    with ui_page(browser, "histogram-axes") as page:
+        page.goto(f"{full_trainboard.url}/#dashboard=histograms&runFilter=^{run}$")
+        canvas = filled_card(page, run, tag).locator("canvas.histogram")
+        left, top, right, bottom = json.loads(canvas.get_attribute("data-plot-box") or "null")
+        # Value ticks below the plot, round values inside the served range, painted where they are said to be.
+        values = json.loads(canvas.get_attribute("data-value-ticks") or "[]")
+        assert len(values) > 2
+        assert all(low <= value <= high for value, _ in values)
+        places = [x for _, x in values]
+        assert places == sorted(places) and all(left <= x <= right for x in places)
+        for (value, x), (next_value, next_x) in zip(values, values[1:], strict=False):
+            assert (next_x - x) / (next_value - value) == pytest.approx((right - left) / (high - low), rel=1e-6)
+        # A step axis on the right: whole steps within the served ones, the first on top.
+        step_ticks = json.loads(canvas.get_attribute("data-step-ticks") or "[]")
+        assert len(step_ticks) >= 2
+        assert all(steps[0] <= step <= steps[-1] and step == int(step) for step, _ in step_ticks)
+        assert [y for _, y in step_ticks] == sorted(y for _, y in step_ticks)
+        spots = [[round(x) + 0.5, bottom + 2] for _, x in values] + [[right + 6, round(y) + 0.5] for _, y in step_ticks]
+        assert all(canvas.evaluate(PAINTED, spots))
+
+        # Pointing near the first step's baseline, then the last's: the readout names that step, the even bin under
+        # the pointer and its count, as shared out from the served buckets.
+        readout = filled_card(page, run, tag).locator(".histogram-hover")
+        box = canvas.bounding_box()
+        assert box is not None
+        for y, step_index in ((top + (bottom - top) / 2 + 1, 0), (bottom - 1, len(steps) - 1)):
+            x = left + (right - left) * 0.45
+            page.mouse.move(0, 0)
+            page.wait_for_function("r => r.dataset.step === undefined", arg=readout.element_handle())
+            page.mouse.move(box["x"] + x, box["y"] + y)
+            page.wait_for_function("r => r.dataset.step !== undefined", arg=readout.element_handle())
+            found = readout.evaluate("r => ({...r.dataset})")
+            assert int(found["step"]) == steps[step_index]
+            index = int(found["bin"])
+            width = (high - low) / 30
+            assert float(found["left"]) == pytest.approx(low + index * width)
+            assert float(found["right"]) == pytest.approx(low + (index + 1) * width)
+            assert float(found["left"]) <= low + (x - left) / (right - left) * (high - low) <= float(found["right"])
+            expected = even_bins(points[step_index][2], low, high)[index]
+            assert float(found["count"]) == pytest.approx(expected, rel=1e-9, abs=1e-9)
+            assert readout.inner_text().startswith(f"step {steps[step_index]}: ")
+            assert "count" in readout.inner_text()
+
+
 def test_distributions_show_the_served_median(full_trainboard: Server, browser: Browser) -> None:
     run, tag = "train", "weights"
     points = api(full_trainboard, "distributions/distributions", run=run, tag=tag)

@@ -3,6 +3,7 @@ SummaryWriter: the box plot, the step's statistics, heat map, histogram and outl
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,3 +110,34 @@ def test_other_tensor_and_url_state(server: Server, browser: Browser) -> None:
             str(len(matrix[0])),
         )
         assert page.locator("#tab-exceptions").get_attribute("aria-selected") == "true"
+
+
+# The alpha of a canvas's pixels at CSS-pixel spots, read back once.
+PAINTED = """(canvas, spots) => {
+  const scale = canvas.width / canvas.getBoundingClientRect().width;
+  const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  return spots.map(([x, y]) => pixels[(Math.floor(y * scale) * canvas.width + Math.floor(x * scale)) * 4 + 3]);
+}"""
+
+
+def test_the_histogram_has_value_and_count_axes(server: Server, browser: Browser) -> None:
+    meta = tsvis(server, "exception", run="run", tag="activations")["activations"]
+    step = meta["step"][-1]
+    (hist,) = tsvis(server, "exception_hist", run="run", tag="activations", step=str(step))[str(step)]
+    low, high = hist[2][0][0], hist[2][-1][1]
+    most = max(count for _, _, count in hist[2])
+    with ui_page(browser, "exceptions-histogram") as page:
+        page.goto(f"{server.url}/#dashboard=exceptions&exceptionRun=run&exceptionTag=activations")
+        shown(page, "activations", step)
+        histogram = page.locator(".exception-hist")
+        left, top, right, bottom = json.loads(histogram.get_attribute("data-plot-box") or "null")
+        values = json.loads(histogram.get_attribute("data-value-ticks") or "[]")
+        counts = json.loads(histogram.get_attribute("data-count-ticks") or "[]")
+        assert len(values) > 2 and len(counts) >= 2
+        assert all(low <= value <= high and left <= x <= right for value, x in values)
+        assert [x for _, x in values] == sorted(x for _, x in values)
+        # Counts are whole, from the base up to at most the fullest bin, higher counts higher up.
+        assert counts[0] == [0, bottom] and all(0 <= count <= most and count == int(count) for count, _ in counts)
+        assert [y for _, y in counts] == sorted((y for _, y in counts), reverse=True)
+        spots = [[round(x) + 0.5, bottom + 2] for _, x in values] + [[left - 2, round(y) + 0.5] for _, y in counts]
+        assert all(histogram.evaluate(PAINTED, spots))
