@@ -29,6 +29,7 @@ from tensorboard.plugins.scalar import summary_v2 as scalar_summary
 from tensorboard.plugins.text import summary_v2 as text_summary
 from tensorboard.summary.writer.record_writer import RecordWriter
 from tensorboard.util import tensor_util
+from tensorboardX.proto import summary_pb2 as tensorboardx_summary_pb2
 from torch.utils import tensorboard as torch_tensorboard
 from torch.utils.tensorboard.writer import FileWriter
 
@@ -428,7 +429,8 @@ def sweep_curves(run: SweepRun, steps: int) -> dict[str, np.ndarray]:
 
 def write_sweep_run(root: Path, run: SweepRun, steps: int = SWEEP_STEPS) -> None:
     """One run of the sweep as tensorboardX writes it: its hparams session (tensorboardX's `hparams` summaries, in the
-    run itself, with its final val metrics), then every tag at every step, one event per value."""
+    run itself, with its final val metrics), then every tag at every step, one event per step (as a training loop
+    logging its metrics together does; five times faster to write than an event per value)."""
     curves = sweep_curves(run, steps)
     with tensorboardX.SummaryWriter(str(root / run.name)) as writer:
         metrics = {tag: float(curves[tag][-1]) for tag in SWEEP_METRICS}
@@ -436,14 +438,18 @@ def write_sweep_run(root: Path, run: SweepRun, steps: int = SWEEP_STEPS) -> None
             writer.file_writer.add_summary(summary, walltime=1_700_000_000)
         columns = [curves[tag].tolist() for tag in SWEEP_TAGS]
         for step in range(steps):
-            walltime = 1_700_000_000 + step * 0.5
-            for tag, values in zip(SWEEP_TAGS, columns, strict=True):
-                writer.add_scalar(tag, values[step], step, walltime=walltime)
+            values = [
+                tensorboardx_summary_pb2.Summary.Value(tag=tag, simple_value=column[step])
+                for tag, column in zip(SWEEP_TAGS, columns, strict=True)
+            ]
+            writer.file_writer.add_summary(
+                tensorboardx_summary_pb2.Summary(value=values), step, walltime=1_700_000_000 + step * 0.5
+            )
 
 
-def write_sweep_runs_logdir(root: Path, *, steps: int = SWEEP_STEPS, processes: int | None = None) -> Path:
-    """The 60-run sweep (`sweep_runs`) under `root`, one process per core (or `processes`), each writing whole runs."""
+def write_sweep_runs_logdir(root: Path, *, steps: int = SWEEP_STEPS) -> Path:
+    """The 60-run sweep (`sweep_runs`) under `root`, one process per core, each writing whole runs."""
     runs = sweep_runs()
-    with ProcessPoolExecutor(processes) as pool:
+    with ProcessPoolExecutor() as pool:
         list(pool.map(write_sweep_run, [root] * len(runs), runs, [steps] * len(runs)))
     return root

@@ -99,3 +99,49 @@ def overlapping(boxes: list[Box]) -> list[tuple[str, str]]:
         for second in boxes[index + 1 :]
         if first.intersects(second)
     ]
+
+
+def lab(hex_colour: str) -> np.ndarray:
+    """CIE L*a*b* (D65) of an sRGB colour written #rrggbb."""
+    rgb = np.array([int(hex_colour[index : index + 2], 16) for index in (1, 3, 5)]) / 255
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    ratio = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(ratio > (6 / 29) ** 3, np.cbrt(ratio), ratio / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def colour_difference(first: str, second: str) -> float:
+    """How different two colours (#rrggbb) look, CIEDE2000: about 2 is just noticeable side by side."""
+    return ciede2000(lab(first), lab(second))
+
+
+def ciede2000(first: np.ndarray, second: np.ndarray) -> float:
+    (l1, a1, b1), (l2, a2, b2) = first, second
+    c_mean = (np.hypot(a1, b1) + np.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - np.sqrt(c_mean**7 / (c_mean**7 + 25**7)))
+    a1, a2 = a1 * (1 + g), a2 * (1 + g)
+    c1, c2 = np.hypot(a1, b1), np.hypot(a2, b2)
+    h1, h2 = np.degrees(np.arctan2(b1, a1)) % 360, np.degrees(np.arctan2(b2, a2)) % 360
+    dl, dc = l2 - l1, c2 - c1
+    dh = 0.0 if c1 * c2 == 0 else (h2 - h1 + 180) % 360 - 180
+    big_dh = 2 * np.sqrt(c1 * c2) * np.sin(np.radians(dh / 2))
+    l_mean, c_mean = (l1 + l2) / 2, (c1 + c2) / 2
+    if c1 * c2 == 0:
+        h_mean = h1 + h2
+    elif abs(h1 - h2) <= 180:
+        h_mean = (h1 + h2) / 2
+    else:
+        h_mean = (h1 + h2 + 360) / 2 % 360
+    t = (
+        1
+        - 0.17 * np.cos(np.radians(h_mean - 30))
+        + 0.24 * np.cos(np.radians(2 * h_mean))
+        + 0.32 * np.cos(np.radians(3 * h_mean + 6))
+        - 0.20 * np.cos(np.radians(4 * h_mean - 63))
+    )
+    s_l = 1 + 0.015 * (l_mean - 50) ** 2 / np.sqrt(20 + (l_mean - 50) ** 2)
+    s_c = 1 + 0.045 * c_mean
+    s_h = 1 + 0.015 * c_mean * t
+    r_t = -2 * np.sqrt(c_mean**7 / (c_mean**7 + 25**7)) * np.sin(np.radians(60 * np.exp(-(((h_mean - 275) / 25) ** 2))))
+    return float(np.sqrt((dl / s_l) ** 2 + (dc / s_c) ** 2 + (big_dh / s_h) ** 2 + r_t * (dc / s_c) * (big_dh / s_h)))
