@@ -51,8 +51,9 @@ class Box:
         )
 
 
-# The box of each non-blank text node under an element, as laid out (HTML and SVG text alike), each cut to its
-# ancestors that hide their overflow (an ellipsis), and of the elements matching `extra` (a swatch, say).
+# The boxes of each shown, non-blank text node under an element (one per line), as laid out (HTML and SVG text alike),
+# each cut to its ancestors that hide their overflow (an ellipsis; a text cut away entirely is not shown), and of the
+# elements matching `extra` (a swatch, say).
 TEXT_BOXES = """(root, extra) => {
   const boxes = [];
   const clip = (rect, node) => {
@@ -70,8 +71,13 @@ TEXT_BOXES = """(root, extra) => {
     if (!node.textContent.trim()) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
-    const rect = range.getBoundingClientRect();
-    if (rect.width && rect.height) boxes.push([node.textContent.trim(), ...clip(rect, node)]);
+    if (getComputedStyle(node.parentElement).visibility === "hidden") continue;
+    // A box per line: a text wrapped over two lines does not cover the start of the first one.
+    for (const rect of range.getClientRects()) {
+      if (!rect.width || !rect.height) continue;
+      const [left, top, right, bottom] = clip(rect, node);
+      if (right > left && bottom > top) boxes.push([node.textContent.trim(), left, top, right, bottom]);
+    }
   }
   for (const element of extra ? root.querySelectorAll(extra) : []) {
     const rect = element.getBoundingClientRect();
@@ -145,3 +151,83 @@ def ciede2000(first: np.ndarray, second: np.ndarray) -> float:
     s_h = 1 + 0.015 * c_mean * t
     r_t = -2 * np.sqrt(c_mean**7 / (c_mean**7 + 25**7)) * np.sin(np.radians(60 * np.exp(-(((h_mean - 275) / 25) ** 2))))
     return float(np.sqrt((dl / s_l) ** 2 + (dc / s_c) ** 2 + (big_dh / s_h) ** 2 + r_t * (dc / s_c) * (big_dh / s_h)))
+
+
+# Which of an element's inner corners and centre (an inset of 2 px: borders are anti-aliased) show something else on
+# top of it or lie outside the window: a person sees the whole element only when this is empty.
+HIDDEN_POINTS = """(element) => {
+  const rect = element.getBoundingClientRect();
+  const inset = 2;
+  const points = {
+    "top left": [rect.left + inset, rect.top + inset],
+    "top right": [rect.right - inset, rect.top + inset],
+    "bottom left": [rect.left + inset, rect.bottom - inset],
+    "bottom right": [rect.right - inset, rect.bottom - inset],
+    centre: [(rect.left + rect.right) / 2, (rect.top + rect.bottom) / 2],
+  };
+  const hidden = [];
+  for (const [name, [x, y]] of Object.entries(points)) {
+    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) {
+      hidden.push(`${name} outside the window`);
+      continue;
+    }
+    const top = document.elementFromPoint(x, y);
+    if (top !== element && !element.contains(top)) {
+      const what = top ? `${top.tagName.toLowerCase()}${top.id ? "#" + top.id : ""}.${top.className}` : "nothing";
+      hidden.push(`${name} under ${what}`);
+    }
+  }
+  return hidden;
+}"""
+
+# The shown tooltips (an element of role tooltip, not hidden), each with what hides part of it (HIDDEN_POINTS) and the
+# texts in it cut by its own box or the window.
+SHOWN_TOOLTIPS = f"""() => {{
+  const hiddenPoints = {HIDDEN_POINTS};
+  const shown = [...document.querySelectorAll("[role=tooltip]")].filter(
+    (tip) => tip.getClientRects().length && getComputedStyle(tip).visibility !== "hidden",
+  );
+  return shown.map((tip) => {{
+    const box = tip.getBoundingClientRect();
+    const cut = [];
+    const walker = document.createTreeWalker(tip, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {{
+      if (!node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const rect = range.getBoundingClientRect();
+      if (!rect.width) continue;
+      const inside = rect.left >= Math.max(box.left, 0) - 0.5 && rect.right <= Math.min(box.right, innerWidth) + 0.5 &&
+        rect.top >= Math.max(box.top, 0) - 0.5 && rect.bottom <= Math.min(box.bottom, innerHeight) + 0.5;
+      if (!inside) cut.push(node.textContent.trim());
+    }}
+    return {{ hidden: hiddenPoints(tip), cut, rows: tip.querySelectorAll("[data-run]").length }};
+  }});
+}}"""
+
+
+def hidden_points(element: Locator) -> list[str]:
+    found: list[str] = element.evaluate(HIDDEN_POINTS)
+    return found
+
+
+def distinct_colours(colours: list[str], difference: float) -> int:
+    """How many of `colours` can be told apart: the size of a greedy set of them pairwise at least `difference`
+    (CIEDE2000) apart."""
+    kept: list[np.ndarray] = []
+    for colour in colours:
+        candidate = lab(colour)
+        if all(ciede2000(candidate, other) >= difference for other in kept):
+            kept.append(candidate)
+    return len(kept)
+
+
+def too_close(colours: dict[str, str], difference: float) -> list[tuple[str, str, float]]:
+    """The pairs of runs whose colours are less than `difference` (CIEDE2000) apart."""
+    items = sorted(colours.items())
+    return [
+        (first, second, round(colour_difference(first_colour, second_colour), 1))
+        for index, (first, first_colour) in enumerate(items)
+        for second, second_colour in items[index + 1 :]
+        if colour_difference(first_colour, second_colour) < difference
+    ]
