@@ -154,8 +154,13 @@ def ciede2000(first: np.ndarray, second: np.ndarray) -> float:
 
 
 # Which of an element's inner corners and centre (an inset of 2 px: borders are anti-aliased) show something else on
-# top of it or lie outside the window: a person sees the whole element only when this is empty.
+# top of it or lie outside the window: a person sees the whole element only when this is empty. A tooltip lets the
+# pointer through (pointer-events: none), which elementFromPoint would see through too: the element takes pointer
+# events while it is measured (in this one task: no event reaches it meanwhile).
 HIDDEN_POINTS = """(element) => {
+  const style = element.style;
+  const pointerEvents = [style.getPropertyValue("pointer-events"), style.getPropertyPriority("pointer-events")];
+  style.setProperty("pointer-events", "auto", "important");
   const rect = element.getBoundingClientRect();
   const inset = 2;
   const points = {
@@ -177,6 +182,7 @@ HIDDEN_POINTS = """(element) => {
       hidden.push(`${name} under ${what}`);
     }
   }
+  style.setProperty("pointer-events", ...pointerEvents);
   return hidden;
 }"""
 
