@@ -255,12 +255,13 @@ HOVER_CHART = f"""async ([fractions, timeoutMs]) => {{
 
 HOVER_RUN = f"""async ([charts, timeoutMs]) => {{
     const timeUntil = {TIME_UNTIL};
-    const rows = [...document.querySelectorAll(".runs [data-run]")].slice(0, 5);
+    // By name: the list may render its rows again while one is highlighted.
+    const runs = [...document.querySelectorAll(".runs [data-run]")].slice(0, 5).map((row) => row.dataset.run);
+    const row = (run) => document.querySelector(`.runs [data-run="${{CSS.escape(run)}}"]`);
     const timings = [];
-    for (const row of rows) {{
-        const run = row.dataset.run;
+    for (const run of runs) {{
         timings.push(await timeUntil(
-            () => row.dispatchEvent(new MouseEvent("mouseover", {{ bubbles: true }})),
+            () => row(run).dispatchEvent(new MouseEvent("mouseover", {{ bubbles: true }})),
             () => [...document.querySelectorAll(".chart")].filter((c) => c.dataset.highlight === run).length >= charts,
             timeoutMs,
         ));
