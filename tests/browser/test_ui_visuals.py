@@ -111,7 +111,7 @@ PALETTE_SIZE = 24
 DISTINCT = 10.0
 SHOWN_TIMEOUT_MS = 5_000
 # True once the dashboard's charts and cards in the window are drawn (a chart without its data yet, a card not yet
-# filled, do not count), two frames later: the page a person sees once it has settled.
+# filled, do not count): with two frames more (TWO_FRAMES), the page a person sees once it has settled.
 IN_VIEW_DRAWN = """() => {
   const inView = (element) => {
     const rect = element.getBoundingClientRect();
