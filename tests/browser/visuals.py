@@ -51,8 +51,9 @@ class Box:
         )
 
 
-# The box of each non-blank text node under an element, as laid out (HTML and SVG text alike), each cut to its
-# ancestors that hide their overflow (an ellipsis), and of the elements matching `extra` (a swatch, say).
+# The boxes of each shown, non-blank text node under an element (one per line), as laid out (HTML and SVG text alike),
+# each cut to its ancestors that hide their overflow (an ellipsis; a text cut away entirely is not shown), and of the
+# elements matching `extra` (a swatch, say).
 TEXT_BOXES = """(root, extra) => {
   const boxes = [];
   const clip = (rect, node) => {
@@ -70,8 +71,13 @@ TEXT_BOXES = """(root, extra) => {
     if (!node.textContent.trim()) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
-    const rect = range.getBoundingClientRect();
-    if (rect.width && rect.height) boxes.push([node.textContent.trim(), ...clip(rect, node)]);
+    if (getComputedStyle(node.parentElement).visibility === "hidden") continue;
+    // A box per line: a text wrapped over two lines does not cover the start of the first one.
+    for (const rect of range.getClientRects()) {
+      if (!rect.width || !rect.height) continue;
+      const [left, top, right, bottom] = clip(rect, node);
+      if (right > left && bottom > top) boxes.push([node.textContent.trim(), left, top, right, bottom]);
+    }
   }
   for (const element of extra ? root.querySelectorAll(extra) : []) {
     const rect = element.getBoundingClientRect();
@@ -98,4 +104,136 @@ def overlapping(boxes: list[Box]) -> list[tuple[str, str]]:
         for index, first in enumerate(boxes)
         for second in boxes[index + 1 :]
         if first.intersects(second)
+    ]
+
+
+def lab(hex_colour: str) -> np.ndarray:
+    """CIE L*a*b* (D65) of an sRGB colour written #rrggbb."""
+    rgb = np.array([int(hex_colour[index : index + 2], 16) for index in (1, 3, 5)]) / 255
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    ratio = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(ratio > (6 / 29) ** 3, np.cbrt(ratio), ratio / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def colour_difference(first: str, second: str) -> float:
+    """How different two colours (#rrggbb) look, CIEDE2000: about 2 is just noticeable side by side."""
+    return ciede2000(lab(first), lab(second))
+
+
+def ciede2000(first: np.ndarray, second: np.ndarray) -> float:
+    (l1, a1, b1), (l2, a2, b2) = first, second
+    c_mean = (np.hypot(a1, b1) + np.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - np.sqrt(c_mean**7 / (c_mean**7 + 25**7)))
+    a1, a2 = a1 * (1 + g), a2 * (1 + g)
+    c1, c2 = np.hypot(a1, b1), np.hypot(a2, b2)
+    h1, h2 = np.degrees(np.arctan2(b1, a1)) % 360, np.degrees(np.arctan2(b2, a2)) % 360
+    dl, dc = l2 - l1, c2 - c1
+    dh = 0.0 if c1 * c2 == 0 else (h2 - h1 + 180) % 360 - 180
+    big_dh = 2 * np.sqrt(c1 * c2) * np.sin(np.radians(dh / 2))
+    l_mean, c_mean = (l1 + l2) / 2, (c1 + c2) / 2
+    if c1 * c2 == 0:
+        h_mean = h1 + h2
+    elif abs(h1 - h2) <= 180:
+        h_mean = (h1 + h2) / 2
+    else:
+        h_mean = (h1 + h2 + 360) / 2 % 360
+    t = (
+        1
+        - 0.17 * np.cos(np.radians(h_mean - 30))
+        + 0.24 * np.cos(np.radians(2 * h_mean))
+        + 0.32 * np.cos(np.radians(3 * h_mean + 6))
+        - 0.20 * np.cos(np.radians(4 * h_mean - 63))
+    )
+    s_l = 1 + 0.015 * (l_mean - 50) ** 2 / np.sqrt(20 + (l_mean - 50) ** 2)
+    s_c = 1 + 0.045 * c_mean
+    s_h = 1 + 0.015 * c_mean * t
+    r_t = -2 * np.sqrt(c_mean**7 / (c_mean**7 + 25**7)) * np.sin(np.radians(60 * np.exp(-(((h_mean - 275) / 25) ** 2))))
+    return float(np.sqrt((dl / s_l) ** 2 + (dc / s_c) ** 2 + (big_dh / s_h) ** 2 + r_t * (dc / s_c) * (big_dh / s_h)))
+
+
+# Which of an element's inner corners and centre (an inset of 2 px: borders are anti-aliased) show something else on
+# top of it or lie outside the window: a person sees the whole element only when this is empty. A tooltip lets the
+# pointer through (pointer-events: none), which elementFromPoint would see through too: the element takes pointer
+# events while it is measured (in this one task: no event reaches it meanwhile).
+HIDDEN_POINTS = """(element) => {
+  const style = element.style;
+  const pointerEvents = [style.getPropertyValue("pointer-events"), style.getPropertyPriority("pointer-events")];
+  style.setProperty("pointer-events", "auto", "important");
+  const rect = element.getBoundingClientRect();
+  const inset = 2;
+  const points = {
+    "top left": [rect.left + inset, rect.top + inset],
+    "top right": [rect.right - inset, rect.top + inset],
+    "bottom left": [rect.left + inset, rect.bottom - inset],
+    "bottom right": [rect.right - inset, rect.bottom - inset],
+    centre: [(rect.left + rect.right) / 2, (rect.top + rect.bottom) / 2],
+  };
+  const hidden = [];
+  for (const [name, [x, y]] of Object.entries(points)) {
+    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) {
+      hidden.push(`${name} outside the window`);
+      continue;
+    }
+    const top = document.elementFromPoint(x, y);
+    if (top !== element && !element.contains(top)) {
+      const what = top ? `${top.tagName.toLowerCase()}${top.id ? "#" + top.id : ""}.${top.className}` : "nothing";
+      hidden.push(`${name} under ${what}`);
+    }
+  }
+  style.setProperty("pointer-events", ...pointerEvents);
+  return hidden;
+}"""
+
+# The shown tooltips (an element of role tooltip, not hidden), each with what hides part of it (HIDDEN_POINTS) and the
+# texts in it cut by its own box or the window.
+SHOWN_TOOLTIPS = f"""() => {{
+  const hiddenPoints = {HIDDEN_POINTS};
+  const shown = [...document.querySelectorAll("[role=tooltip]")].filter(
+    (tip) => tip.getClientRects().length && getComputedStyle(tip).visibility !== "hidden",
+  );
+  return shown.map((tip) => {{
+    const box = tip.getBoundingClientRect();
+    const cut = [];
+    const walker = document.createTreeWalker(tip, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {{
+      if (!node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const rect = range.getBoundingClientRect();
+      if (!rect.width) continue;
+      const inside = rect.left >= Math.max(box.left, 0) - 0.5 && rect.right <= Math.min(box.right, innerWidth) + 0.5 &&
+        rect.top >= Math.max(box.top, 0) - 0.5 && rect.bottom <= Math.min(box.bottom, innerHeight) + 0.5;
+      if (!inside) cut.push(node.textContent.trim());
+    }}
+    return {{ hidden: hiddenPoints(tip), cut, rows: tip.querySelectorAll("[data-run]").length }};
+  }});
+}}"""
+
+
+def hidden_points(element: Locator) -> list[str]:
+    found: list[str] = element.evaluate(HIDDEN_POINTS)
+    return found
+
+
+def distinct_colours(colours: list[str], difference: float) -> int:
+    """How many of `colours` can be told apart: the size of a greedy set of them pairwise at least `difference`
+    (CIEDE2000) apart."""
+    kept: list[np.ndarray] = []
+    for colour in colours:
+        candidate = lab(colour)
+        if all(ciede2000(candidate, other) >= difference for other in kept):
+            kept.append(candidate)
+    return len(kept)
+
+
+def too_close(colours: dict[str, str], difference: float) -> list[tuple[str, str, float]]:
+    """The pairs of runs whose colours are less than `difference` (CIEDE2000) apart."""
+    items = sorted(colours.items())
+    return [
+        (first, second, round(colour_difference(first_colour, second_colour), 1))
+        for index, (first, first_colour) in enumerate(items)
+        for second, second_colour in items[index + 1 :]
+        if colour_difference(first_colour, second_colour) < difference
     ]
