@@ -258,16 +258,26 @@ class Accounts:
     def public(self) -> set[str]:
         return set(self.backend.public_experiments())
 
+    def owned(self, principal: Principal | None) -> set[str]:
+        """The experiments the request's user owns (a token limited to one experiment: that one, if the user owns
+        it)."""
+        if principal is None:
+            return set()
+        owned = set(self.backend.owned(principal.user.id))
+        limit = principal.token.experiment_id
+        return owned if limit is None else owned & {limit}
+
     # Experiments.
 
     def create_experiment(self, principal: Principal, name: str, description: str = "") -> str:
-        """The id of a new experiment owned by the request's user. Not by a token limited to one experiment."""
+        """The id of a new experiment owned by the request's user, unless the user has one of that name (names are
+        unique per owner: other users' names are neither refused nor told). Not by a token limited to one experiment."""
         if principal.token.experiment_id is not None:
             raise NotAllowed("this token is limited to one experiment: it cannot create experiments")
         name = experiment_name(name)
         experiment_id = secrets.token_urlsafe(9)
         if not self.backend.add_experiment(experiment_id, name, description, principal.user.id, self._clock()):
-            raise NameTaken(f"another experiment is named {name!r}")
+            raise NameTaken(f"you have an experiment named {name!r} already")
         return experiment_id
 
     def sharing(self, experiment_id: str) -> Sharing | None:
@@ -298,11 +308,15 @@ class Accounts:
         self.backend.set_public(experiment_id, public)
 
     def rename(self, experiment_id: str, name: str) -> None:
+        """Unless its owner has another experiment of that name (or, for one without an owner, another without one
+        has it)."""
         if not self.backend.rename_experiment(experiment_id, experiment_name(name)):
-            raise AccountError(f"another experiment is named {name!r}")
+            raise NameTaken(f"its owner has another experiment named {name!r}")
 
     def set_owner(self, experiment_id: str, user_name: str) -> None:
-        self.backend.set_owner(experiment_id, self.user(user_name).id)
+        """Unless the user has another experiment of its name."""
+        if not self.backend.set_owner(experiment_id, self.user(user_name).id):
+            raise NameTaken(f"{user_name!r} has another experiment of this one's name: rename one first")
 
 
 def experiment_name(name: str) -> str:
