@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from trainboard.access.roles import Role
 from trainboard.access.tokens import hashed, new_token, token_id_of
 from trainboard.names import CONTROL, loggable
-from trainboard.store.accounts import AccountsBackend, SessionRow, TokenRow, UserRow
+from trainboard.store.accounts import AccountsBackend, ExperimentAccess, SessionRow, TokenRow, UserRow
 
 SECONDS_PER_DAY = 86_400
 # How long a browser's session lasts at most (less when its token expires sooner).
@@ -213,18 +213,14 @@ class Accounts:
 
     def user_role(self, user_id: int, experiment_id: str) -> Role | None:
         """The user's own role: admin of what they own, else what they were given."""
-        access = self.backend.experiment_access(experiment_id)
-        if access is None:
-            return None
-        if access.owner_id == user_id:
-            return Role.ADMIN
-        role = self.backend.role(experiment_id, user_id)
-        return None if role is None else Role(role)
+        return _own_role(self.backend.experiment_access(experiment_id, user_id), user_id)
 
     def role(self, principal: Principal | None, experiment_id: str) -> Role | None:
         """What a request may do on an experiment: the user's role, at most the token's on the one experiment it is
-        limited to; read on a public experiment for anyone; None for an experiment that does not exist."""
-        access = self.backend.experiment_access(experiment_id)
+        limited to; read on a public experiment for anyone; None for an experiment that does not exist. One query,
+        the same whether the experiment exists or not (`experiment_access`): the guard answers a forbidden and a
+        missing experiment alike, in time too."""
+        access = self.backend.experiment_access(experiment_id, None if principal is None else principal.user.id)
         if access is None:
             return None
         public = Role.READ if access.public else None
@@ -233,7 +229,7 @@ class Accounts:
         token = principal.token
         if token.experiment_id is not None and token.experiment_id != experiment_id:
             return public
-        role = self.user_role(principal.user.id, experiment_id)
+        role = _own_role(access, principal.user.id)
         if role is not None and token.role is not None:
             role = min(role, Role(token.role))
         allowed = [found for found in (role, public) if found is not None]
@@ -317,6 +313,15 @@ class Accounts:
         """Unless the user has another experiment of its name."""
         if not self.backend.set_owner(experiment_id, self.user(user_name).id):
             raise NameTaken(f"{user_name!r} has another experiment of this one's name: rename one first")
+
+
+def _own_role(access: ExperimentAccess | None, user_id: int) -> Role | None:
+    """Admin of what the user owns, else the role they were given (`access` read with the user's id)."""
+    if access is None:
+        return None
+    if access.owner_id == user_id:
+        return Role.ADMIN
+    return None if access.role is None else Role(access.role)
 
 
 def experiment_name(name: str) -> str:

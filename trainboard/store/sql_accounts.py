@@ -115,10 +115,16 @@ class SqlAccounts(SqlAudit, ABC):
     def delete_sessions_expired_by(self, now: float) -> None:
         self._change("DELETE FROM sessions WHERE expires <= {p}", (now,))
 
-    def experiment_access(self, experiment_id: str) -> ExperimentAccess | None:
-        rows = self._rows("SELECT owner_id, public FROM experiments WHERE {experiment_id} = {p}", (experiment_id,))
+    def experiment_access(self, experiment_id: str, user_id: int | None = None) -> ExperimentAccess | None:
+        # One row whether or not the experiment exists, and the role looked up either way.
+        ((found, owner_id, public, role),) = self._rows(
+            "SELECT e.{experiment_id}, e.owner_id, e.public, (SELECT role FROM experiment_roles"
+            " WHERE experiment_id = {p} AND user_id = {p}) FROM (SELECT 1 AS one) one"
+            " LEFT JOIN experiments e ON e.{experiment_id} = {p}",
+            (experiment_id, user_id, experiment_id),
+        )
         # SQLite keeps the flag as 0 or 1.
-        return ExperimentAccess(owner_id=rows[0][0], public=bool(rows[0][1])) if rows else None
+        return None if found is None else ExperimentAccess(owner_id, bool(public), None if role is None else int(role))
 
     def set_owner(self, experiment_id: str, user_id: int) -> bool:
         given = self._change(
