@@ -382,7 +382,7 @@ def test_an_admin_shares_and_publishes_and_others_cannot(team: Team) -> None:
     taken = httpx.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "other"})
     assert (taken.status_code, taken.json()) == (
         409,
-        {"ok": False, "error": "its owner has another experiment named 'other'", "status": 409},
+        {"ok": False, "error": "another experiment of the same owner is named 'other'", "status": 409},
     )
 
 

@@ -58,7 +58,7 @@ def test_a_rename_into_a_name_its_owner_has_is_refused(store: Store) -> None:
     first = accounts.create_experiment(ada, "first")
     accounts.create_experiment(ada, "second")
     bobs = accounts.create_experiment(bob, "bobs")
-    with pytest.raises(NameTaken, match="its owner has another experiment named 'second'") as refused:
+    with pytest.raises(NameTaken, match="another experiment of the same owner is named 'second'") as refused:
         accounts.rename(first, "second")
     assert refused.value.http_code == 409
     accounts.rename(first, "bobs")  # another owner's name

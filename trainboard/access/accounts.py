@@ -307,7 +307,7 @@ class Accounts:
         """Unless its owner has another experiment of that name (or, for one without an owner, another without one
         has it)."""
         if not self.backend.rename_experiment(experiment_id, experiment_name(name)):
-            raise NameTaken(f"its owner has another experiment named {name!r}")
+            raise NameTaken(f"another experiment of the same owner is named {name!r}")
 
     def set_owner(self, experiment_id: str, user_name: str) -> None:
         """Unless the user has another experiment of its name."""
