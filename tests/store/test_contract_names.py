@@ -107,7 +107,9 @@ def test_a_store_of_names_unique_across_it_keeps_everything_when_migrated(
     open_test_store: StoreOpener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The schema as it was before names per owner: every migration but that one.
-    for module in (sqlite_database, postgres_database):
+    modules = (sqlite_database, postgres_database)
+    current = [module.MIGRATIONS for module in modules]
+    for module in modules:
         old = [migration for migration in module.MIGRATIONS if not migration[0].endswith("_names_per_owner")]
         assert len(old) == len(module.MIGRATIONS) - 1
         monkeypatch.setattr(module, "MIGRATIONS", old)
@@ -129,7 +131,8 @@ def test_a_store_of_names_unique_across_it_keeps_everything_when_migrated(
     before = store.experiments()
     generations = {row.id: store.generation(row.id) for row in before}
     store.close()
-    monkeypatch.undo()
+    for module, migrations in zip(modules, current, strict=True):
+        monkeypatch.setattr(module, "MIGRATIONS", migrations)
 
     migrated = open_test_store()
     assert migrated.experiments() == before
