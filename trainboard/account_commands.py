@@ -17,6 +17,7 @@ from trainboard.access.roles import Role
 from trainboard.errors import CommandError, UsageError
 from trainboard.settings import Settings
 from trainboard.store.accounts import TokenRow
+from trainboard.store.experiment_names import find_experiment
 from trainboard.store.opening import open_store
 from trainboard.store.store import Store
 
@@ -72,8 +73,8 @@ def _role(settings: Settings, given: frozenset[str]) -> Role | None:
 def _create(
     store: Store, accounts: Accounts, settings: Settings, role: Role | None, audit: AuditLog, actor: Actor
 ) -> None:
-    experiment_id = _experiment_id(store, settings.experiment) if settings.experiment else None
     user = accounts.user(settings.user)
+    experiment_id = _experiment_id(store, settings.experiment, user.id) if settings.experiment else None
     before = None if experiment_id is None else accounts.user_role(user.id, experiment_id)
     row, token = accounts.create_token(
         settings.user, experiment_id=experiment_id, role=role, expires_days=settings.expires or None
@@ -114,11 +115,12 @@ def _list(store: Store, accounts: Accounts, user: str | None) -> None:
         )
 
 
-def _experiment_id(store: Store, name: str) -> str:
-    for experiment in store.experiments():
-        if experiment.name == name:
-            return experiment.id
-    raise CommandError(f"no experiment named {name!r} in {store.location}")
+def _experiment_id(store: Store, name: str, user_id: int) -> str:
+    """The experiment of this id or name, the user's own of that name first (`trainboard.store.experiment_names`)."""
+    found = find_experiment(store.experiments(), name, own=lambda experiment: experiment.owner_id == user_id)
+    if found is None:
+        raise CommandError(f"no experiment named {name!r} in {store.location}")
+    return found.id
 
 
 def _scope(store: Store, token: TokenRow) -> str:

@@ -15,6 +15,7 @@ import time
 from trainboard.access.audit import AuditLog, detail_of
 from trainboard.settings import Settings
 from trainboard.store.audit import AuditQuery, AuditRow
+from trainboard.store.experiment_names import find_experiment, ownerless
 from trainboard.store.opening import open_store
 from trainboard.store.store import Store
 
@@ -45,8 +46,10 @@ def _all(audit: AuditLog, query: AuditQuery) -> list[AuditRow]:
 
 
 def _experiment_id(store: Store, name: str) -> str:
-    """The id of the experiment named so, or the text itself (an id, perhaps of an experiment deleted since)."""
-    return next((e.id for e in store.experiments() if e.name == name), name)
+    """The id of the experiment named so (one without an owner first: `trainboard.store.experiment_names`), or the
+    text itself (an id, perhaps of an experiment deleted since)."""
+    found = find_experiment(store.experiments(), name, own=ownerless)
+    return name if found is None else found.id
 
 
 def line(row: AuditRow) -> str:

@@ -289,10 +289,11 @@ def _stores_command(arguments: list[str]) -> None:
 def _run(argv: Sequence[str] | None) -> None:
     arguments = list(sys.argv[1:] if argv is None else argv)
     from trainboard.store.errors import StoreUnavailable
+    from trainboard.store.experiment_names import AmbiguousName
 
     try:
         _command(arguments)
-    except StoreUnavailable as error:
+    except (StoreUnavailable, AmbiguousName) as error:
         raise CommandError(str(error)) from None
 
 

@@ -35,6 +35,7 @@ from trainboard.reader.logdir import LogDir, RunSource
 from trainboard.reader.logdir_spec import LogDirSpec
 from trainboard.settings import Settings
 from trainboard.store.errors import StoreUnavailable
+from trainboard.store.experiment_names import find_experiment, ownerless
 from trainboard.store.local import store_url
 from trainboard.store.opening import POSTGRES_SCHEMES, open_store, sqlite_path
 from trainboard.store.store import Store
@@ -350,10 +351,10 @@ def _named(store: Store, name: str | None) -> ExperimentRow:
             return rows[0]
         names = ", ".join(repr(row.name) for row in rows) or "none"
         raise StoreUnavailable(f"{store.location} holds {len(rows)} experiments ({names}): name one with experiment=")
-    for row in rows:
-        if name in (row.name, row.id):
-            return row
-    raise StoreUnavailable(f"{store.location} has no experiment named {name!r}")
+    found = find_experiment(rows, name, own=ownerless)
+    if found is None:
+        raise StoreUnavailable(f"{store.location} has no experiment named {name!r}")
+    return found
 
 
 def _normalised(logdir: str) -> str:

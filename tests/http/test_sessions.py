@@ -144,11 +144,13 @@ def test_experiments_are_created_owned_by_the_caller_and_listed_with_roles(team:
     taken = httpx.post(url, headers=bearer(team.stranger), json={"name": "eves"})
     assert taken.status_code == 409 and taken.json() == {
         "ok": False,
-        "error": "another experiment is named 'eves'",
+        "error": "you have an experiment named 'eves' already",
         "status": 409,
     }
-    # Not over another's name either, even one the caller cannot see.
-    assert httpx.post(url, headers=bearer(team.stranger), json={"name": "other"}).status_code == 409
+    # Names are unique per owner: another's name (here one the caller cannot see) is the caller's to take too, so
+    # that the answer tells nothing of what others have.
+    others = httpx.post(url, headers=bearer(team.stranger), json={"name": "other"})
+    assert others.status_code == 201 and others.json()["id"] != team.other
     limited = httpx.post(url, headers=bearer(team.admin), json={"name": "adas"})
     assert limited.status_code == 403 and "limited to one experiment" in limited.json()["error"]
     assert httpx.post(url, json={"name": "anyones"}).status_code == 401
@@ -159,20 +161,25 @@ def test_experiments_are_created_owned_by_the_caller_and_listed_with_roles(team:
     assert httpx.post(url, headers={**browser, "Origin": EVIL}, json={"name": "forged"}).status_code == 403
 
     listed = {e["name"]: e for e in httpx.get(url, headers=browser).raise_for_status().json()}
-    assert sorted(listed) == ["eves", "eves-too"]
+    assert sorted(listed) == ["eves", "eves-too", "other"]
     assert (listed["eves"]["id"], listed["eves"]["runCount"], listed["eves"]["description"]) == (eves["id"], 0, "mine")
-    assert all((e["role"], e["public"]) == ("admin", False) for e in listed.values())
+    assert all((e["role"], e["public"], e["owned"]) == ("admin", False, True) for e in listed.values())
     assert httpx.get(f"{team.url}/experiment/{eves['id']}/data/runs", headers=browser).json() == []
 
     # Roles as each caller has them, and public experiments read by anyone.
     (private,) = httpx.get(url, headers=bearer(team.reader)).json()
-    assert (private["name"], private["role"], private["public"]) == ("private", "read", False)
+    assert (private["name"], private["role"], private["public"], private["owned"]) == ("private", "read", False, False)
     admin_url = f"{team.url}/experiment/{team.private}/admin"
     assert httpx.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": True}).is_success
     (private,) = httpx.get(url, headers=bearer(team.admin)).json()
     assert (private["role"], private["public"]) == ("admin", True)
     seen = {e["name"]: (e["role"], e["public"]) for e in httpx.get(url, headers=bearer(team.stranger)).json()}
-    assert seen == {"eves": ("admin", False), "eves-too": ("admin", False), "private": ("read", True)}
+    assert seen == {
+        "eves": ("admin", False),
+        "eves-too": ("admin", False),
+        "other": ("admin", False),
+        "private": ("read", True),
+    }
 
 
 def test_an_admin_lists_who_has_access(team: Team) -> None:

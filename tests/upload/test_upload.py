@@ -226,12 +226,11 @@ def test_with_tokens_an_upload_creates_the_experiment_its_user_owns_and_needs_th
 ) -> None:
     logdir = tmp_path / "logs"
     write_training_run(logdir / "train", range(120))
-    accounts = [
-        command(*words, f"--db={team_store.db}") for words in (("users", "add", "ada"), ("users", "add", "bob"))
-    ]
-    for account in accounts:
-        subprocess.run(account, check=True, capture_output=True, env=team_store.env)
-    ada, bob = (
+    for user in ("ada", "bob", "cy"):
+        subprocess.run(
+            command("users", "add", user, f"--db={team_store.db}"), check=True, capture_output=True, env=team_store.env
+        )
+    ada, bob, cy = (
         subprocess.run(
             command("tokens", "create", f"--db={team_store.db}", f"--user={name}"),
             check=True,
@@ -240,7 +239,7 @@ def test_with_tokens_an_upload_creates_the_experiment_its_user_owns_and_needs_th
         )
         .stdout.decode()
         .strip()
-        for name in ("ada", "bob")
+        for name in ("ada", "bob", "cy")
     )
     with serving(team_store, tmp_path, tokens=True) as url, httpx.Client(base_url=url, timeout=60) as client:
         refused = upload(url, "mnist", logdir)
@@ -248,25 +247,45 @@ def test_with_tokens_an_upload_creates_the_experiment_its_user_owns_and_needs_th
         finished(upload(url, "mnist", logdir, token=ada))
         headers = {"Authorization": f"Bearer {ada}"}
         (listed,) = client.get("/data/experiments", headers=headers).json()
-        assert (listed["name"], listed["role"]) == ("mnist", "admin")
+        assert (listed["name"], listed["role"], listed["owned"]) == ("mnist", "admin", True)
         answer = client.get(
             f"/experiment/{listed['id']}/data/plugin/scalars/scalars?run=train&tag=loss", headers=headers
         )
         assert [step for _, step, _ in answer.json()] == list(range(120))
-        # Bob sees no experiment named mnist, and may not create one of that name.
-        denied = upload(url, "mnist", logdir, token=bob)
-        assert denied.wait(TIMEOUT) == 1 and b"exists" in denied.communicate()[1]
-        # Shared with bob as a reader: still no upload; as a writer: his upload adds nothing twice.
+        # Names are unique per owner: bob's upload of "mnist" makes an experiment of his own.
+        finished(upload(url, "mnist", logdir, token=bob))
+        (bobs,) = client.get("/data/experiments", headers={"Authorization": f"Bearer {bob}"}).json()
+        assert (bobs["name"], bobs["owned"], bobs["runCount"]) == ("mnist", True, 1) and bobs["id"] != listed["id"]
+        # Shared with bob as a reader: no upload into it, by its id; as a writer: his upload adds nothing twice, and
+        # the name still finds his own first.
         share = client.post(
             f"/experiment/{listed['id']}/admin/share", headers=headers, json={"user": "bob", "role": "read"}
         )
         assert share.status_code == 200, share.text
-        reader = upload(url, "mnist", logdir, token=bob)
+        reader = upload(url, listed["id"], logdir, token=bob)
         assert reader.wait(TIMEOUT) == 1 and b"not found" in reader.communicate()[1]
         client.post(f"/experiment/{listed['id']}/admin/share", headers=headers, json={"user": "bob", "role": "write"})
         write_training_run(logdir / "train", range(120, 130))
+        finished(upload(url, listed["id"], logdir, token=bob))
         finished(upload(url, "mnist", logdir, token=bob))
         answer = client.get(
             f"/experiment/{listed['id']}/data/plugin/scalars/scalars?run=train&tag=loss", headers=headers
         )
         assert [step for _, step, _ in answer.json()] == list(range(130))
+        # Cy may write both and owns neither: the name is refused with both ids, and nothing is created.
+        for owner, experiment_id in ((ada, listed["id"]), (bob, bobs["id"])):
+            shared = client.post(
+                f"/experiment/{experiment_id}/admin/share",
+                headers={"Authorization": f"Bearer {owner}"},
+                json={"user": "cy", "role": "write"},
+            )
+            assert shared.status_code == 200, shared.text
+        ambiguous = upload(url, "mnist", logdir, token=cy)
+        assert ambiguous.wait(TIMEOUT) == 1
+        ids = ", ".join(sorted([listed["id"], bobs["id"]]))
+        assert f"2 experiments are named 'mnist', none of them yours: give one's id instead ({ids})" in (
+            ambiguous.communicate()[1].decode()
+        )
+        assert not any(
+            e["owned"] for e in client.get("/data/experiments", headers={"Authorization": f"Bearer {cy}"}).json()
+        )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from trainboard.access.roles import Role
 from trainboard.access.tokens import hashed, new_token, token_id_of
 from trainboard.names import CONTROL, loggable
-from trainboard.store.accounts import AccountsBackend, SessionRow, TokenRow, UserRow
+from trainboard.store.accounts import AccountsBackend, ExperimentAccess, SessionRow, TokenRow, UserRow
 
 SECONDS_PER_DAY = 86_400
 # How long a browser's session lasts at most (less when its token expires sooner).
@@ -213,18 +213,14 @@ class Accounts:
 
     def user_role(self, user_id: int, experiment_id: str) -> Role | None:
         """The user's own role: admin of what they own, else what they were given."""
-        access = self.backend.experiment_access(experiment_id)
-        if access is None:
-            return None
-        if access.owner_id == user_id:
-            return Role.ADMIN
-        role = self.backend.role(experiment_id, user_id)
-        return None if role is None else Role(role)
+        return _own_role(self.backend.experiment_access(experiment_id, user_id), user_id)
 
     def role(self, principal: Principal | None, experiment_id: str) -> Role | None:
         """What a request may do on an experiment: the user's role, at most the token's on the one experiment it is
-        limited to; read on a public experiment for anyone; None for an experiment that does not exist."""
-        access = self.backend.experiment_access(experiment_id)
+        limited to; read on a public experiment for anyone; None for an experiment that does not exist. One query,
+        the same whether the experiment exists or not (`experiment_access`): the guard answers a forbidden and a
+        missing experiment alike, in time too."""
+        access = self.backend.experiment_access(experiment_id, None if principal is None else principal.user.id)
         if access is None:
             return None
         public = Role.READ if access.public else None
@@ -233,7 +229,7 @@ class Accounts:
         token = principal.token
         if token.experiment_id is not None and token.experiment_id != experiment_id:
             return public
-        role = self.user_role(principal.user.id, experiment_id)
+        role = _own_role(access, principal.user.id)
         if role is not None and token.role is not None:
             role = min(role, Role(token.role))
         allowed = [found for found in (role, public) if found is not None]
@@ -258,16 +254,26 @@ class Accounts:
     def public(self) -> set[str]:
         return set(self.backend.public_experiments())
 
+    def owned(self, principal: Principal | None) -> set[str]:
+        """The experiments the request's user owns (a token limited to one experiment: that one, if the user owns
+        it)."""
+        if principal is None:
+            return set()
+        owned = set(self.backend.owned(principal.user.id))
+        limit = principal.token.experiment_id
+        return owned if limit is None else owned & {limit}
+
     # Experiments.
 
     def create_experiment(self, principal: Principal, name: str, description: str = "") -> str:
-        """The id of a new experiment owned by the request's user. Not by a token limited to one experiment."""
+        """The id of a new experiment owned by the request's user, unless the user has one of that name (names are
+        unique per owner: other users' names are neither refused nor told). Not by a token limited to one experiment."""
         if principal.token.experiment_id is not None:
             raise NotAllowed("this token is limited to one experiment: it cannot create experiments")
         name = experiment_name(name)
         experiment_id = secrets.token_urlsafe(9)
         if not self.backend.add_experiment(experiment_id, name, description, principal.user.id, self._clock()):
-            raise NameTaken(f"another experiment is named {name!r}")
+            raise NameTaken(f"you have an experiment named {name!r} already")
         return experiment_id
 
     def sharing(self, experiment_id: str) -> Sharing | None:
@@ -298,11 +304,24 @@ class Accounts:
         self.backend.set_public(experiment_id, public)
 
     def rename(self, experiment_id: str, name: str) -> None:
+        """Unless its owner has another experiment of that name (or, for one without an owner, another without one
+        has it)."""
         if not self.backend.rename_experiment(experiment_id, experiment_name(name)):
-            raise AccountError(f"another experiment is named {name!r}")
+            raise NameTaken(f"another experiment of the same owner is named {name!r}")
 
     def set_owner(self, experiment_id: str, user_name: str) -> None:
-        self.backend.set_owner(experiment_id, self.user(user_name).id)
+        """Unless the user has another experiment of its name."""
+        if not self.backend.set_owner(experiment_id, self.user(user_name).id):
+            raise NameTaken(f"{user_name!r} has another experiment of this one's name: rename one first")
+
+
+def _own_role(access: ExperimentAccess | None, user_id: int) -> Role | None:
+    """Admin of what the user owns, else the role they were given (`access` read with the user's id)."""
+    if access is None:
+        return None
+    if access.owner_id == user_id:
+        return Role.ADMIN
+    return None if access.role is None else Role(access.role)
 
 
 def experiment_name(name: str) -> str:

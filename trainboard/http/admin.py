@@ -108,7 +108,7 @@ async def public(request: Request) -> JSONResponse:
     body=json_body({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
 )
 async def rename(request: Request) -> JSONResponse:
-    """`{"name": NAME}`: a new name, unless another experiment has it."""
+    """`{"name": NAME}`: a new name, unless another experiment of its owner has it (409)."""
     accounts, experiment_id = _accounts(request)
     try:
         name = (await json_object(request)).get("name")

@@ -25,15 +25,18 @@ if TYPE_CHECKING:
 @declare("The experiments the request may read, newest update first")
 def list_experiments(request: Request) -> JSONResponse:
     """The store's experiments that the request may read, newest update first (TensorBoard's fields `id`, `name`,
-    `startTime`, and more); with accounts, the caller's `role` on each and whether it is `public` (without, null and
-    false: there is no access control at all)."""
+    `startTime`, and more); with accounts, the caller's `role` on each, whether it is `public` and whether the caller
+    `owned` it (names are unique per owner: `trainboard.store.experiment_names`). Without accounts, null, false and
+    false: there is no access control at all."""
     experiments: Experiments = request.app.state.experiments
     listed = sorted(experiments.provider.list_experiments(), key=lambda e: e.last_update, reverse=True)
     accounts: Accounts | None = request.app.state.accounts
     roles: dict[str, Role] = {}
     public: set[str] = set()
+    owned: set[str] = set()
     if accounts is not None:
-        roles, public = accounts.roles(principal_of(request)), accounts.public()
+        principal = principal_of(request)
+        roles, public, owned = accounts.roles(principal), accounts.public(), accounts.owned(principal)
         listed = [e for e in listed if e.experiment_id in roles]
     return JSONResponse(
         [
@@ -47,6 +50,7 @@ def list_experiments(request: Request) -> JSONResponse:
                 "default": e.experiment_id == experiments.default,
                 "role": str(roles[e.experiment_id]) if e.experiment_id in roles else None,
                 "public": e.experiment_id in public,
+                "owned": e.experiment_id in owned,
             }
             for e in listed
         ]
@@ -65,7 +69,8 @@ def list_experiments(request: Request) -> JSONResponse:
 )
 async def create_experiment(request: Request) -> JSONResponse:
     """`{"name": NAME, "description": TEXT}`: a new, empty experiment owned by the caller: 201 with its id; 409 when
-    the name is taken; 403 for a token limited to one experiment. Without accounts (`trainboard serve --no_auth`),
+    the caller has an experiment of that name (other users' names are neither refused nor told); 403 for a token
+    limited to one experiment. Without accounts (`trainboard serve --no_auth`),
     for anyone, and the experiment of that name when it exists."""
     accounts: Accounts | None = request.app.state.accounts
     try:

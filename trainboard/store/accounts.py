@@ -47,6 +47,8 @@ class SessionRow:
 class ExperimentAccess:
     owner_id: int | None
     public: bool
+    # The role a user was given on it, when `experiment_access` was asked about one.
+    role: int | None = None
 
 
 class AccountsBackend(AuditBackend, Protocol):
@@ -80,17 +82,20 @@ class AccountsBackend(AuditBackend, Protocol):
     def delete_sessions_expired_by(self, now: float) -> None: ...
 
     def add_experiment(self, experiment_id: str, name: str, description: str, owner_id: int, created: float) -> bool:
-        """A new, empty experiment owned by the user; False when another experiment has that name."""
+        """A new, empty experiment owned by the user; False when another of the user's experiments has that name."""
 
-    def experiment_access(self, experiment_id: str) -> ExperimentAccess | None:
-        """None when there is no such experiment."""
+    def experiment_access(self, experiment_id: str, user_id: int | None = None) -> ExperimentAccess | None:
+        """None when there is no such experiment; with a user, the role they were given on it too. One query, which
+        does the same work whether or not the experiment exists (or the user has a role on it), so that the time of
+        an answer tells nobody which experiments exist."""
 
-    def set_owner(self, experiment_id: str, user_id: int) -> None: ...
+    def set_owner(self, experiment_id: str, user_id: int) -> bool:
+        """False when another of the user's experiments has the experiment's name."""
 
     def set_public(self, experiment_id: str, public: bool) -> None: ...
 
     def rename_experiment(self, experiment_id: str, name: str) -> bool:
-        """False when another experiment has that name."""
+        """False when another experiment of its owner (or, without one, another without one) has that name."""
 
     def set_role(self, experiment_id: str, user_id: int, role: int | None) -> None:
         """Grant `role` (replacing any other), or take the user's role away with None."""

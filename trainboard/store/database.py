@@ -144,7 +144,7 @@ class Database(Protocol):
     def experiments(self) -> list[ExperimentRow]: ...
 
     def create_experiment(self, experiment_id: str, name: str, description: str, location: str) -> ExperimentRow:
-        """A new experiment, or the existing one of that name."""
+        """A new experiment without an owner, or the existing one of that name without an owner."""
 
     def generation(self, experiment_id: str) -> int: ...
 

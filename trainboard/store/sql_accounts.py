@@ -33,7 +33,7 @@ class SqlAccounts(SqlAudit, ABC):
 
     @abstractmethod
     def add_experiment(self, experiment_id: str, name: str, description: str, owner_id: int, created: float) -> bool:
-        """A new, empty experiment owned by the user; False when another experiment has that name."""
+        """A new, empty experiment owned by the user; False when another of the user's experiments has that name."""
 
     def _rows(self, template: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         """A template read."""
@@ -115,22 +115,36 @@ class SqlAccounts(SqlAudit, ABC):
     def delete_sessions_expired_by(self, now: float) -> None:
         self._change("DELETE FROM sessions WHERE expires <= {p}", (now,))
 
-    def experiment_access(self, experiment_id: str) -> ExperimentAccess | None:
-        rows = self._rows("SELECT owner_id, public FROM experiments WHERE {experiment_id} = {p}", (experiment_id,))
+    def experiment_access(self, experiment_id: str, user_id: int | None = None) -> ExperimentAccess | None:
+        # One row whether or not the experiment exists, and the role looked up either way.
+        ((found, owner_id, public, role),) = self._rows(
+            "SELECT e.{experiment_id}, e.owner_id, e.public, (SELECT role FROM experiment_roles"
+            " WHERE experiment_id = {p} AND user_id = {p}) FROM (SELECT 1 AS one) one"
+            " LEFT JOIN experiments e ON e.{experiment_id} = {p}",
+            (experiment_id, user_id, experiment_id),
+        )
         # SQLite keeps the flag as 0 or 1.
-        return ExperimentAccess(owner_id=rows[0][0], public=bool(rows[0][1])) if rows else None
+        return None if found is None else ExperimentAccess(owner_id, bool(public), None if role is None else int(role))
 
-    def set_owner(self, experiment_id: str, user_id: int) -> None:
-        self._change("UPDATE experiments SET owner_id = {p} WHERE {experiment_id} = {p}", (user_id, experiment_id))
+    def set_owner(self, experiment_id: str, user_id: int) -> bool:
+        given = self._change(
+            "UPDATE experiments SET owner_id = {p} WHERE {experiment_id} = {p} AND NOT EXISTS (SELECT 1"
+            " FROM experiments other WHERE other.owner_id = {p} AND other.name = experiments.name"
+            " AND other.{experiment_id} != {p})"
+            " RETURNING {experiment_id}",
+            (user_id, experiment_id, user_id, experiment_id),
+        )
+        return bool(given)
 
     def set_public(self, experiment_id: str, public: bool) -> None:
         self._change("UPDATE experiments SET public = {p} WHERE {experiment_id} = {p}", (public, experiment_id))
 
     def rename_experiment(self, experiment_id: str, name: str) -> bool:
+        # Names are unique per owner: those without an owner count as one more (-1, as the unique index says).
         renamed = self._change(
-            "UPDATE experiments SET name = {p} WHERE {experiment_id} = {p}"
-            " AND NOT EXISTS (SELECT 1 FROM experiments WHERE name = {p} AND {experiment_id} != {p})"
-            " RETURNING {experiment_id}",
+            "UPDATE experiments SET name = {p} WHERE {experiment_id} = {p} AND NOT EXISTS (SELECT 1 FROM experiments"
+            " other WHERE other.name = {p} AND coalesce(other.owner_id, -1) = coalesce(experiments.owner_id, -1)"
+            " AND other.{experiment_id} != {p}) RETURNING {experiment_id}",
             (name, experiment_id, name, experiment_id),
         )
         return bool(renamed)

@@ -31,6 +31,7 @@ from trainboard.store.checksums import VerifiedChunks, blob_matches, scalar_chec
 from trainboard.store.database import Database, Transaction
 from trainboard.store.downsample import sample_indices
 from trainboard.store.errors import StoreDamaged
+from trainboard.store.experiment_names import find_experiment, ownerless
 from trainboard.store.pinned import PinnedReader
 from trainboard.store.run_filter import Filter, comparisons
 from trainboard.store.run_filter_sql import Matches
@@ -102,11 +103,11 @@ class Store:
         return self.database.experiments()
 
     def create_experiment(self, name: str, description: str = "", location: str = "") -> ExperimentRow:
-        for experiment in self.database.experiments():
-            if experiment.name == name:
-                break
-        else:
-            experiment = self.database.create_experiment(secrets.token_urlsafe(9), name, description, location)
+        """The experiment of this name or id as the command line finds it (`trainboard.store.experiment_names`: one
+        without an owner first, else the only one of that name), else a new one without an owner; AmbiguousName when
+        several users have one of that name."""
+        found = find_experiment(self.database.experiments(), name, own=ownerless)
+        experiment = found or self.database.create_experiment(secrets.token_urlsafe(9), name, description, location)
         self._experiments[experiment.id] = experiment
         return experiment
 

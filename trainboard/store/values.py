@@ -20,6 +20,8 @@ class ExperimentRow:
     created: float
     updated: float
     run_count: int
+    # The user who owns it; None for an experiment made without accounts (`trainboard ingest`, `--logdir`).
+    owner_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,8 @@ class FileWrite:
 
 class StoreWriter(Protocol):
     def create_experiment(self, name: str, description: str = "", location: str = "") -> ExperimentRow:
-        """The experiment of this name, created when new; `location` says where its data comes from."""
+        """The experiment of this name (or id) as the command line finds it, created without an owner when new
+        (`trainboard.store.experiment_names`); `location` says where its data comes from."""
 
     def claim_writer(self, experiment_id: str) -> bool:
         """Become the experiment's one writer for as long as this store is open; False when another process is."""

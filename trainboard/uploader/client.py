@@ -17,6 +17,7 @@ import orjson
 
 from trainboard.ingest.upload_protocol import Chunk, OffsetMismatch, Receipt, chunk_request, forget_body, read_files
 from trainboard.reader.tail import FileCursor
+from trainboard.store.experiment_names import AmbiguousName, find_experiment
 
 logger = logging.getLogger("trainboard.upload")
 
@@ -27,6 +28,22 @@ TIMEOUT_SECONDS = 120.0
 
 class UploadError(Exception):
     """An upload that cannot go on, worded for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """An experiment as `GET /data/experiments` lists it: whether the token may upload into it (a role of write or
+    more, or no access control at all), and whether its user owns it."""
+
+    id: str
+    name: str
+    writable: bool
+    owned: bool
+
+    @classmethod
+    def of_json(cls, found: dict[str, Any]) -> Listed:
+        role = found.get("role")
+        return cls(str(found["id"]), str(found["name"]), role in (None, "write", "admin"), bool(found.get("owned")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +77,23 @@ class UploadClient:
         self._client.close()
 
     def experiment_id(self, name: str) -> str:
-        """The id of the experiment of this name that the token may see, created (owned by its user) when none."""
-        for found in self._json("GET", "/data/experiments"):
-            if found.get("name") == name:
-                return str(found["id"])
+        """The experiment of this id; else the one of this name that the token may write, the user's own first, else
+        the only other one (`trainboard.store.experiment_names`); created (owned by the token's user) when none. An
+        UploadError listing the ids when several others have the name."""
+        listed = [Listed.of_json(found) for found in self._json("GET", "/data/experiments")]
+        if any(experiment.id == name for experiment in listed):
+            return name  # whether the token may write it, the upload's answers say
+        try:
+            found = find_experiment(
+                [experiment for experiment in listed if experiment.writable],
+                name,
+                own=lambda experiment: experiment.owned,
+            )
+        except AmbiguousName as error:
+            raise UploadError(str(error)) from None
+        if found is not None:
+            return found.id
         created = self._request("POST", "/data/experiments", content=orjson.dumps({"name": name}))
-        if created.status_code == 409:
-            raise UploadError(f"an experiment named {name!r} exists, and this token may not see it")
         _check(created)
         return str(created.json()["id"])
 

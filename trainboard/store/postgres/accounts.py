@@ -27,7 +27,7 @@ class PostgresAccounts(SqlAccounts):
         # As the backend creates experiments, with their `experiment_state` row, and the owner.
         added = self._write(
             "WITH created AS (INSERT INTO experiments (experiment_id, name, description, created, owner_id)"
-            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING experiment_id, created)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING experiment_id, created)"
             " INSERT INTO experiment_state (experiment_id, updated) SELECT experiment_id, created FROM created"
             " RETURNING experiment_id",
             (experiment_id, name, description, created, owner_id),

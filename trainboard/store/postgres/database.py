@@ -197,7 +197,7 @@ class PostgresDatabase:
     def experiments(self) -> list[ExperimentRow]:
         rows = self._rows(
             "SELECT e.experiment_id, e.name, e.description, e.location, e.created, s.updated,"
-            " (SELECT count(*) FROM runs r WHERE r.experiment_id = e.experiment_id)"
+            " (SELECT count(*) FROM runs r WHERE r.experiment_id = e.experiment_id), e.owner_id"
             " FROM experiments e JOIN experiment_state s USING (experiment_id) ORDER BY e.created, e.experiment_id"
         )
         return [ExperimentRow(*row) for row in rows]
@@ -207,11 +207,11 @@ class PostgresDatabase:
             # Two processes creating one name at once: the second inserts nothing and finds the first's.
             connection.execute(
                 "WITH created AS (INSERT INTO experiments (experiment_id, name, description, location, created)"
-                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING experiment_id, created)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING experiment_id, created)"
                 " INSERT INTO experiment_state (experiment_id, updated) SELECT experiment_id, created FROM created",
                 (experiment_id, name, description, location, time.time()),
             )
-        return next(e for e in self.experiments() if e.name == name)
+        return next(e for e in self.experiments() if e.name == name and e.owner_id is None)
 
     def generation(self, experiment_id: str) -> int:
         rows = self._rows("SELECT generation FROM experiment_state WHERE experiment_id = %s", (experiment_id,))

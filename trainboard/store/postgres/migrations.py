@@ -311,6 +311,16 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX pins_by_creator ON pins (creator);
         """,
     ),
+    (
+        # Experiment names unique per owner (trainboard.store.experiment_names), no longer across the store; those
+        # without an owner (-1 here: user ids are positive) share one more set of names. A unique index, not a
+        # constraint: an expression's. `experiments` stays a reference table under Citus.
+        "0012_names_per_owner",
+        """
+        ALTER TABLE experiments DROP CONSTRAINT experiments_name_key;
+        CREATE UNIQUE INDEX experiments_by_owner_and_name ON experiments ((coalesce(owner_id, -1)), name);
+        """,
+    ),
 ]
 
 

@@ -31,7 +31,7 @@ class SqliteAccounts(SqlAccounts):
     def add_experiment(self, experiment_id: str, name: str, description: str, owner_id: int, created: float) -> bool:
         added = self._write(
             "INSERT INTO experiments (id, name, description, created, updated, owner_id) VALUES (?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (name) DO NOTHING RETURNING id",
+            " ON CONFLICT DO NOTHING RETURNING id",
             (experiment_id, name, description, created, created, owner_id),
         )
         return bool(added)

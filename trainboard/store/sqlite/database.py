@@ -317,7 +317,8 @@ class SqliteDatabase(Guarded):
     def experiments(self) -> list[ExperimentRow]:
         rows = self.read_connection().execute(
             "SELECT e.id, e.name, e.description, e.location, e.created, e.updated,"
-            " (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id) FROM experiments e ORDER BY e.created, e.id"
+            " (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id), e.owner_id"
+            " FROM experiments e ORDER BY e.created, e.id"
         )
         return [ExperimentRow(*row) for row in rows]
 
@@ -326,10 +327,10 @@ class SqliteDatabase(Guarded):
         with self.write_lock:
             self.writer.execute(
                 "INSERT INTO experiments (id, name, description, location, created, updated) VALUES (?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (name) DO NOTHING",
+                " ON CONFLICT DO NOTHING",
                 (experiment_id, name, description, location, now, now),
             )
-        return next(e for e in self.experiments() if e.name == name)
+        return next(e for e in self.experiments() if e.name == name and e.owner_id is None)
 
     def generation(self, experiment_id: str) -> int:
         row = (

@@ -279,6 +279,32 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX pins_by_creator ON pins (creator);
         """,
     ),
+    (
+        # Experiment names unique per owner (trainboard.store.experiment_names), no longer across the store; those
+        # without an owner (-1 here: user ids are positive) share one more set of names. SQLite cannot drop the
+        # column's UNIQUE: the table is built again, as its documentation says (a new table, the rows copied, the old
+        # one dropped, the new one renamed), which leaves the other tables' references to `experiments` as they are.
+        "0011_names_per_owner",
+        """
+        CREATE TABLE experiments_per_owner (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            description TEXT NOT NULL DEFAULT '',
+            location TEXT NOT NULL DEFAULT '',
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            generation INTEGER NOT NULL DEFAULT 0,
+            owner_id INTEGER REFERENCES users (id),
+            public INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO experiments_per_owner (id, name, description, location, created, updated, generation, owner_id,
+            public)
+            SELECT id, name, description, location, created, updated, generation, owner_id, public FROM experiments;
+        DROP TABLE experiments;
+        ALTER TABLE experiments_per_owner RENAME TO experiments;
+        CREATE UNIQUE INDEX experiments_by_owner_and_name ON experiments (coalesce(owner_id, -1), name);
+        """,
+    ),
 ]
 
 
