@@ -72,8 +72,10 @@ const PICK_PIXELS = 12;
 // The tooltip's rows: a row's height and the room kept for its header, to fit the window.
 const ROW_PIXELS = 19;
 const TOOLTIP_CHROME = 70;
-// The run column's width: the longest name's, within bounds (longer names are cut with an ellipsis); the others'.
-const CHAR_PIXELS = 7;
+// The run column's width: the longest name's as drawn in the tooltip's font plus its cell's padding, within bounds
+// (longer names are cut with an ellipsis); the others'.
+const TOOLTIP_FONT = "12px system-ui, sans-serif";
+const CELL_PADDING = 12;
 const RUN_COLUMN_MIN = 60;
 const RUN_COLUMN_MAX = 330;
 const OTHER_COLUMNS = 18 + 84 + 84 + 56 + 70;
@@ -545,8 +547,8 @@ export class Chart implements TooltipOwner {
     const first = new Map(this.lines.map((line) => [line.run, line.wallTimes[0]!]));
     const nearestRun = this.nearestRow?.label;
     // A table of fixed layout (its widths are set, not measured from every cell): laid out in a fraction of the time.
-    const longest = Math.max(...shown.map((row) => row.label.length));
-    const runWidth = Math.min(RUN_COLUMN_MAX, Math.max(RUN_COLUMN_MIN, Math.ceil(longest * CHAR_PIXELS)));
+    const longest = Math.max(...shown.map((row) => textWidth(row.label)));
+    const runWidth = Math.min(RUN_COLUMN_MAX, Math.max(RUN_COLUMN_MIN, Math.ceil(longest + CELL_PADDING)));
     const table = h(
       "table",
       { style: `width:${runWidth + OTHER_COLUMNS}px` },
@@ -744,4 +746,18 @@ export function formatDuration(seconds: number): string {
 function formatTick(value: number): string {
   const text = formatNumber(value);
   return text.includes("e") ? Number(value.toPrecision(3)).toExponential() : text;
+}
+
+const measuring = document.createElement("canvas").getContext("2d");
+const textWidths = new Map<string, number>();
+
+/** The width of `text` in the tooltip's font, measured once per text. */
+function textWidth(text: string): number {
+  let width = textWidths.get(text);
+  if (width === undefined) {
+    if (measuring) measuring.font = TOOLTIP_FONT;
+    width = measuring ? measuring.measureText(text).width : text.length * 7;
+    textWidths.set(text, width);
+  }
+  return width;
 }

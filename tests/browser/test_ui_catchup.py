@@ -169,7 +169,7 @@ def test_hparams_row_expands_into_its_metric_charts(server: Server, browser: Bro
         assert page.locator("#hparams-table tr.expanded-row").count() == 0
 
 
-def test_hparams_log_scale_ticks_at_powers_of_ten(server: Server, browser: Browser) -> None:
+def test_hparams_log_scale_ticks_at_one_two_and_five_times_powers_of_ten(server: Server, browser: Browser) -> None:
     with ui_page(browser, "catchup-hparams-log") as page:
         page.goto(f"{server.url}/#dashboard=hparams")
         axis = page.locator('#hparams-parallel g.axis[data-column="h:lr"]')
@@ -180,9 +180,11 @@ def test_hparams_log_scale_ticks_at_powers_of_ten(server: Server, browser: Brows
         assert axis.get_attribute("data-scale") == "log"
         ticks = axis.locator("text:not(.axis-title)")
         labels = [ticks.nth(i).text_content() for i in range(ticks.count())]
-        assert labels == ["0.01", "0.1"]
-        ys = [float(ticks.nth(i).get_attribute("y") or "") for i in range(ticks.count())]
-        assert ys[0] > ys[1]  # 0.01 at the bottom, 0.1 at the top
+        assert labels == ["0.01", "0.02", "0.05", "0.1"]
+        ys = [(ticks.nth(i).bounding_box() or {"y": math.nan})["y"] for i in range(ticks.count())]
+        # 0.01 at the bottom, 0.1 at the top, each tick where log10 puts it.
+        fractions = [(ys[0] - y) / (ys[0] - ys[-1]) for y in ys]
+        assert fractions == pytest.approx([0, math.log10(2), math.log10(5), 1], abs=1e-3)
         # In the scatter plots, lr 0.03 sits where log10 puts it between 0.01 and 0.1, not where linear would.
         cell = page.locator('#hparams-matrix svg.scatter[data-hparam="h:lr"]').first
         xs = {

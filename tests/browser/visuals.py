@@ -72,12 +72,19 @@ TEXT_BOXES = """(root, extra) => {
     const range = document.createRange();
     range.selectNodeContents(node);
     if (getComputedStyle(node.parentElement).visibility === "hidden") continue;
-    // A box per line: a text wrapped over two lines does not cover the start of the first one.
+    // A box per line: a text wrapped over two lines does not cover the start of the first one. Chromium gives a text
+    // cut with an ellipsis two rectangles on one line (what shows, and the ellipsis): they are one box.
+    const lines = [];
     for (const rect of range.getClientRects()) {
       if (!rect.width || !rect.height) continue;
       const [left, top, right, bottom] = clip(rect, node);
-      if (right > left && bottom > top) boxes.push([node.textContent.trim(), left, top, right, bottom]);
+      if (!(right > left && bottom > top)) continue;
+      const line = lines.find((box) => box[1] < bottom && top < box[3]);
+      if (line) [line[0], line[1], line[2], line[3]] = [Math.min(line[0], left), Math.min(line[1], top),
+        Math.max(line[2], right), Math.max(line[3], bottom)];
+      else lines.push([left, top, right, bottom]);
     }
+    for (const line of lines) boxes.push([node.textContent.trim(), ...line]);
   }
   for (const element of extra ? root.querySelectorAll(extra) : []) {
     const rect = element.getBoundingClientRect();
