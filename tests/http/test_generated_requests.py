@@ -30,8 +30,8 @@ from tests.logdirs import write_full_logdir
 from tests.servers import trainboard_server
 from tests.tsvis.logdirs import FIXTURES
 
-# Examples per operation; the team server's routes are mostly the local one's again, behind the guard: fewer there.
-# 80 s and 30 s here (25 random examples: no failure).
+# Examples per operation; the team server's routes are mostly the local one's again, behind the guard: fewer there
+# (25 random examples found no failure).
 MAX_EXAMPLES = 6
 TEAM_EXAMPLES = 3
 # Most routes are served under up to seven path forms (/, /experiment/<id>/, .../at/<pin>/, .../experiment/
