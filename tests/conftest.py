@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,14 +19,45 @@ TESTS = Path(__file__).parent
 # servers): all of a folder's tests run on one worker. Any other test file runs whole on one worker (its module
 # fixtures start once).
 SHARED_BY_FOLDER = ("differential", "hparams")
+# The groups that take a worker longest, longest first: they are handed out first (scripts/test passes
+# --no-loadscope-reorder, so groups go out in the order collected), and the short groups after them fill in, so that
+# both workers finish together. Handed out last, as xdist's own order (most tests first) hands out these groups of few
+# tests, they leave one worker running alone at the end. Every other group follows, most tests first.
+LONGEST_GROUPS = (
+    "differential",
+    "hparams",
+    "generated-local",
+    "generated-team",
+    "upload/test_upload.py",
+    "packaging/test_wheel.py",
+    "ingest/test_ingest_order.py",
+    "analysis/test_projections.py",
+    "browser/test_ui_team.py",
+    "cli/test_team_commands.py",
+    "ingest/test_soak.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            path = item.path.relative_to(TESTS)
-            group = path.parts[0] if path.parts[0] in SHARED_BY_FOLDER else path.as_posix()
-            item.add_marker(pytest.mark.xdist_group(group))
+    groups = {item: group_of(item) for item in items}
+    sizes = Counter(groups.values())
+    first_seen: dict[str, int] = {}
+    for index, group in enumerate(groups.values()):
+        first_seen.setdefault(group, index)
+    rank = {group: index for index, group in enumerate(LONGEST_GROUPS)}
+    # A group's tests stay together and in their order: module fixtures start once.
+    items.sort(key=lambda item: (rank.get(groups[item], len(rank)), -sizes[groups[item]], first_seen[groups[item]]))
+
+
+def group_of(item: pytest.Item) -> str:
+    """The item's xdist group, given it here unless its test names one."""
+    marker = item.get_closest_marker("xdist_group")
+    if marker is not None:
+        return str(marker.args[0] if marker.args else marker.kwargs["name"])
+    path = item.path.relative_to(TESTS)
+    group = path.parts[0] if path.parts[0] in SHARED_BY_FOLDER else path.as_posix()
+    item.add_marker(pytest.mark.xdist_group(group))
+    return group
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

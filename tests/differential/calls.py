@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -46,6 +46,21 @@ class Call:
         return Answer(
             result.status, result.content_type, resolve(result.body, lambda path: fetch(client, prefix, path))
         )
+
+
+@dataclass(frozen=True, slots=True)
+class TensorBoardAnswers:
+    """The real TensorBoard's answers, each call asked once for every candidate: it loaded the logdir once, before
+    listening (tests.servers.tensorboard_server), and answers a call alike each time."""
+
+    client: httpx.Client
+    answers: dict[tuple[Call, str, Resolve | None], Answer] = field(default_factory=dict)
+
+    def exchange(self, call: Call, prefix: str, resolve: Resolve | None = None) -> Answer:
+        key = (call, prefix, resolve)
+        if key not in self.answers:
+            self.answers[key] = call.exchange(self.client, prefix, resolve)
+        return self.answers[key]
 
 
 def fetch(client: httpx.Client, prefix: str, path: str) -> Answer:

@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.differential.calls import TensorBoardAnswers
 from tests.differential.routes import Listing
 from tests.pgserver import PostgresServer
 from tests.protobuf_floor import floor_python
@@ -72,6 +73,13 @@ def differential_clients(full_tensorboard: Server, candidate: Server) -> Iterato
 
 
 @pytest.fixture(scope="session")
-def listing(differential_clients: tuple[httpx.Client, httpx.Client]) -> Listing:
+def tensorboard_answers(full_tensorboard: Server) -> Iterator[TensorBoardAnswers]:
+    """The real TensorBoard's answers, kept for every candidate."""
+    with httpx.Client(base_url=full_tensorboard.url, timeout=30) as client:
+        yield TensorBoardAnswers(client)
+
+
+@pytest.fixture(scope="session")
+def listing(tensorboard_answers: TensorBoardAnswers) -> Listing:
     """TensorBoard's listings of the full logdir: what the differential tests iterate over."""
-    return Listing(differential_clients[0])
+    return Listing(tensorboard_answers.client)

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.differential.calls import Call
+from tests.differential.calls import Call, TensorBoardAnswers
 from tests.differential.compare import Answer, answer, answer_difference, first_difference
 from tests.differential.differences import DIFFERENT_BODIES, HTML_ERRORS, IGNORED_KEYS, TENSORBOARD_CRASHES
 from tests.differential.routes import ROUTES, Listing, Route
@@ -26,13 +26,20 @@ REPORTED = 10
 
 @pytest.mark.parametrize("prefix", PREFIXES.values(), ids=PREFIXES.keys())
 @pytest.mark.parametrize("route", ROUTES, ids=str)
-def test_route(route: Route, prefix: str, listing: Listing, differential_clients: Clients, candidate: Server) -> None:
-    tensorboard, ours = differential_clients
+def test_route(
+    route: Route,
+    prefix: str,
+    listing: Listing,
+    tensorboard_answers: TensorBoardAnswers,
+    differential_clients: Clients,
+    candidate: Server,
+) -> None:
+    _, ours = differential_clients
     calls = route.calls(listing)
     assert calls, f"TensorBoard lists nothing for {route}: the full logdir must cover it"
     problems, answers = [], []
     for call in calls:
-        expected = call.exchange(tensorboard, prefix, route.resolve)
+        expected = tensorboard_answers.exchange(call, prefix, route.resolve)
         assert expected.status == 200, f"TensorBoard answers {call} with {expected.status}: {expected.body!r:.300}"
         assert all(blob.status == 200 for blob in blobs(expected.body)), f"TensorBoard fails a blob of {call}"
         # A store server's client is at its experiment already: both prefixes name that experiment there.
@@ -155,9 +162,10 @@ ERROR_CALLS = (
 
 
 @pytest.mark.parametrize("call", ERROR_CALLS, ids=str)
-def test_unknown_names_and_bad_parameters(call: Call, differential_clients: Clients, candidate: Server) -> None:
-    tensorboard, ours = differential_clients
-    expected, actual = call.exchange(tensorboard, ""), call.exchange(ours, "")
+def test_unknown_names_and_bad_parameters(
+    call: Call, tensorboard_answers: TensorBoardAnswers, differential_clients: Clients, candidate: Server
+) -> None:
+    expected, actual = tensorboard_answers.exchange(call, ""), call.exchange(differential_clients[1], "")
     key = str(call)
     if key in TENSORBOARD_CRASHES:
         assert expected.status == 500, f"TensorBoard no longer crashes on {key}: update differences.py"
