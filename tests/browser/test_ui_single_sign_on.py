@@ -196,7 +196,9 @@ def me(context: BrowserContext, server: str) -> object:
 def test_sign_in_maps_groups_to_roles_and_makes_an_upload_token(board: Board, context: BrowserContext) -> None:
     page = context.new_page()
     assert sign_in(page, board.url, "ada") == 200
-    # The callback's page goes on to the page asked for, which needs the session: its cookie came along.
+    # The callback's page goes on to the page asked for, which needs the session: its cookie came along. (The
+    # callback's own page names the user too: wait for the page asked for.)
+    page.wait_for_url(f"{board.url}/auth/tokens*")
     expect(page.locator("main")).to_contain_text("Signed in as ada@example.org")
     assert urlsplit(page.url).path == "/auth/tokens"
     page.get_by_role("button", name="Create an upload token").click()
