@@ -50,15 +50,23 @@ class S3Server:
         return {"key": "trainboard", "secret": "trainboard", "client_kwargs": {"endpoint_url": self.endpoint}}
 
 
+# weed takes each server's port + 10000 for its gRPC and refuses a port that is another's gRPC port.
+GRPC_OFFSET = 10000
+
+
 def free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for probe in sockets:
-            probe.bind(("127.0.0.1", 0))
-        return [int(probe.getsockname()[1]) for probe in sockets]
-    finally:
-        for probe in sockets:
-            probe.close()
+    """Free loopback ports of which none is another's + GRPC_OFFSET."""
+    while True:
+        sockets = [socket.socket() for _ in range(count)]
+        try:
+            for probe in sockets:
+                probe.bind(("127.0.0.1", 0))
+            ports = [int(probe.getsockname()[1]) for probe in sockets]
+        finally:
+            for probe in sockets:
+                probe.close()
+        if not {port + GRPC_OFFSET for port in ports} & set(ports):
+            return ports
 
 
 @contextmanager
