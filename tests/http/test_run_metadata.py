@@ -41,7 +41,12 @@ def test_local_metadata_outlives_restarts_and_the_runs_files_going_and_coming_ba
         saved = client.post(VIEWS, json={"name": "mine", "state": {"dashboard": "scalars", "smoothing": 0.6}}).json()
         before = client.get(METADATA).json()
     train = before["runs"]["train"]
-    assert (train["display_name"], train["starred"], train["color"], train["notes"]) == ("base", True, "#ff8800", SCRIPT)
+    assert (train["display_name"], train["starred"], train["color"], train["notes"]) == (
+        "base",
+        True,
+        "#ff8800",
+        SCRIPT,
+    )
     # The notes' markup is text: the script and the image's handler are not served as markup.
     assert "<script" not in train["notes_html"] and "&lt;script&gt;" in train["notes_html"]
     assert "onerror" not in train["notes_html"] and "<strong>bold</strong>" in train["notes_html"]
@@ -73,9 +78,7 @@ def test_local_metadata_outlives_restarts_and_the_runs_files_going_and_coming_ba
         ([1], 400, "a JSON object"),
     ],
 )
-def test_bad_changes_are_4xx_in_trainboards_json(
-    local: httpx.Client, body: object, status: int, message: str
-) -> None:
+def test_bad_changes_are_4xx_in_trainboards_json(local: httpx.Client, body: object, status: int, message: str) -> None:
     response = local.post(METADATA, json=body)
     assert response.status_code == status, response.text
     assert response.json()["ok"] is False and message in response.json()["error"]

@@ -301,7 +301,7 @@ def _flag(value: object) -> bool:
 
 
 def _color(value: object) -> str:
-    """"" (no colour of its own), or "#rrggbb" in lower case."""
+    """ "" (no colour of its own), or "#rrggbb" in lower case."""
     if not isinstance(value, str) or not (value == "" or COLOR.fullmatch(value)):
         shown = repr(value)[:40]
         raise InvalidArgumentError(f'a colour is "#rrggbb" (six hexadecimal digits) or "" for none, not {shown}')

@@ -102,7 +102,8 @@ class SqlRunMetadata(ABC):
             if change.add_labels:
                 writing.many(
                     self._sql(
-                        "INSERT INTO run_labels (experiment_id, run, label) VALUES ({p}, {p}, {p}) ON CONFLICT DO NOTHING"
+                        "INSERT INTO run_labels (experiment_id, run, label) VALUES ({p}, {p}, {p})"
+                        " ON CONFLICT DO NOTHING"
                     ),
                     [(experiment_id, run, label) for run in runs for label in change.add_labels],
                 )

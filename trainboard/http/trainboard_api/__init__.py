@@ -1,8 +1,8 @@
 """trainboard's own routes, beyond TensorBoard's and TS-VIS's APIs, under /data/trainboard/: every point as CSV, JSON
 or Parquet (`downloads`), lossless frames for `trainboard.open("http://...")` (`frames`), server-sent events when the
 data changes (`events`), what this server can do (`capabilities`), runs matching a filter (`runs`), groups of runs
-with bands (`groups`), runs' metadata (`run_metadata`) and saved views (`views`). Each module is imported when the first request for one of its routes comes
-(`trainboard.http.lazy`): its handlers are named here, not imported."""
+with bands (`groups`), runs' metadata (`run_metadata`) and saved views (`views`). Each module is imported when the
+first request for one of its routes comes (`trainboard.http.lazy`): its handlers are named here, not imported."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@ changes to them (POST, the write role; recorded in the audit log). The store kee
 (`trainboard.store.run_metadata`).
 
 Notes are markdown, answered as their source (a JSON string: text, never markup) and as `notes_html`, rendered and
-sanitised as the text dashboard's markdown is (`trainboard.plugins.markdown`): a `<script>` in notes is shown as text."""
+sanitised as the text dashboard's markdown is (`trainboard.plugins.markdown`): a `<script>` in notes is shown as
+text."""
 
 from __future__ import annotations
 
@@ -61,7 +62,9 @@ def _notes_html(notes: str) -> str:
     return markdowns_to_safe_html([notes], lambda htmls: htmls[0]) if notes else ""
 
 
-@declare("Every run's metadata (those with any): display name, notes (markdown and sanitised HTML), labels, star, colour")
+@declare(
+    "Every run's metadata (those with any): display name, notes (markdown and sanitised HTML), labels, star, colour"
+)
 async def listing(request: Request) -> JSONResponse:
     """`{"runs": {RUN: {"display_name", "notes", "notes_html", "labels", "starred", "color"}}, "bounds": {...}}`: the
     experiment's runs that have metadata (as it is now, also below a pin), and the bounds a change must keep."""

@@ -15,7 +15,7 @@ from trainboard.http.guard import principal_of
 from trainboard.http.openapi import declare, json_body
 from trainboard.http.responses import JSONResponse
 from trainboard.http.trainboard_api.bodies import answers_json_errors, json_object
-from trainboard.store.run_metadata import MAX_VIEW_NAME, MAX_VIEW_STATE_BYTES, View
+from trainboard.store.run_metadata import MAX_VIEW_NAME, MAX_VIEW_STATE_BYTES, View, checked_view_name
 from trainboard.store.writer import StoreKeeper
 
 NAME = {"type": "string", "minLength": 1, "maxLength": MAX_VIEW_NAME}
@@ -65,7 +65,8 @@ async def save(request: Request) -> JSONResponse:
     found = experiment(request)
     principal = principal_of(request)
     creator = None if principal is None else principal.user.id
-    saved = await run_in_threadpool(_keeper(request).save_view, found.id, body.get("name"), body.get("state"), creator)
+    name = checked_view_name(body.get("name"))
+    saved = await run_in_threadpool(_keeper(request).save_view, found.id, name, body.get("state"), creator)
     await record(request, Event.VIEW_SAVE, view=saved.id, name=saved.name)
     return JSONResponse({"ok": True, **saved.as_json()})
 
@@ -77,7 +78,8 @@ async def rename(request: Request) -> JSONResponse:
     body = await json_object(request, frozenset({"name"}))
     found = experiment(request)
     key = request.path_params["view"]
-    renamed = await run_in_threadpool(_keeper(request).rename_view, found.id, key, body.get("name"))
+    name = checked_view_name(body.get("name"))
+    renamed = await run_in_threadpool(_keeper(request).rename_view, found.id, key, name)
     if renamed is None:
         raise _no_view(key)
     await record(request, Event.VIEW_RENAME, view=renamed.id, name=renamed.name)
