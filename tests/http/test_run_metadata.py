@@ -6,6 +6,7 @@ back; notes are served as text and as sanitised HTML; bad input is a 4xx in trai
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -102,10 +103,10 @@ def test_views_over_http_and_their_bounds(local: httpx.Client) -> None:
 
 
 @pytest.fixture
-def local(tmp_path: Path) -> httpx.Client:
+def local(tmp_path: Path) -> Iterator[httpx.Client]:
     logdir = logdir_of(tmp_path)
     with trainboard_in_process(logdir, tmp_path / "serve") as server, httpx.Client(base_url=server.url) as client:
-        yield client  # type: ignore[misc]
+        yield client
 
 
 def test_below_a_pin_metadata_and_views_are_read_but_not_written(local: httpx.Client) -> None:

@@ -168,7 +168,7 @@ class Store:
 
     def change_run_metadata(self, experiment_id: str, runs: Sequence[str], change: MetadataChange) -> None:
         if missing := unknown_runs(runs, [row.name for row in self.database.runs(experiment_id)]):
-            shown = ", ".join(repr(run) for run in missing[:3])
+            shown = ", ".join(repr(run[:200]) for run in missing[:3])
             raise NotFoundError(f"the experiment has no run named {shown}")
         self.database.run_metadata.change_run_metadata(experiment_id, runs, change, time.time())
 
