@@ -41,7 +41,8 @@ def test_local_metadata_outlives_restarts_and_the_runs_files_going_and_coming_ba
         assert labelled.json()["runs"]["eval"]["labels"] == ["best", "sweep"]
         saved = client.post(VIEWS, json={"name": "mine", "state": {"dashboard": "scalars", "smoothing": 0.6}}).json()
         before = client.get(METADATA).json()
-    train = before["runs"]["train"]
+        train = client.get(METADATA, params={"run": "train", "html": "true"}).json()["runs"]["train"]
+    assert "notes_html" not in before["runs"]["train"]
     assert (train["display_name"], train["starred"], train["color"], train["notes"]) == (
         "base",
         True,

@@ -2,9 +2,9 @@
 changes to them (POST, the write role; recorded in the audit log). The store keeps them by run name
 (`trainboard.store.run_metadata`).
 
-Notes are markdown, answered as their source (a JSON string: text, never markup) and as `notes_html`, rendered and
-sanitised as the text dashboard's markdown is (`trainboard.plugins.markdown`): a `<script>` in notes is shown as
-text."""
+Notes are markdown, answered as their source (a JSON string: text, never markup) and, when asked (`html=true`), as
+`notes_html`, rendered and sanitised as the text dashboard's markdown is (`trainboard.plugins.markdown`): a `<script>`
+in notes is shown as text."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from starlette.requests import Request
 
 from trainboard.access.audit import Event
 from trainboard.errors import InvalidArgumentError
+from trainboard.http import params
 from trainboard.http.audit import record
 from trainboard.http.context import Experiments, experiment
-from trainboard.http.openapi import declare, json_body
+from trainboard.http.openapi import boolean, declare, json_body, repeated
 from trainboard.http.responses import JSONResponse
 from trainboard.http.trainboard_api.bodies import answers_json_errors, json_object
 from trainboard.plugins.markdown import markdowns_to_safe_html
@@ -47,12 +48,14 @@ CHANGE_PROPERTIES: dict[str, object] = {
 CHANGE = {"type": "object", "properties": CHANGE_PROPERTIES, "required": ["runs"], "additionalProperties": False}
 
 
-def answer(found: list[RunMetadata]) -> dict[str, Any]:
-    """`{"runs": {RUN: {display_name, notes, notes_html, labels, starred, color}}, "bounds": {...}}`, runs in the
-    logdir's walk order."""
+def answer(found: list[RunMetadata], *, html: bool) -> dict[str, Any]:
+    """`{"runs": {RUN: {display_name, notes, labels, starred, color}}, "bounds": {...}}`, runs in the logdir's walk
+    order; with `html`, each with `notes_html` too."""
     rows = sorted(found, key=lambda row: walk_order(row.run))
     return {
-        "runs": {row.run: {**row.as_json(), "notes_html": _notes_html(row.notes)} for row in rows},
+        "runs": {
+            row.run: {**row.as_json(), **({"notes_html": _notes_html(row.notes)} if html else {})} for row in rows
+        },
         "bounds": BOUNDS,
     }
 
@@ -63,15 +66,22 @@ def _notes_html(notes: str) -> str:
 
 
 @declare(
-    "Every run's metadata (those with any): display name, notes (markdown and sanitised HTML), labels, star, colour"
+    "Runs' metadata (of those with any): display name, notes (markdown, and sanitised HTML), labels, star, colour",
+    repeated("run"),
+    boolean("html"),
 )
 async def listing(request: Request) -> JSONResponse:
-    """`{"runs": {RUN: {"display_name", "notes", "notes_html", "labels", "starred", "color"}}, "bounds": {...}}`: the
-    experiment's runs that have metadata (as it is now, also below a pin), and the bounds a change must keep."""
+    """`{"runs": {RUN: {"display_name", "notes", "labels", "starred", "color"}}, "bounds": {...}}`: the experiment's
+    runs that have metadata (as it is now, also below a pin), those named by `run` when it is given, and the bounds a
+    change must keep. With `html=true`, each with `notes_html`: rendering costs about a millisecond per run with notes,
+    so a table of many runs asks without it, and a run's page with it."""
     found = experiment(request)
+    named = set(params.repeated(request.query_params, "run"))
+    html = params.boolean(request.query_params, "html")
     experiments: Experiments = request.app.state.experiments
     rows = await run_in_threadpool(experiments.keeper.run_metadata, found.id)
-    return JSONResponse(await run_in_threadpool(answer, rows))
+    rows = [row for row in rows if not named or row.run in named]
+    return JSONResponse(await run_in_threadpool(answer, rows, html=html))
 
 
 @declare("Change runs' metadata: display name, notes, star, colour, labels added or removed", body=json_body(CHANGE))
@@ -99,7 +109,7 @@ async def change(request: Request) -> JSONResponse:
     )
     changed = set(runs)
     rows = [row for row in await run_in_threadpool(keeper.run_metadata, found.id) if row.run in changed]
-    return JSONResponse({"ok": True, **answer(rows)})
+    return JSONResponse({"ok": True, **answer(rows, html=False)})
 
 
 def _list(body: dict[str, Any], key: str) -> list[object]:
