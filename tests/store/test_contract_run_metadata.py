@@ -154,6 +154,8 @@ def test_a_views_state_is_a_json_object_within_its_bounds(store: Store, state: o
         store.save_view(experiment_id, "v", state)
     with pytest.raises(InvalidArgumentError, match="name"):
         store.save_view(experiment_id, " ", {})
+    with pytest.raises(InvalidArgumentError, match="must not hold '/'"):
+        store.save_view(experiment_id, "loss/acc", {})
     assert store.views(experiment_id) == []
 
 

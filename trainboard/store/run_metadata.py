@@ -233,6 +233,9 @@ def checked_view_name(name: object) -> str:
     text = _text(name, "a view's name", MAX_VIEW_NAME).strip()
     if not text:
         raise InvalidArgumentError("a view's name must not be empty")
+    if "/" in text:
+        # A view is opened by its name in a URL's path, of which it is one segment.
+        raise InvalidArgumentError(f"a view's name must not hold '/': {text!r}")
     return text
 
 
