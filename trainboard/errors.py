@@ -48,6 +48,13 @@ class NoSuchExperiment(NotFoundError):
         super().__init__("no experiment or pin here that this request may read")
 
 
+class ConflictError(PublicError):
+    """A 409: the request is well formed, but what is stored does not allow it (a name taken, a count at its most)."""
+
+    http_code = 409
+    kind = "Conflict"
+
+
 class PermissionDeniedError(PublicError):
     http_code = 403
     kind = "Permission denied"

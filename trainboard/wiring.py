@@ -292,7 +292,13 @@ def _api_experiment(store: Store, name: str | None, backend: str) -> Experiment:
     try:
         row = _named(store, name)
         return Experiment(
-            DataProvider(store), row.id, name=row.name, location=store.location, backend=backend, on_close=store.close
+            DataProvider(store),
+            row.id,
+            name=row.name,
+            location=store.location,
+            backend=backend,
+            on_close=store.close,
+            keeper=store,
         )
     except BaseException:
         store.close()

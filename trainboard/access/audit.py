@@ -46,6 +46,12 @@ class Event(StrEnum):
     UPLOAD_START = "upload_start"
     PIN_CREATE = "pin_create"
     PIN_DELETE = "pin_delete"
+    # Runs' metadata changed (detail `runs`: how many, `run`: the one when one, `changed`: the fields).
+    RUN_METADATA = "run_metadata"
+    # A saved view saved, renamed or deleted (detail `view`: its id, `name`).
+    VIEW_SAVE = "view_save"
+    VIEW_RENAME = "view_rename"
+    VIEW_DELETE = "view_delete"
 
 
 @dataclass(frozen=True, slots=True)

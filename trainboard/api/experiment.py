@@ -9,22 +9,25 @@ from typing import Any
 import numpy as np
 
 from trainboard.api.frames import FrameLibrary, Table, check_backend, frame, labels
+from trainboard.api.run_metadata import RunMetadataMethods
 from trainboard.api.selection import Names, Steps, chosen, step_range
 from trainboard.errors import NotFoundError
 from trainboard.normaliser.points import DataClass
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter, ScalarColumns, SeriesPoints, TensorDatum
+from trainboard.store.run_metadata import RunMetadata, RunMetadataKeeper, checked_change
 
 HISTOGRAMS = "histograms"
 IMAGES = "images"
 TEXT = "text"
 
 
-class Experiment:
+class Experiment(RunMetadataMethods):
     """`ExperimentFrames` (trainboard/api/experiment_frames.py) of one experiment of a provider (a store's, or a
     pinned view's); `close()` calls `on_close` (closing a store opened for it). Runs come in the provider's order
     (the logdir's walk order: a run before the runs in its subdirectories, siblings by name), each run's tags by
-    name."""
+    name. Run metadata and saved views are read and written through `keeper` (the store; None: a read-only
+    experiment, without them)."""
 
     def __init__(
         self,
@@ -35,8 +38,10 @@ class Experiment:
         location: str,
         backend: str = "pandas",
         on_close: Callable[[], None] | None = None,
+        keeper: RunMetadataKeeper | None = None,
     ) -> None:
         self.provider = provider
+        self._keeper = keeper
         self.id = experiment_id
         self.name = name
         # Where the data is: the store's location.
@@ -242,6 +247,41 @@ class Experiment:
             return self.provider.read_blob(experiment_id=self.id, blob_key=key)
         except NotFoundError:
             return b""
+
+    # Run metadata and saved views (trainboard/api/run_metadata.py).
+
+    def _change_run_metadata(self, runs: list[str], change: dict[str, Any]) -> None:
+        self._kept().change_run_metadata(self.id, runs, checked_change(**change))
+
+    def _run_metadata(self) -> tuple[list[str], list[RunMetadata]]:
+        return self.run_names(), self._kept().run_metadata(self.id)
+
+    def views(self) -> list[dict[str, Any]]:
+        return [view.as_json() for view in self._kept().views(self.id)]
+
+    def view(self, key: str) -> dict[str, Any]:
+        found = self._kept().view(self.id, key)
+        if found is None:
+            raise NotFoundError(f"the experiment has no view {key!r}")
+        return found.as_json()
+
+    def save_view(self, name: str, state: dict[str, Any] | str) -> dict[str, Any]:
+        return self._kept().save_view(self.id, name, state).as_json()
+
+    def rename_view(self, key: str, name: str) -> dict[str, Any]:
+        renamed = self._kept().rename_view(self.id, key, name)
+        if renamed is None:
+            raise NotFoundError(f"the experiment has no view {key!r}")
+        return renamed.as_json()
+
+    def delete_view(self, key: str) -> None:
+        if not self._kept().delete_view(self.id, key):
+            raise NotFoundError(f"the experiment has no view {key!r}")
+
+    def _kept(self) -> RunMetadataKeeper:
+        if self._keeper is None:
+            raise NotFoundError("this experiment is read only: it has no run metadata or saved views")
+        return self._keeper
 
     # Helpers.
 

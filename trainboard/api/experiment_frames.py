@@ -57,3 +57,36 @@ class ExperimentFrames(Protocol):
 
     def text(self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None) -> Any:
         """Every text point: run, tag, step, wall_time, text (a string; an array of strings for a text table)."""
+
+    # Run metadata and saved views (trainboard/api/run_metadata.py): errors are trainboard.errors' InvalidArgumentError
+    # (a value past its bound), NotFoundError (a run or view the experiment does not have) and ConflictError.
+
+    def run_metadata(self, *, backend: str | None = None) -> Any:
+        """One row per run, in walk order: run, display_name, notes (markdown), labels (a list), starred, color
+        ("#rrggbb", None where the run has none)."""
+
+    def set_notes(self, run: str, text: str) -> None: ...
+
+    def set_display_name(self, run: str, name: str) -> None: ...
+
+    def add_label(self, run: str, label: str) -> None: ...
+
+    def remove_label(self, run: str, label: str) -> None: ...
+
+    def star(self, run: str, starred: bool = True) -> None: ...
+
+    def set_color(self, run: str, color: str | None) -> None:
+        """`"#rrggbb"`, or None for the web UI's own colour of the run."""
+
+    def views(self) -> list[dict[str, Any]]:
+        """The saved views, by name: id, name, created, updated."""
+
+    def view(self, key: str) -> dict[str, Any]:
+        """The view of this id or name, with its `state`."""
+
+    def save_view(self, name: str, state: dict[str, Any] | str) -> dict[str, Any]:
+        """Save the web UI's state (a JSON object) as the view `name`, replacing that view's state if it exists."""
+
+    def rename_view(self, key: str, name: str) -> dict[str, Any]: ...
+
+    def delete_view(self, key: str) -> None: ...

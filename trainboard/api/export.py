@@ -1,5 +1,7 @@
 """`trainboard export`: every point of an experiment to Parquet (a dataset per kind, partitioned by run), CSV or
-JSON Lines (a file per kind), or back to TensorBoard event files (trainboard/api/tfevents.py)."""
+JSON Lines (a file per kind), or back to TensorBoard event files (trainboard/api/tfevents.py). Where runs have
+metadata (display names, notes, labels, stars, colours), it goes too, as the kind `run_metadata` (one row per run);
+event files have no place for it."""
 
 from __future__ import annotations
 
@@ -39,7 +41,11 @@ def export(experiment: Experiment, form: str, out: Path) -> dict[str, int]:
     if form == "tfevents":
         return write_tfevents(experiment, out)
     written: dict[str, int] = {}
-    for kind, read in kinds(experiment).items():
+    every: dict[str, Callable[[], Table]] = {
+        **kinds(experiment),
+        "run_metadata": lambda: experiment.run_metadata_table(every_run=False),
+    }
+    for kind, read in every.items():
         table = arrow_table(read())
         if table.num_rows == 0:
             continue

@@ -4,21 +4,29 @@ as Arrow IPC (/data/trainboard/frames/{kind}, trainboard/api/transport.py); a to
 
 from __future__ import annotations
 
+import json
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
 from trainboard.api.frames import FrameLibrary, Table, check_backend, frame
+from trainboard.api.run_metadata import RunMetadataMethods
 from trainboard.api.selection import Names, Steps, step_range
 from trainboard.api.transport import MEDIA_TYPE, from_arrow
+from trainboard.errors import ConflictError, InvalidArgumentError, NotFoundError
 from trainboard.store.errors import StoreUnavailable
+from trainboard.store.run_metadata import RunMetadata
 
 TIMEOUT = httpx.Timeout(30.0, read=600.0)
+JSON = "application/json"
 
 
-class RemoteExperiment:
+class RemoteExperiment(RunMetadataMethods):
     """`url`: the server's experiment, `http://host:port/` (`trainboard --logdir`) or
-    `http://host/experiment/<id>/` (`trainboard serve`), perhaps below a pin (`.../at/<pin>/`)."""
+    `http://host/experiment/<id>/` (`trainboard serve`), perhaps below a pin (`.../at/<pin>/`). Run metadata and
+    saved views are read and written by the server's routes (/data/trainboard/run_metadata, /data/trainboard/views):
+    writing them needs the write role on a server with accounts."""
 
     def __init__(self, url: str, *, token: str | None = None, backend: str = "pandas") -> None:
         self.url = url.rstrip("/") + "/"
@@ -93,6 +101,61 @@ class RemoteExperiment:
         with pa.ipc.open_stream(response.content) as reader:
             return from_arrow(reader.read_all())
 
+    # Run metadata and saved views (trainboard/api/run_metadata.py).
+
+    def _change_run_metadata(self, runs: list[str], change: dict[str, Any]) -> None:
+        self._json("POST", "data/trainboard/run_metadata", {"runs": runs, **change})
+
+    def _run_metadata(self) -> tuple[list[str], list[RunMetadata]]:
+        runs: list[str] = self._json("GET", "data/runs")
+        found = self._json("GET", "data/trainboard/run_metadata")["runs"]
+        return runs, [
+            RunMetadata(
+                run,
+                display_name=row["display_name"],
+                notes=row["notes"],
+                labels=tuple(row["labels"]),
+                starred=row["starred"],
+                color=row["color"],
+            )
+            for run, row in found.items()
+        ]
+
+    def views(self) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = self._json("GET", "data/trainboard/views")["views"]
+        return found
+
+    def view(self, key: str) -> dict[str, Any]:
+        found: dict[str, Any] = self._json("GET", f"data/trainboard/views/{quote(key, safe='')}")
+        return found
+
+    def save_view(self, name: str, state: dict[str, Any] | str) -> dict[str, Any]:
+        body = {"name": name, "state": json.loads(state) if isinstance(state, str) else state}
+        return _view(self._json("POST", "data/trainboard/views", body))
+
+    def rename_view(self, key: str, name: str) -> dict[str, Any]:
+        return _view(self._json("POST", f"data/trainboard/views/{quote(key, safe='')}/rename", {"name": name}))
+
+    def delete_view(self, key: str) -> None:
+        self._json("DELETE", f"data/trainboard/views/{quote(key, safe='')}")
+
+    def _json(self, method: str, path: str, body: object = None) -> Any:
+        """The server's JSON answer; its refusal raised as the error the store would raise."""
+        try:
+            response = self._client.request(method, self.url + path, json=body)
+        except httpx.HTTPError as error:
+            raise StoreUnavailable(f"{self.url}: no trainboard server answers ({error})") from None
+        if response.status_code in (400, 404, 409) and response.headers.get("content-type", "").startswith(JSON):
+            message = str(response.json().get("error", response.text[:300]))
+            refusal = {400: InvalidArgumentError, 404: NotFoundError, 409: ConflictError}[response.status_code]
+            # Without the kind the server's message starts with, which the error raised adds again.
+            raise refusal(message.partition(": ")[2] or message)
+        if response.status_code in (401, 403) or (method != "GET" and response.status_code == 404):
+            raise PermissionError(f"{self.url}: this token may not do that ({response.status_code}): {response.text}")
+        if response.status_code != 200:
+            raise StoreUnavailable(f"{self.url}{path}: HTTP {response.status_code}: {response.text[:300].strip()}")
+        return response.json()
+
     def _frame(
         self,
         kind: str,
@@ -105,6 +168,10 @@ class RemoteExperiment:
     ) -> Any:
         chosen: FrameLibrary = self.backend if backend is None else check_backend(backend)
         return frame(self.table(kind, runs, tags, steps, plugin=plugin), chosen)
+
+
+def _view(answer: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in answer.items() if key != "ok"}
 
 
 def _names(name: str, wanted: Names) -> list[tuple[str, str]]:

@@ -74,9 +74,12 @@ def create_app(
     per_experiment: list[BaseRoute] = [*api, Mount("/experiment/defaultExperimentId", routes=api), *pages]
     # The same routes as of a pin, below .../at/<pin>/.
     pinning = [pins.pinned(per_experiment), *pins.routes()]
+    # Run metadata and saved views are written live only: no write below /at/<pin>/.
+    writing = trainboard_api.writing_routes()
     scoped = [
         *per_experiment,
         *pinning,
+        *writing,
         *(admin.routes() if accounts is not None else []),
         *(_upload_routes() if uploads is not None else []),
     ]
@@ -94,6 +97,7 @@ def create_app(
         *(token_page.routes() if accounts is not None else []),
         *pages,
         *pinning,
+        *writing,
     ]
     if accounts is not None:
         guard(routes)

@@ -94,6 +94,11 @@ class Experiments:
                 self._pinned.popitem(last=False)
         return found
 
+    @property
+    def keeper(self) -> StoreKeeper:
+        """The store's writes that are not ingest's: pins, deletion, run metadata and saved views."""
+        return self._keeper
+
     def pin(self, experiment_id: str, creator: int | None = None) -> Pin:
         """Record the experiment's ingest position now, made by the user `creator`."""
         live = self._live(experiment_id)

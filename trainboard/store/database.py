@@ -18,6 +18,7 @@ from trainboard.reader.tail import FileCursor
 from trainboard.store.accounts import AccountsBackend
 from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import Matches
+from trainboard.store.run_metadata import RunMetadataBackend
 from trainboard.store.run_values import HParamRow, ValueRow
 from trainboard.store.values import (
     BlobSequenceRow,
@@ -139,6 +140,10 @@ class Database(Protocol):
     @property
     def accounts(self) -> AccountsBackend:
         """Users, tokens and roles, in the same database."""
+
+    @property
+    def run_metadata(self) -> RunMetadataBackend:
+        """Run metadata and saved views, in the same database."""
 
     # Experiments.
     def experiments(self) -> list[ExperimentRow]: ...

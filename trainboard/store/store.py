@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
+from trainboard.errors import NotFoundError
 from trainboard.names import loggable
 from trainboard.normaliser.points import DataClass, RunState
 from trainboard.reader.tail import FileCursor
@@ -35,6 +36,15 @@ from trainboard.store.experiment_names import find_experiment, ownerless
 from trainboard.store.pinned import PinnedReader
 from trainboard.store.run_filter import Filter, comparisons
 from trainboard.store.run_filter_sql import Matches
+from trainboard.store.run_metadata import (
+    MetadataChange,
+    RunMetadata,
+    View,
+    ViewRow,
+    checked_view_name,
+    checked_view_state,
+    unknown_runs,
+)
 from trainboard.store.run_values import RunValues, run_values, session_hparams
 from trainboard.store.values import (
     ALL_STEPS,
@@ -67,7 +77,8 @@ Renewal = Callable[[Database], tuple[Database, BlobStore, str]]
 
 
 class Store:
-    """Implements `StoreReader`, `StoreWriter` and `StoreKeeper`; thread-safe when its database and blob store are."""
+    """Implements `StoreReader`, `StoreWriter` and `StoreKeeper` (run metadata and saved views included); thread-safe
+    when its database and blob store are."""
 
     def __init__(self, database: Database, blobs: BlobStore, *, location: str, renew: Renewal | None = None) -> None:
         self.database = database
@@ -148,6 +159,40 @@ class Store:
 
     def claim_writer(self, experiment_id: str) -> bool:
         return self.database.claim_writer(experiment_id)
+
+    # Run metadata and saved views (trainboard.store.run_metadata).
+
+    def run_metadata(self, experiment_id: str) -> list[RunMetadata]:
+        runs = {row.name for row in self.database.runs(experiment_id)}
+        return [found for found in self.database.run_metadata.run_metadata(experiment_id) if found.run in runs]
+
+    def change_run_metadata(self, experiment_id: str, runs: Sequence[str], change: MetadataChange) -> None:
+        if missing := unknown_runs(runs, [row.name for row in self.database.runs(experiment_id)]):
+            shown = ", ".join(repr(run[:200]) for run in missing[:3])
+            raise NotFoundError(f"the experiment has no run named {shown}")
+        self.database.run_metadata.change_run_metadata(experiment_id, runs, change, time.time())
+
+    def views(self, experiment_id: str) -> list[ViewRow]:
+        return self.database.run_metadata.views(experiment_id)
+
+    def view(self, experiment_id: str, key: str) -> View | None:
+        return self.database.run_metadata.view(experiment_id, key)
+
+    def save_view(self, experiment_id: str, name: str, state: object, creator: int | None = None) -> ViewRow:
+        name, text = checked_view_name(name), checked_view_state(state)
+        view_id = secrets.token_urlsafe(9)
+        return self.database.run_metadata.save_view(experiment_id, view_id, name, text, creator, time.time())
+
+    def rename_view(self, experiment_id: str, key: str, name: str) -> ViewRow | None:
+        name = checked_view_name(name)
+        found = self.view(experiment_id, key)
+        if found is None:
+            return None
+        return self.database.run_metadata.rename_view(experiment_id, found.row.id, name, time.time())
+
+    def delete_view(self, experiment_id: str, key: str) -> bool:
+        found = self.view(experiment_id, key)
+        return found is not None and self.database.run_metadata.delete_view(experiment_id, found.row.id)
 
     # Reads.
 

@@ -1,4 +1,4 @@
-"""The write contracts: what ingest writes, and what a server writes (pins, deletion).
+"""The write contracts: what ingest writes, and what a server writes (pins, deletion, run metadata, views).
 
 One writer per experiment (`claim_writer`), and a batch commits only if the file's stored offset is still the one it
 read from, so that even two writers never double a point."""
@@ -11,6 +11,7 @@ from typing import Protocol
 
 from trainboard.normaliser.points import Batch, RunState
 from trainboard.reader.tail import FileCursor
+from trainboard.store.run_metadata import RunMetadataKeeper
 from trainboard.store.values import ExperimentRow, Pin, PinRow
 
 
@@ -74,7 +75,7 @@ class StoreWriter(Protocol):
         """Move the damaged database aside and build a new, empty one in its place; where the old one went."""
 
 
-class StoreKeeper(Protocol):
+class StoreKeeper(RunMetadataKeeper, Protocol):
     def check(self) -> None:
         """Raise `StoreUnavailable` unless the database (with this trainboard's migrations) and the blob store answer
         now."""

@@ -30,6 +30,7 @@ from trainboard.store.errors import StaleOffsetError, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.postgres.accounts import PostgresAccounts
 from trainboard.store.postgres.migrations import BACKFILLS, MIGRATIONS, POINT
+from trainboard.store.postgres.run_metadata import PostgresRunMetadata
 from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import POSTGRES, Matches, compile_filter
 from trainboard.store.run_values import HParamRow, ValueRow, final_value
@@ -79,6 +80,9 @@ DELETE_EXPERIMENT = (
             "run_hparams",
             "runs",
             "experiment_roles",
+            "run_metadata",
+            "run_labels",
+            "saved_views",
         )
     ),
     "UPDATE tokens SET revoked = %(now)s WHERE experiment_id = %(experiment)s AND revoked IS NULL",
@@ -146,6 +150,7 @@ class PostgresDatabase:
         )
         self._url = url
         self.accounts = PostgresAccounts(self.pool)
+        self.run_metadata = PostgresRunMetadata(self.pool)
         # One connection per experiment this store writes, holding the writer's claim (a session advisory lock)
         # until it closes: however the process ends, the server releases the claim with its connection.
         self._claims: list[psycopg.Connection[Any]] = []

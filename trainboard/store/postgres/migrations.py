@@ -321,6 +321,40 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE UNIQUE INDEX experiments_by_owner_and_name ON experiments ((coalesce(owner_id, -1)), name);
         """,
     ),
+    (
+        # Run metadata and saved views: as SQLite's 0013_run_metadata. Keyed by experiment first, as every table.
+        "0014_run_metadata",
+        """
+        CREATE TABLE run_metadata (
+            experiment_id TEXT NOT NULL REFERENCES experiments,
+            run TEXT NOT NULL,
+            display_name TEXT NOT NULL DEFAULT '',
+            notes TEXT NOT NULL DEFAULT '',
+            starred BOOLEAN NOT NULL DEFAULT FALSE,
+            color TEXT,
+            updated DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (experiment_id, run)
+        );
+        CREATE TABLE run_labels (
+            experiment_id TEXT NOT NULL REFERENCES experiments,
+            run TEXT NOT NULL,
+            label TEXT NOT NULL,
+            PRIMARY KEY (experiment_id, run, label)
+        );
+        CREATE INDEX run_labels_by_label ON run_labels (experiment_id, label);
+        CREATE TABLE saved_views (
+            experiment_id TEXT NOT NULL REFERENCES experiments,
+            view_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            state TEXT NOT NULL,
+            creator BIGINT,
+            created DOUBLE PRECISION NOT NULL,
+            updated DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (experiment_id, view_id),
+            UNIQUE (experiment_id, name)
+        );
+        """,
+    ),
 ]
 
 

@@ -36,6 +36,7 @@ from trainboard.store.sqlite.accounts import SqliteAccounts
 from trainboard.store.sqlite.first_load import FirstLoad, sync
 from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
 from trainboard.store.sqlite.migrations import BACKFILLS, MIGRATIONS, OLD_MIGRATIONS
+from trainboard.store.sqlite.run_metadata import SqliteRunMetadata
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -83,6 +84,9 @@ DELETE_EXPERIMENT = (
     "DELETE FROM run_hparams WHERE experiment_id = :experiment",
     "DELETE FROM runs WHERE experiment_id = :experiment",
     "DELETE FROM experiment_roles WHERE experiment_id = :experiment",
+    "DELETE FROM run_metadata WHERE experiment_id = :experiment",
+    "DELETE FROM run_labels WHERE experiment_id = :experiment",
+    "DELETE FROM saved_views WHERE experiment_id = :experiment",
     "UPDATE tokens SET revoked = :now WHERE experiment_id = :experiment AND revoked IS NULL",
     "DELETE FROM experiments WHERE id = :experiment",
 )
@@ -216,6 +220,7 @@ class SqliteDatabase(Guarded):
         self._check_small_tables()
         self.writer.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
         self.accounts = SqliteAccounts(self.read_connection, self.writer, self.write_lock)
+        self.run_metadata = SqliteRunMetadata(self.read_connection, self._immediate)
 
     def damaged(self, error: sqlite3.Error) -> StoreDamaged:
         """The error to raise for damage SQLite found in its own structure, noted and told to `on_damage` once."""

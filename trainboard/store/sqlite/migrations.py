@@ -305,6 +305,42 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE UNIQUE INDEX experiments_by_owner_and_name ON experiments (coalesce(owner_id, -1), name);
         """,
     ),
+    (
+        # Run metadata and saved views (trainboard.store.run_metadata), keyed by run name, without references to
+        # `runs`: they outlive a run's rows, so that a run ingested again finds them. Notes may be long: `run_metadata`
+        # keeps its rowid.
+        "0013_run_metadata",
+        """
+        CREATE TABLE run_metadata (
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
+            run TEXT NOT NULL,
+            display_name TEXT NOT NULL DEFAULT '',
+            notes TEXT NOT NULL DEFAULT '',
+            starred INTEGER NOT NULL DEFAULT 0,
+            color TEXT,
+            updated REAL NOT NULL,
+            UNIQUE (experiment_id, run)
+        );
+        CREATE TABLE run_labels (
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
+            run TEXT NOT NULL,
+            label TEXT NOT NULL,
+            PRIMARY KEY (experiment_id, run, label)
+        ) WITHOUT ROWID;
+        CREATE INDEX run_labels_by_label ON run_labels (experiment_id, label);
+        CREATE TABLE saved_views (
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
+            view_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            state TEXT NOT NULL,
+            creator INTEGER,
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            PRIMARY KEY (experiment_id, view_id),
+            UNIQUE (experiment_id, name)
+        );
+        """,
+    ),
 ]
 
 
