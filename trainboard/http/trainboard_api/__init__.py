@@ -1,8 +1,9 @@
 """trainboard's own routes, beyond TensorBoard's and TS-VIS's APIs, under /data/trainboard/: every point as CSV, JSON
 or Parquet (`downloads`), lossless frames for `trainboard.open("http://...")` (`frames`), server-sent events when the
-data changes (`events`), what this server can do (`capabilities`), runs matching a filter (`runs`) and groups of runs
-with bands (`groups`). Each module is imported when the first request for one of its routes comes
-(`trainboard.http.lazy`): its handlers are named here, not imported."""
+data changes (`events`), what this server can do (`capabilities`), runs matching a filter (`runs`), groups of runs
+with bands (`groups`), two sets of runs compared (`compare`) and derived metrics (`definitions`). Each module is
+imported when the first request for one of its routes comes (`trainboard.http.lazy`): its handlers are named here,
+not imported."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from trainboard.http.lazy import LazyEndpoint
 from trainboard.http.policies import Policy, PolicyRoute
 
 READ = Policy.READ
+WRITE = Policy.WRITE
 
 
 def _later(module: str, name: str) -> LazyEndpoint:
@@ -29,4 +31,8 @@ def routes() -> list[BaseRoute]:
         PolicyRoute(
             "/data/trainboard/groups/scalars", _later("groups", "group_scalars"), READ, methods=["GET", "POST"]
         ),
+        PolicyRoute("/data/trainboard/compare", _later("compare", "compare"), READ, methods=["GET", "POST"]),
+        PolicyRoute("/data/trainboard/definitions", _later("definitions", "listing"), READ),
+        PolicyRoute("/data/trainboard/definitions", _later("definitions", "define"), WRITE, methods=["POST"]),
+        PolicyRoute("/data/trainboard/definitions", _later("definitions", "undefine"), WRITE, methods=["DELETE"]),
     ]
