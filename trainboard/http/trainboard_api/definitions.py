@@ -19,8 +19,9 @@ from trainboard.http.responses import JSONResponse
 from trainboard.provider.derived import ALIGNMENTS, MAX_NAME_LENGTH
 from trainboard.store.values import Definition
 
-# A definition's body: its name and expression with room for JSON's escapes.
-MAX_BODY_BYTES = 6 * (MAX_LENGTH + MAX_NAME_LENGTH) + 1024
+# A definition's body: room for an expression well over its bound, so that most refusals say where the text went on
+# too long.
+MAX_BODY_BYTES = 256 * 1024
 _DEFINITION = {
     "type": "object",
     "required": ["name", "expression"],
