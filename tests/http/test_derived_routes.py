@@ -147,6 +147,26 @@ def test_compare_equals_scipy(client: httpx.Client) -> None:
         assert client.get("/data/trainboard/compare", params=bad).status_code == 400
 
 
+def test_a_tag_against_another_as_its_x(client: httpx.Client) -> None:
+    client.post(DEFINITIONS, json={"name": "seen", "expression": "cumsum(abs(loss)) * 1000"}).raise_for_status()
+    answer = client.get("/data/trainboard/scalars/against", params={"tag": "acc", "x": "seen", "run": RUN}).json()
+    acc, loss = _points(client, RUN, "acc"), _points(client, RUN, "loss")
+    seen = loss.abs().cumsum() * 1000
+    found = answer["runs"][RUN]
+    assert found["step"] == acc.index.tolist() and found["value"] == pytest.approx(acc.tolist(), rel=1e-12)
+    assert found["x"] == pytest.approx(seen.reindex(acc.index).tolist(), rel=1e-12)
+    assert found["monotonic"] is True
+    # Against a tag logged from a later step, asof: points before its first are left out.
+    client.post(DEFINITIONS, json={"name": "later", "expression": "diff(diff(loss))"}).raise_for_status()
+    later = client.get("/data/trainboard/scalars/against", params={"tag": "acc", "x": "later"}).json()["runs"][RUN]
+    assert later["step"] == acc.index.tolist()[2:] and later["monotonic"] is False
+    assert (
+        "baseline"
+        not in client.get("/data/trainboard/scalars/against", params={"tag": "acc", "x": "loss"}).json()["runs"]
+    )
+    assert client.get("/data/trainboard/scalars/against", params={"tag": "acc"}).status_code == 400
+
+
 def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_path: Path) -> None:
     remote = trainboard.open(str(client.base_url))
     remote.define("gap", "acc - val/acc")

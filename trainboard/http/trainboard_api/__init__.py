@@ -1,9 +1,9 @@
 """trainboard's own routes, beyond TensorBoard's and TS-VIS's APIs, under /data/trainboard/: every point as CSV, JSON
 or Parquet (`downloads`), lossless frames for `trainboard.open("http://...")` (`frames`), server-sent events when the
 data changes (`events`), what this server can do (`capabilities`), runs matching a filter (`runs`), groups of runs
-with bands (`groups`), two sets of runs compared (`compare`) and derived metrics (`definitions`). Each module is
-imported when the first request for one of its routes comes (`trainboard.http.lazy`): its handlers are named here,
-not imported."""
+with bands (`groups`), two sets of runs compared (`compare`), derived metrics (`definitions`) and a tag against
+another as its x axis (`x_axis`). Each module is imported when the first request for one of its routes comes
+(`trainboard.http.lazy`): its handlers are named here, not imported."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ def routes() -> list[BaseRoute]:
         PolicyRoute(
             "/data/trainboard/groups/scalars", _later("groups", "group_scalars"), READ, methods=["GET", "POST"]
         ),
+        PolicyRoute("/data/trainboard/scalars/against", _later("x_axis", "against"), READ),
         PolicyRoute("/data/trainboard/compare", _later("compare", "compare"), READ, methods=["GET", "POST"]),
         PolicyRoute("/data/trainboard/definitions", _later("definitions", "listing"), READ),
         PolicyRoute("/data/trainboard/definitions", _later("definitions", "define"), WRITE, methods=["POST"]),
