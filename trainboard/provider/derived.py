@@ -13,8 +13,6 @@ import re
 from collections.abc import Collection
 from typing import Protocol
 
-import numpy as np
-
 from trainboard.errors import ExpressionError, InvalidArgumentError
 from trainboard.expressions.evaluation import Series, canonical, evaluate
 from trainboard.expressions.syntax import Name, Node, names, parse
@@ -153,14 +151,3 @@ def _reaches(defined: dict[str, Definition], logged: set[str], start: str, targe
         seen.add(name)
         stack.extend(reference.tag for reference in names(parse(defined[name].expression)))
     return False
-
-
-def steps_within(columns: ScalarColumns, first: int | None, last: int | None) -> ScalarColumns:
-    if first is None and last is None:
-        return columns
-    kept = np.ones(len(columns.steps), dtype=bool)
-    if first is not None:
-        kept &= columns.steps >= first
-    if last is not None:
-        kept &= columns.steps <= last
-    return ScalarColumns(columns.steps[kept], columns.wall_times[kept], columns.values[kept])

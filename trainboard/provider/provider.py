@@ -45,11 +45,13 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
+import numpy as np
+
 from trainboard.errors import InvalidArgumentError, NoSuchExperiment, NotFoundError
 from trainboard.normaliser.points import DataClass, SeriesMetadata
-from trainboard.provider import derived as derived_metrics
 from trainboard.provider.cache import GenerationCache
-from trainboard.provider.derived import DefinitionWriter, DerivedMetrics, steps_within
+from trainboard.provider.derived import PLUGIN_NAME as DERIVED_PLUGIN_NAME
+from trainboard.provider.derived import DefinitionWriter, DerivedMetrics
 from trainboard.provider.values import (
     BlobReference,
     BlobSequenceDatum,
@@ -242,7 +244,7 @@ class DataProvider:
                 )
         for run, by_name in derived.items():
             for name, columns in by_name.items():
-                result.setdefault(run, {})[name] = picked(columns, downsample, steps)
+                result.setdefault(run, {})[name] = _picked(columns, downsample, steps)
         return {run: result[run] for run in sorted(result, key=walk_order)}
 
     def list_tensors(
@@ -310,7 +312,7 @@ class DataProvider:
         steps: StepRange | None = None,
     ) -> Iterator[SeriesPoints[ScalarColumns]]:
         rows = self._streamed(experiment_id, plugin_name, DataClass.SCALAR, run_tag_filter, steps)
-        derived = self._derived_series(experiment_id, plugin_name or derived_metrics.PLUGIN_NAME, run_tag_filter)
+        derived = self._derived_series(experiment_id, plugin_name or DERIVED_PLUGIN_NAME, run_tag_filter)
         if not derived:
             read = self._store.scalars
             return (
@@ -332,7 +334,7 @@ class DataProvider:
                 yield SeriesPoints(run, tag, row.metadata, self._store.scalars(experiment_id, row.id, steps=steps))
             else:
                 metadata = _derived_metadata(definitions[tag])
-                yield SeriesPoints(run, tag, metadata, picked(derived[run][tag], None, steps))
+                yield SeriesPoints(run, tag, metadata, _picked(derived[run][tag], None, steps))
 
     def stream_logged_tensors(
         self,
@@ -477,7 +479,7 @@ class DataProvider:
     def _derived_series(
         self, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None
     ) -> Nested[ScalarColumns]:
-        if plugin_name != derived_metrics.PLUGIN_NAME:
+        if plugin_name != DERIVED_PLUGIN_NAME:
             return {}
         run_tag_filter = run_tag_filter or RunTagFilter()
         return self._derived.series(experiment_id, run_tag_filter.runs, run_tag_filter.tags)
@@ -563,10 +565,15 @@ def _blob_sequence_time_series(row: SeriesRow) -> BlobSequenceTimeSeries:
     )
 
 
-def picked(columns: ScalarColumns, downsample: int | None, steps: StepRange | None) -> ScalarColumns:
+def _picked(columns: ScalarColumns, downsample: int | None, steps: StepRange | None) -> ScalarColumns:
     """A computed series' points as a store read picks them: within `steps`, then at most `downsample`."""
     if steps is not None:
-        columns = steps_within(columns, steps.first, steps.last)
+        kept = np.ones(len(columns), dtype=bool)
+        if steps.first is not None:
+            kept &= columns.steps >= steps.first
+        if steps.last is not None:
+            kept &= columns.steps <= steps.last
+        columns = ScalarColumns(columns.steps[kept], columns.wall_times[kept], columns.values[kept])
         if steps.latest is not None:
             start = max(0, len(columns) - steps.latest)
             columns = ScalarColumns(columns.steps[start:], columns.wall_times[start:], columns.values[start:])
@@ -578,7 +585,7 @@ def picked(columns: ScalarColumns, downsample: int | None, steps: StepRange | No
 
 def _derived_metadata(definition: Definition) -> SeriesMetadata:
     return SeriesMetadata(
-        plugin_name=derived_metrics.PLUGIN_NAME, data_class=DataClass.SCALAR, description=definition.expression
+        plugin_name=DERIVED_PLUGIN_NAME, data_class=DataClass.SCALAR, description=definition.expression
     )
 
 
