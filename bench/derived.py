@@ -104,7 +104,7 @@ def band(root: Path, repeat: int) -> None:
     experiment = store.create_experiment("bench").id
     rng = np.random.default_rng(1)
     for run in range(100):
-        write(store, experiment, f"cfg{run % 2}/seed{run}", {"loss": np.cumsum(rng.normal(size=10_000), "") / 100})
+        write(store, experiment, f"cfg{run % 2}/seed{run}", {"loss": np.cumsum(rng.normal(size=10_000)) / 100})
     provider = DataProvider(store)
 
     def grouped() -> object:

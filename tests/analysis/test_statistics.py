@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import special, stats
+from scipy import special, stats  # type: ignore[import-untyped]
 
 from trainboard.analysis.statistics import incomplete_beta, mean_interval, t_quantile, t_two_sided, welch
 from trainboard.plugins.groups import band_columns
@@ -63,7 +63,7 @@ def test_welch_against_scipy(na: int, nb: int) -> None:
     assert close(found.df, float(expected.df))
     assert close(found.low, float(interval.low)) and close(found.high, float(interval.high))
     pooled = math.sqrt(((na - 1) * np.var(a, ddof=1) + (nb - 1) * np.var(b, ddof=1)) / (na + nb - 2))
-    assert close(found.cohens_d, (np.mean(a) - np.mean(b)) / pooled)
+    assert close(found.cohens_d, float(np.mean(a) - np.mean(b)) / pooled)
     for side, values in ((found.a, a), (found.b, b)):
         low, high = stats.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=stats.sem(values))
         assert side.n == len(values) and close(side.low, low) and close(side.high, high)

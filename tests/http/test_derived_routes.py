@@ -16,7 +16,7 @@ import httpx
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import stats  # type: ignore[import-untyped]
 
 import trainboard
 from tests.logdirs import write_sweep_logdir
