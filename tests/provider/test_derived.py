@@ -232,6 +232,7 @@ def test_definitions_refer_to_definitions_and_refuse_cycles(store: Store) -> Non
         ("(train/loss", 11, "expected ')'"),
         ("ema(train/loss, 1.5)", 16, "weight"),
         ("2 + 3", 0, "refers to no tag"),
+        ("lr + diff(2)", 5, "needs a series"),
         ("train/loss $ 2", 11, "unexpected character"),
         ("(" * 100 + "lr" + ")" * 100, 40, "nests deeper"),
         ("lr" + " + lr" * 10_000, 2000, "longer than"),

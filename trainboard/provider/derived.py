@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from functools import lru_cache, partial
 from typing import Protocol
+
+import numpy as np
 
 from trainboard.errors import ExpressionError, InvalidArgumentError
 from trainboard.expressions.evaluation import Series, canonical, evaluate
@@ -73,6 +76,8 @@ class DerivedMetrics:
                 raise ExpressionError(f"no scalar tag or derived metric is named {name.tag!r}{hint}", name.position)
             if name.tag in defined and name.tag not in logged and _reaches(defined, logged, name.tag, definition.name):
                 raise ExpressionError(f"{name.tag!r} refers back to {definition.name!r}: a cycle", name.position)
+        # What only computing finds (a function over series given a number): found now, not by every later read.
+        evaluate(tree, lambda name: _PROBE)
 
     def series(
         self, experiment_id: str, runs: Collection[str] | None, tags: Collection[str] | None
@@ -90,52 +95,66 @@ class DerivedMetrics:
             by_run = {run: rows for run, rows in by_run.items() if run in runs}
         found: dict[str, dict[str, ScalarColumns]] = {}
         for run, rows in by_run.items():
+            # One run's tags are read once for all its definitions.
+            computing = _RunSeries(self._store, experiment_id, rows, defined)
             for name in wanted:
                 if name in rows:  # a logged tag of that name hides the definition
                     continue
-                columns = self._kept_series(experiment_id, run, rows, name)
+                columns = self._kept.get(experiment_id, ("derived", run, name), partial(computing.columns, name))
                 if columns is not None:
                     found.setdefault(run, {})[name] = columns
         return found
-
-    def _kept_series(self, experiment_id: str, run: str, rows: dict[str, SeriesRow], name: str) -> ScalarColumns | None:
-        return self._kept.get(experiment_id, ("derived", run, name), lambda: self._computed(experiment_id, rows, name))
-
-    def _computed(self, experiment_id: str, rows: dict[str, SeriesRow], name: str) -> ScalarColumns | None:
-        defined = self.definitions(experiment_id)
-        done: dict[str, Series | None] = {}
-
-        def resolve(reference: Name, trail: tuple[str, ...]) -> Series | None:
-            tag = reference.tag
-            if tag in rows:
-                if tag not in done:
-                    points = self._store.scalars(experiment_id, rows[tag].id)
-                    done[tag] = canonical(points.steps, points.wall_times, points.values)
-                return done[tag]
-            definition = defined.get(tag)
-            if definition is None:
-                return None
-            if tag in trail:
-                raise ExpressionError(f"{tag!r} refers back to itself: a cycle", reference.position)
-            if ("=" + tag) not in done:
-                done["=" + tag] = evaluate(
-                    _tree(definition),
-                    lambda inner: resolve(inner, (*trail, tag)),
-                    asof=definition.align == "asof",
-                )
-            return done["=" + tag]
-
-        result = resolve(Name(name, 0), ())
-        if result is None or not len(result.steps):
-            return None
-        return ScalarColumns(result.steps, result.wall_times, result.values)
 
     def _tagged(self, experiment_id: str, runs: Collection[str] | None) -> list[SeriesRow]:
         return self._store.series(experiment_id, plugin_name=PLUGIN_NAME, data_class=DataClass.SCALAR, runs=runs)
 
 
-def _tree(definition: Definition) -> Node:
-    return parse(definition.expression)
+_PROBE = canonical(np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1))
+
+
+class _RunSeries:
+    """The derived series of one run, each computed once from the run's logged series, each read once."""
+
+    def __init__(
+        self, store: StoreReader, experiment_id: str, rows: dict[str, SeriesRow], defined: dict[str, Definition]
+    ) -> None:
+        self._store = store
+        self._experiment_id = experiment_id
+        self._rows = rows
+        self._defined = defined
+        self._logged: dict[str, Series] = {}
+        self._computed: dict[str, Series | None] = {}
+
+    def columns(self, name: str) -> ScalarColumns | None:
+        result = self._resolve(Name(name, 0), ())
+        if result is None or not len(result.steps):
+            return None
+        return ScalarColumns(result.steps, result.wall_times, result.values)
+
+    def _resolve(self, reference: Name, trail: tuple[str, ...]) -> Series | None:
+        tag = reference.tag
+        if tag in self._rows:
+            if tag not in self._logged:
+                points = self._store.scalars(self._experiment_id, self._rows[tag].id)
+                self._logged[tag] = canonical(points.steps, points.wall_times, points.values)
+            return self._logged[tag]
+        definition = self._defined.get(tag)
+        if definition is None:
+            return None
+        if tag in trail:  # checked when defined; a guard against a store written otherwise
+            raise ExpressionError(f"{tag!r} refers back to itself: a cycle", reference.position)
+        if tag not in self._computed:
+            self._computed[tag] = evaluate(
+                _tree(definition.expression),
+                lambda inner: self._resolve(inner, (*trail, tag)),
+                asof=definition.align == "asof",
+            )
+        return self._computed[tag]
+
+
+@lru_cache(maxsize=1024)
+def _tree(expression: str) -> Node:
+    return parse(expression)
 
 
 def _reaches(defined: dict[str, Definition], logged: set[str], start: str, target: str) -> bool:
@@ -149,5 +168,5 @@ def _reaches(defined: dict[str, Definition], logged: set[str], start: str, targe
         if name in seen or name not in defined or name in logged:
             continue
         seen.add(name)
-        stack.extend(reference.tag for reference in names(parse(defined[name].expression)))
+        stack.extend(reference.tag for reference in names(_tree(defined[name].expression)))
     return False
