@@ -64,6 +64,8 @@ def test_a_definition_is_a_scalar_tag_in_tensorboards_routes(client: httpx.Clien
     validated = client.get("/data/plugin/scalars/scalars", params={"run": RUN, "tag": "val/acc"}).json()
     # A point's wall time is the later of its operands'.
     assert [row[:2] for row in derived] == [[max(a[0], v[0]), a[1]] for a, v in zip(logged, validated, strict=True)]
+    multirun = client.post("/data/plugin/scalars/scalars_multirun", data={"tag": "gap", "runs": [RUN, "baseline"]})
+    assert multirun.raise_for_status().json() == {RUN: derived}
     # Time Series and the downloads.
     requests = json.dumps([{"plugin": "scalars", "tag": "gap"}])
     series = client.post("/data/plugin/timeseries/timeSeries", data={"requests": requests}).raise_for_status().json()
