@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -94,14 +95,15 @@ def test_asof_alignment_counts_each_run_between_its_first_and_last_steps(store: 
     runs = ["cnn_seed0", "cnn_seed1", "cnn_seed2"]
     logged = {run: every_point(store, [run]) for run in runs}
     union = sorted(set().union(*logged.values()))
-    expected_means, expected_counts = [], []
+    expected_means: list[float] = []
+    expected_counts: list[int] = []
     for step in union:
         values = []
         for points in logged.values():
             steps = sorted(points)
             if steps[0] <= step <= steps[-1]:
                 values.append(points[steps[bisect.bisect_right(steps, step) - 1]][0])
-        expected_means.append(np.mean(values))
+        expected_means.append(float(np.mean(values)))
         expected_counts.append(len(values))
     answer = groups.groups(
         store.provider(),
@@ -114,9 +116,9 @@ def test_asof_alignment_counts_each_run_between_its_first_and_last_steps(store: 
         samples=None,
         align="asof",
     )
-    (group,) = answer["groups"]  # type: ignore[misc]
-    assert group["step"] == union and group["count"] == expected_counts
-    np.testing.assert_allclose(group["mean"], expected_means, rtol=1e-12)
+    carried: list[dict[str, Any]] = answer["groups"]  # type: ignore[assignment]
+    assert carried[0]["step"] == union and carried[0]["count"] == expected_counts
+    np.testing.assert_allclose(carried[0]["mean"], expected_means, rtol=1e-12)
     assert answer["align"] == "asof"
 
 
