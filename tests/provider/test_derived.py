@@ -253,7 +253,7 @@ def test_bad_expressions_are_refused_quickly_with_a_position(
 
 def test_names_that_cannot_be_derived_metrics(store: Store) -> None:
     provider = DataProvider(store, writer=store)
-    for name in ("lr", "", "a\nb"):
+    for name in ("lr", "", "a\nb", " gap", "x" * 257):
         with pytest.raises(InvalidArgumentError):
             provider.define(experiment_id=_eid(store), name=name, expression="lr * 2")
     with pytest.raises(InvalidArgumentError):

@@ -55,9 +55,11 @@ class DerivedMetrics:
     def check(self, experiment_id: str, definition: Definition) -> None:
         """Refuse a definition that cannot be computed: its name, its expression's syntax (with the position), a name
         that is neither a scalar tag of the experiment nor another definition, or a cycle through definitions."""
-        if not _NAME.fullmatch(definition.name) or len(definition.name) > MAX_NAME_LENGTH:
+        name = definition.name
+        if not _NAME.fullmatch(name) or len(name) > MAX_NAME_LENGTH or name != name.strip():
             raise InvalidArgumentError(
-                f"a derived metric's name is 1 to {MAX_NAME_LENGTH} printable characters, not {definition.name[:100]!r}"
+                f"a derived metric's name is 1 to {MAX_NAME_LENGTH} printable characters, not starting or ending with"
+                f" a space, not {name[:100]!r}"
             )
         if definition.align not in ALIGNMENTS:
             raise InvalidArgumentError(f"align must be one of {', '.join(ALIGNMENTS)}, not {definition.align[:100]!r}")
