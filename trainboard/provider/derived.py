@@ -55,11 +55,11 @@ class DerivedMetrics:
     def check(self, experiment_id: str, definition: Definition) -> None:
         """Refuse a definition that cannot be computed: its name, its expression's syntax (with the position), a name
         that is neither a scalar tag of the experiment nor another definition, or a cycle through definitions."""
-        name = definition.name
-        if not _NAME.fullmatch(name) or len(name) > MAX_NAME_LENGTH or name != name.strip():
+        given = definition.name
+        if not _NAME.fullmatch(given) or len(given) > MAX_NAME_LENGTH or given != given.strip():
             raise InvalidArgumentError(
                 f"a derived metric's name is 1 to {MAX_NAME_LENGTH} printable characters, not starting or ending with"
-                f" a space, not {name[:100]!r}"
+                f" a space, not {given[:100]!r}"
             )
         if definition.align not in ALIGNMENTS:
             raise InvalidArgumentError(f"align must be one of {', '.join(ALIGNMENTS)}, not {definition.align[:100]!r}")
