@@ -16,6 +16,7 @@ LAYERS = (
     ("reader",),
     ("normaliser",),
     ("analysis",),
+    ("expressions",),
     ("store",),
     ("access",),
     ("provider",),

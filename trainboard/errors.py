@@ -28,6 +28,15 @@ class InvalidArgumentError(PublicError):
     kind = "Invalid argument"
 
 
+class ExpressionError(InvalidArgumentError):
+    """A derived metric's expression that cannot be read or computed: the message names the position (characters
+    from 0) of the part at fault."""
+
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(f"{message} (at position {position})")
+        self.position = position
+
+
 class BadRequestError(PublicError):
     """A 400 whose text is the message alone, as TensorBoard's plugins answer their own checks."""
 

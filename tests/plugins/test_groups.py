@@ -3,10 +3,13 @@ at every step checked against numpy on every point read from the store, and the 
 
 from __future__ import annotations
 
+import bisect
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from scipy import stats  # type: ignore[import-untyped]
 from torch.utils import tensorboard as torch_tensorboard
 
 from tests.logdirs import write_sweep_logdir
@@ -71,11 +74,52 @@ def test_bands_are_computed_on_every_point(store: TestStore, band: str) -> None:
             deviations = np.array([np.std(at[step]) for step in steps])
             np.testing.assert_allclose(found[name]["low"], means - deviations, rtol=1e-9, atol=1e-12)
             np.testing.assert_allclose(found[name]["high"], means + deviations, rtol=1e-9, atol=1e-12)
+        elif band == "ci":
+            # Student's t with n - 1 degrees of freedom, as SciPy gives it; none where one run has a point.
+            halves = np.array(
+                [
+                    stats.t.ppf(0.975, len(at[step]) - 1) * stats.sem(at[step]) if len(at[step]) > 1 else np.nan
+                    for step in steps
+                ]
+            )
+            np.testing.assert_allclose(found[name]["low"], means - halves, rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(found[name]["high"], means + halves, rtol=1e-9, atol=1e-12)
         else:
             assert found[name]["low"] == [min(at[step]) for step in steps]
             assert found[name]["high"] == [max(at[step]) for step in steps]
         assert found[name]["count"] == [len(at[step]) for step in steps]
     assert set(found["cnn"]["count"]) == {1, 2, 3}
+
+
+def test_asof_alignment_counts_each_run_between_its_first_and_last_steps(store: TestStore) -> None:
+    runs = ["cnn_seed0", "cnn_seed1", "cnn_seed2"]
+    logged = {run: every_point(store, [run]) for run in runs}
+    union = sorted(set().union(*logged.values()))
+    expected_means: list[float] = []
+    expected_counts: list[int] = []
+    for step in union:
+        values = []
+        for points in logged.values():
+            steps = sorted(points)
+            if steps[0] <= step <= steps[-1]:
+                values.append(points[steps[bisect.bisect_right(steps, step) - 1]][0])
+        expected_means.append(float(np.mean(values)))
+        expected_counts.append(len(values))
+    answer = groups.groups(
+        store.provider(),
+        store.experiment_id,
+        tag="loss",
+        by=groups.grouping("dir:0"),
+        band="minmax",
+        run_filter='name ~ "cnn"',
+        runs=None,
+        samples=None,
+        align="asof",
+    )
+    carried: list[dict[str, Any]] = answer["groups"]  # type: ignore[assignment]
+    assert carried[0]["step"] == union and carried[0]["count"] == expected_counts
+    np.testing.assert_allclose(carried[0]["mean"], expected_means, rtol=1e-12)
+    assert answer["align"] == "asof"
 
 
 def test_sampling_comes_after_the_statistics(store: TestStore) -> None:

@@ -97,6 +97,50 @@ class Experiment(RunMetadataMethods):
     def hparams(self, *, backend: str | None = None) -> Any:
         return frame(self.hparams_table(), self._backend(backend))
 
+    # Derived metrics and statistics (docs/python.md).
+
+    def define(self, name: str, expression: str, *, align: str = "exact") -> None:
+        self.provider.define(experiment_id=self.id, name=name, expression=expression, align=align)
+
+    def undefine(self, name: str) -> None:
+        self.provider.undefine(experiment_id=self.id, name=name)
+
+    def definitions(self) -> list[dict[str, str]]:
+        return [
+            {"name": found.name, "expression": found.expression, "align": found.align}
+            for found in self.provider.definitions(experiment_id=self.id)
+        ]
+
+    def compare(self, a: str, b: str, metric: str) -> dict[str, Any]:
+        from trainboard.plugins.compare import compare
+
+        return compare(self.provider, self.id, a=a, b=b, metric_text=metric)
+
+    def groups(
+        self,
+        tag: str,
+        by: str,
+        *,
+        band: str = "std",
+        align: str = "exact",
+        filter: str | None = None,
+        backend: str | None = None,
+    ) -> Any:
+        from trainboard.plugins import groups
+
+        found = groups.groups(
+            self.provider,
+            self.id,
+            tag=tag,
+            by=groups.grouping(by),
+            band=band,
+            run_filter=filter,
+            runs=None,
+            samples=None,
+            align=align,
+        )
+        return frame(_group_columns(found["groups"]), self._backend(backend))
+
     # Tables (columns before they become a frame; the exporter writes them).
 
     def scalars_table(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Table:
@@ -386,3 +430,18 @@ def _number(blob: bytes) -> int:
         return int(blob or b"0")
     except ValueError:
         return 0
+
+
+def _group_columns(found: Any) -> Table:
+    """The groups' columns one under another, each row named by its group."""
+    names = [group["name"] for group in found]
+    table: Table = {"group": labels(names, [len(group["step"]) for group in found])}
+    for key, dtype in (
+        ("step", np.int64),
+        ("mean", np.float64),
+        ("low", np.float64),
+        ("high", np.float64),
+        ("count", np.int64),
+    ):
+        table[key] = np.concatenate([np.asarray(group[key], dtype=dtype) for group in found] or [np.empty(0, dtype)])
+    return table

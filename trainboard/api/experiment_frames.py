@@ -90,3 +90,33 @@ class ExperimentFrames(Protocol):
     def rename_view(self, key: str, name: str) -> dict[str, Any]: ...
 
     def delete_view(self, key: str) -> None: ...
+
+    def define(self, name: str, expression: str, *, align: str = "exact") -> None:
+        """Define a derived metric (or replace the one of that name): a scalar tag, from then on, of every run that
+        has what the expression needs; `exp.define("gap", "train/loss - val/loss")`. The expression language and
+        `align` ("exact" or "asof") are in docs/derived-metrics.md."""
+
+    def undefine(self, name: str) -> None:
+        """Remove a derived metric."""
+
+    def definitions(self) -> list[dict[str, str]]:
+        """The derived metrics: name, expression and align of each, by name."""
+
+    def compare(self, a: str, b: str, metric: str) -> dict[str, Any]:
+        """The runs filter `a` keeps against those `b` keeps, on a summary metric (`"max(val/acc)"`): both means with
+        their 95 % intervals, the difference with its interval, Welch's t-test p-value, Cohen's d, n per side and
+        warnings (docs/derived-metrics.md)."""
+
+    def groups(
+        self,
+        tag: str,
+        by: str,
+        *,
+        band: str = "std",
+        align: str = "exact",
+        filter: str | None = None,
+        backend: str | None = None,
+    ) -> Any:
+        """A scalar tag's runs grouped (`by`: hparam:NAME, regex:PATTERN or dir:LEVEL), one row per group and step:
+        group, step, mean, low, high (the band: std, minmax or ci) and count, aligned as `align` says (exact or
+        asof), as the chart's groups are; `filter` keeps runs by the run filter."""

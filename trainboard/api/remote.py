@@ -80,6 +80,41 @@ class RemoteExperiment(RunMetadataMethods):
     def text(self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None) -> Any:
         return self._frame("text", backend, runs, tags, steps)
 
+    def define(self, name: str, expression: str, *, align: str = "exact") -> None:
+        body = {"name": name, "expression": expression, "align": align}
+        self._json("POST", "data/trainboard/definitions", json=body)
+
+    def undefine(self, name: str) -> None:
+        self._json("DELETE", "data/trainboard/definitions", params={"name": name})
+
+    def definitions(self) -> list[dict[str, str]]:
+        found: list[dict[str, str]] = self._json("GET", "data/trainboard/definitions")["definitions"]
+        return found
+
+    def compare(self, a: str, b: str, metric: str) -> dict[str, Any]:
+        found: dict[str, Any] = _numbers(
+            self._json("POST", "data/trainboard/compare", data={"a": a, "b": b, "metric": metric})
+        )
+        return found
+
+    def groups(
+        self,
+        tag: str,
+        by: str,
+        *,
+        band: str = "std",
+        align: str = "exact",
+        filter: str | None = None,
+        backend: str | None = None,
+    ) -> Any:
+        """As `Experiment.groups`, sampled as the server samples a chart's groups (--samples_per_plugin)."""
+        from trainboard.api.experiment import _group_columns
+
+        form = {"tag": tag, "by": by, "band": band, "align": align, **({"filter": filter} if filter else {})}
+        found = _numbers(self._json("POST", "data/trainboard/groups/scalars", data=form))
+        chosen: FrameLibrary = self.backend if backend is None else check_backend(backend)
+        return frame(_group_columns(found["groups"]), chosen)
+
     def table(
         self, kind: str, runs: Names = None, tags: Names = None, steps: Steps = None, *, plugin: str | None = None
     ) -> Table:
@@ -139,10 +174,13 @@ class RemoteExperiment(RunMetadataMethods):
     def delete_view(self, key: str) -> None:
         self._json("DELETE", f"data/trainboard/views/{quote(key, safe='')}")
 
-    def _json(self, method: str, path: str, body: object = None) -> Any:
-        """The server's JSON answer; its refusal raised as the error the store would raise."""
+    def _json(self, method: str, path: str, body: object = None, **request: Any) -> Any:
+        """The server's JSON answer to `body` sent as JSON (or to httpx's `request` arguments: params, data); its
+        refusal raised as the error the store would raise."""
+        if body is not None:
+            request["json"] = body
         try:
-            response = self._client.request(method, self.url + path, json=body)
+            response = self._client.request(method, self.url + path, **request)
         except httpx.HTTPError as error:
             raise StoreUnavailable(f"{self.url}: no trainboard server answers ({error})") from None
         if response.status_code in (400, 404, 409) and response.headers.get("content-type", "").startswith(JSON):
@@ -206,3 +244,14 @@ def _check(response: httpx.Response) -> None:
     if response.status_code == 200:
         raise StoreUnavailable(f"{where}: not a trainboard server's frames ({response.headers.get('content-type')})")
     raise StoreUnavailable(f"{where}: HTTP {response.status_code}: {text}")
+
+
+def _numbers(found: Any) -> Any:
+    """JSON's "NaN", "Infinity" and "-Infinity" (as trainboard sends non-finite numbers) as floats."""
+    if isinstance(found, str) and found in ("NaN", "Infinity", "-Infinity"):
+        return float(found.lower().replace("infinity", "inf"))
+    if isinstance(found, list):
+        return [_numbers(item) for item in found]
+    if isinstance(found, dict):
+        return {key: _numbers(item) for key, item in found.items()}
+    return found

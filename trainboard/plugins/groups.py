@@ -1,8 +1,15 @@
 """Runs grouped (by a hyperparameter, a regular expression's capture on the run name, or a level of the run's path),
-each group of a scalar tag summed up as its mean with a band (mean ± standard deviation, or min to max).
+each group of a scalar tag summed up as its mean with a band: mean ± standard deviation (`std`, the population's),
+min to max (`minmax`), or the 95 % confidence interval of the mean (`ci`: mean ± t * s / sqrt(n), Student's t with
+n - 1 degrees of freedom, s the sample standard deviation; nan where only one run has a point).
 
-The statistics are computed on every point of the group's runs, aligned by step (a run with several points at one
-step counts its last), and only then sampled for the chart: a band is never narrowed by sampling.
+The statistics are computed on every point of the group's runs, aligned by step, and only then sampled for the chart:
+a band is never narrowed by sampling. A run with several points at one step counts its last; non-finite values are
+left out. Runs logged at different steps (`align`):
+- `exact` (the default): at each step any run has, the runs with a point at that step;
+- `asof`: at each step any run has, every run whose points span it (from its first step to its last), with its last
+  value at or before that step: a run logged every 10 steps counts at the steps between, a run that ended does not.
+`count` says how many runs each step's statistics are of. The Python API (`Experiment.groups`) applies the same rule.
 """
 
 from __future__ import annotations
@@ -10,10 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any
 
 import numpy as np
 
+from trainboard.analysis.statistics import interval_half_widths
 from trainboard.errors import InvalidArgumentError
 from trainboard.plugins import scalars
 from trainboard.plugins.regex import compile_regex, error, error_text
@@ -21,7 +30,8 @@ from trainboard.plugins.run_filter import parsed
 from trainboard.provider.provider import DataProvider
 from trainboard.provider.values import RunTagFilter, RunValues, ScalarColumns
 
-BANDS = ("std", "minmax")
+BANDS = ("std", "minmax", "ci")
+ALIGNMENTS = ("exact", "asof")
 # The group of runs without the value they are grouped by.
 MISSING = "(none)"
 _DIRECTORY = re.compile(r"dir:(\d{1,3})")
@@ -63,11 +73,14 @@ def groups(
     run_filter: str | None,
     runs: list[str] | None,
     samples: int | None,
+    align: str = "exact",
 ) -> dict[str, object]:
     """Each group of the runs (those the filter keeps, of `runs` if given) that have the tag: its runs, and columns
     step, mean, low, high (and count: how many runs have a point at that step), sampled to `samples` points."""
     if band not in BANDS:
         raise InvalidArgumentError(f"band must be one of {', '.join(BANDS)}, not {band[:100]!r}")
+    if align not in ALIGNMENTS:
+        raise InvalidArgumentError(f"align must be one of {', '.join(ALIGNMENTS)}, not {align[:100]!r}")
     kept = provider.list_run_values(experiment_id=experiment_id, run_filter=parsed(run_filter))
     if runs is not None:
         wanted = set(runs)
@@ -84,17 +97,17 @@ def groups(
             members.setdefault(by.key(values), []).append(values.run)
     answer = []
     for name, group_runs in sorted(members.items()):
-        columns = band_columns([found[run][tag] for run in group_runs], band)
+        columns = band_columns([found[run][tag] for run in group_runs], band, align)
         picked = _sampled(len(columns["step"]), samples)
         answer.append(
             {"name": name, "runs": group_runs, **{key: column[picked].tolist() for key, column in columns.items()}}
         )
-    return {"tag": tag, "by": by.spec, "band": band, "groups": answer}
+    return {"tag": tag, "by": by.spec, "band": band, "align": align, "groups": answer}
 
 
-def band_columns(series: list[ScalarColumns], band: str) -> dict[str, np.ndarray]:
-    """Every step any of the series has, in order, with the mean of their values there and the band's low and high;
-    non-finite values are left out."""
+def band_columns(series: list[ScalarColumns], band: str, align: str = "exact") -> dict[str, np.ndarray]:
+    """Every step any of the series has, in order, with the mean of their values there and the band's low and high
+    (the alignment rule above)."""
     steps_list, values_list = [], []
     for columns in series:
         # The last point of each step: reversed, np.unique keeps the first occurrence.
@@ -103,6 +116,8 @@ def band_columns(series: list[ScalarColumns], band: str) -> dict[str, np.ndarray
         finite = np.isfinite(values)
         steps_list.append(steps[finite])
         values_list.append(values[finite])
+    if align == "asof" and len(steps_list) > 1:
+        steps_list, values_list = _carried(steps_list, values_list)
     steps = np.concatenate(steps_list) if steps_list else np.empty(0, np.int64)
     values = np.concatenate(values_list) if values_list else np.empty(0, np.float64)
     order = np.argsort(steps, kind="stable")
@@ -112,12 +127,30 @@ def band_columns(series: list[ScalarColumns], band: str) -> dict[str, np.ndarray
         empty = np.empty(0, np.float64)
         return {"step": unique, "mean": empty, "low": empty, "high": empty, "count": unique}
     mean = np.add.reduceat(values, starts) / counts
-    if band == "std":
-        deviation = np.sqrt(np.maximum(np.add.reduceat((values - np.repeat(mean, counts)) ** 2, starts) / counts, 0))
+    if band in ("std", "ci"):
+        squares = np.maximum(np.add.reduceat((values - np.repeat(mean, counts)) ** 2, starts), 0)
+        if band == "std":
+            deviation = np.sqrt(squares / counts)
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                deviation = interval_half_widths(counts, np.sqrt(squares / (counts - 1)))
         low, high = mean - deviation, mean + deviation
     else:
         low, high = np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts)
     return {"step": unique, "mean": mean, "low": low, "high": high, "count": counts}
+
+
+def _carried(steps_list: list[np.ndarray], values_list: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each run's last value at or before every step of any run, within its own first and last steps."""
+    every = reduce(np.union1d, steps_list)
+    carried_steps, carried_values = [], []
+    for steps, values in zip(steps_list, values_list, strict=True):
+        if not len(steps):
+            continue
+        spanned = every[(every >= steps[0]) & (every <= steps[-1])]
+        carried_steps.append(spanned)
+        carried_values.append(values[np.searchsorted(steps, spanned, side="right") - 1])
+    return carried_steps, carried_values
 
 
 def _sampled(length: int, samples: int | None) -> np.ndarray:

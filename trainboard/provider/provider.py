@@ -31,6 +31,10 @@ Run order. Runs come in the logdir's walk order (`trainboard.reader.logdir.walk_
 Pins. `at(pin=...)` gives a provider of the experiment as of one of its pins: the runs, tags and points it had then
 (`trainboard.store.pinned` says what deletions since change).
 
+Derived metrics. The scalars plugin's listings and reads hold, beside its logged tags, the experiment's derived
+metrics (`trainboard.provider.derived`): a scalar series per run that has what its expression needs, read, filtered,
+bounded and downsampled as a logged one. `define` and `undefine` change them (not on a pin's provider).
+
 Blob keys are opaque strings, valid within their experiment; `read_blob` takes one back, and `BlobReference.url` is a
 short-lived URL when the blob store can sign one. Errors are `trainboard.errors.PublicError`s.
 """
@@ -41,9 +45,13 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
+import numpy as np
+
 from trainboard.errors import InvalidArgumentError, NoSuchExperiment, NotFoundError
-from trainboard.normaliser.points import DataClass
+from trainboard.normaliser.points import DataClass, SeriesMetadata
 from trainboard.provider.cache import GenerationCache
+from trainboard.provider.derived import PLUGIN_NAME as DERIVED_PLUGIN_NAME
+from trainboard.provider.derived import DefinitionWriter, DerivedMetrics
 from trainboard.provider.values import (
     BlobReference,
     BlobSequenceDatum,
@@ -65,9 +73,10 @@ from trainboard.provider.values import (
     TimeSeries,
 )
 from trainboard.reader.logdir import walk_order
+from trainboard.store.downsample import sample_indices
 from trainboard.store.reader import StoreReader
 from trainboard.store.store import EMPTY_SCALARS
-from trainboard.store.values import SeriesRow
+from trainboard.store.values import Definition, SeriesRow
 
 T = TypeVar("T")
 Nested = dict[str, dict[str, T]]
@@ -78,9 +87,17 @@ _BLOB_KEY = re.compile(r"[0-9a-f]{64}")
 
 
 class DataProvider:
-    def __init__(self, store: StoreReader, *, max_points: dict[DataClass, int] | None = None) -> None:
+    def __init__(
+        self,
+        store: StoreReader,
+        *,
+        max_points: dict[DataClass, int] | None = None,
+        writer: DefinitionWriter | None = None,
+    ) -> None:
         self._store = store
         self._max_points = max_points or MAX_POINTS
+        self._derived = DerivedMetrics(store)
+        self._writer = writer
         # Unfiltered listings, and what callers derived from whole listings (`derived`).
         self._kept = GenerationCache(store.generation)
 
@@ -125,6 +142,26 @@ class DataProvider:
         for again and again (a logdir of 10,000 runs lists 100,000 series). The answer is shared: not to be changed."""
         return self._kept.get(experiment_id, ("derived", key), build)
 
+    def definitions(self, *, experiment_id: str) -> list[Definition]:
+        """The experiment's derived metrics, by name."""
+        return list(self._derived.definitions(experiment_id).values())
+
+    def define(self, *, experiment_id: str, name: str, expression: str, align: str = "exact") -> Definition:
+        """Add (or replace) a derived metric, checked first: `InvalidArgumentError`, an `ExpressionError` with the
+        position for its expression."""
+        if self._writer is None:
+            raise InvalidArgumentError("derived metrics cannot be defined here (a pin shows the experiment as it was)")
+        definition = Definition(name, expression, align)
+        self._derived.check(experiment_id, definition)
+        self._writer.save_definition(experiment_id, definition)
+        return definition
+
+    def undefine(self, *, experiment_id: str, name: str) -> None:
+        if self._writer is None:
+            raise InvalidArgumentError("derived metrics cannot be removed here (a pin shows the experiment as it was)")
+        if not self._writer.delete_definition(experiment_id, name):
+            raise NotFoundError(f"no derived metric is named {name[:100]!r}")
+
     def list_plugins(self, *, experiment_id: str) -> list[str]:
         """Plugins that own at least one time series."""
         return self._store.plugin_names(experiment_id)
@@ -143,12 +180,14 @@ class DataProvider:
         self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None
     ) -> Nested[Listed]:
         """Seed 003's top-level call: every series of the plugin, of any data class."""
-        return self._list(experiment_id, plugin_name, None, run_tag_filter, _listed)
+        listing = self._list(experiment_id, plugin_name, None, run_tag_filter, _listed)
+        return self._with_derived(experiment_id, plugin_name, run_tag_filter, listing, _derived_listed)
 
     def list_scalars(
         self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None
     ) -> Nested[TimeSeries]:
-        return self._list(experiment_id, plugin_name, DataClass.SCALAR, run_tag_filter, _time_series)
+        listing = self._list(experiment_id, plugin_name, DataClass.SCALAR, run_tag_filter, _time_series)
+        return self._with_derived(experiment_id, plugin_name, run_tag_filter, listing, _derived_time_series)
 
     def read_scalars(
         self,
@@ -188,18 +227,25 @@ class DataProvider:
         steps: StepRange | None = None,
     ) -> Nested[ScalarColumns]:
         """`read_scalars` as numpy columns, for callers that serve many points."""
-        rows = self._read_series(experiment_id, plugin_name, DataClass.SCALAR, run_tag_filter, downsample, steps)
+        derived = self._derived_series(experiment_id, plugin_name, run_tag_filter)
+        extra = sum(len(columns) for by_name in derived.values() for columns in by_name.values())
+        rows = self._read_series(
+            experiment_id, plugin_name, DataClass.SCALAR, run_tag_filter, downsample, steps, extra=extra
+        )
         result: Nested[ScalarColumns] = {}
         if downsample == 1 and steps is None:  # the last point of each series (hparams metrics want it) in one read
             lasts = self._store.last_scalars(experiment_id, [row.id for row in rows])
             for row in rows:
                 result.setdefault(row.run, {})[row.tag] = lasts.get(row.id, EMPTY_SCALARS)
-            return result
-        for row in rows:
-            result.setdefault(row.run, {})[row.tag] = self._store.scalars(
-                experiment_id, row.id, downsample=downsample, steps=steps
-            )
-        return result
+        else:
+            for row in rows:
+                result.setdefault(row.run, {})[row.tag] = self._store.scalars(
+                    experiment_id, row.id, downsample=downsample, steps=steps
+                )
+        for run, by_name in derived.items():
+            for name, columns in by_name.items():
+                result.setdefault(run, {})[name] = _picked(columns, downsample, steps)
+        return {run: result[run] for run in sorted(result, key=walk_order)}
 
     def list_tensors(
         self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None
@@ -266,8 +312,29 @@ class DataProvider:
         steps: StepRange | None = None,
     ) -> Iterator[SeriesPoints[ScalarColumns]]:
         rows = self._streamed(experiment_id, plugin_name, DataClass.SCALAR, run_tag_filter, steps)
-        read = self._store.scalars
-        return (SeriesPoints(row.run, row.tag, row.metadata, read(experiment_id, row.id, steps=steps)) for row in rows)
+        derived = self._derived_series(experiment_id, plugin_name or DERIVED_PLUGIN_NAME, run_tag_filter)
+        if not derived:
+            read = self._store.scalars
+            return (
+                SeriesPoints(row.run, row.tag, row.metadata, read(experiment_id, row.id, steps=steps)) for row in rows
+            )
+        return self._stream_with_derived(experiment_id, rows, derived, steps)
+
+    def _stream_with_derived(
+        self, experiment_id: str, rows: list[SeriesRow], derived: Nested[ScalarColumns], steps: StepRange | None
+    ) -> Iterator[SeriesPoints[ScalarColumns]]:
+        """The logged series and the derived ones, runs in walk order and each run's tags by name."""
+        definitions = self._derived.definitions(experiment_id)
+        logged: list[tuple[str, str, SeriesRow | None]] = [(row.run, row.tag, row) for row in rows]
+        computed: list[tuple[str, str, SeriesRow | None]] = [
+            (run, name, None) for run, by_name in derived.items() for name in by_name
+        ]
+        for run, tag, row in sorted(logged + computed, key=lambda entry: (walk_order(entry[0]), entry[1])):
+            if row is not None:
+                yield SeriesPoints(run, tag, row.metadata, self._store.scalars(experiment_id, row.id, steps=steps))
+            else:
+                metadata = _derived_metadata(definitions[tag])
+                yield SeriesPoints(run, tag, metadata, _picked(derived[run][tag], None, steps))
 
     def stream_logged_tensors(
         self,
@@ -366,19 +433,28 @@ class DataProvider:
         run_tag_filter: RunTagFilter | None,
         downsample: int | None,
         steps: StepRange | None,
+        *,
+        extra: int = 0,
     ) -> list[SeriesRow]:
-        """The series a read names, after checking its arguments and its answer's bound."""
+        """The series a read names, after checking its arguments and its answer's bound (with `extra` points of
+        derived series)."""
         if downsample is not None and downsample < 0:
             raise InvalidArgumentError(f"downsample must be non-negative, not {downsample}")
         rows = self._series(experiment_id, plugin_name, data_class, run_tag_filter)
-        self._check_bound(rows, data_class, downsample, steps)
+        self._check_bound(rows, data_class, downsample, steps, extra=extra)
         return rows
 
     def _check_bound(
-        self, rows: list[SeriesRow], data_class: DataClass, downsample: int | None, steps: StepRange | None
+        self,
+        rows: list[SeriesRow],
+        data_class: DataClass,
+        downsample: int | None,
+        steps: StepRange | None,
+        *,
+        extra: int = 0,
     ) -> None:
         limits = [k for k in (downsample, None if steps is None else steps.latest) if k is not None]
-        total = sum(min([row.point_count, *limits]) for row in rows)
+        total = sum(min([row.point_count, *limits]) for row in rows) + (min([extra, *limits]) if extra else 0)
         bound = self._max_points[data_class]
         if total > bound:
             raise InvalidArgumentError(
@@ -399,6 +475,31 @@ class DataProvider:
         for row in rows:
             self._check_bound([row], data_class, None, steps)
         return sorted(rows, key=lambda row: (walk_order(row.run), row.tag))
+
+    def _derived_series(
+        self, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None
+    ) -> Nested[ScalarColumns]:
+        if plugin_name != DERIVED_PLUGIN_NAME:
+            return {}
+        run_tag_filter = run_tag_filter or RunTagFilter()
+        return self._derived.series(experiment_id, run_tag_filter.runs, run_tag_filter.tags)
+
+    def _with_derived(
+        self,
+        experiment_id: str,
+        plugin_name: str,
+        run_tag_filter: RunTagFilter | None,
+        listing: Nested[T],
+        describe: Callable[[Definition, ScalarColumns], T],
+    ) -> Nested[T]:
+        derived = self._derived_series(experiment_id, plugin_name, run_tag_filter)
+        if not derived:
+            return listing
+        definitions = self._derived.definitions(experiment_id)
+        for run, by_name in derived.items():
+            for name, columns in by_name.items():
+                listing.setdefault(run, {})[name] = describe(definitions[name], columns)
+        return {run: listing[run] for run in sorted(listing, key=walk_order)}
 
     def _list(
         self,
@@ -461,4 +562,43 @@ def _blob_sequence_time_series(row: SeriesRow) -> BlobSequenceTimeSeries:
         description=row.metadata.description,
         display_name=row.metadata.display_name,
         point_count=row.point_count,
+    )
+
+
+def _picked(columns: ScalarColumns, downsample: int | None, steps: StepRange | None) -> ScalarColumns:
+    """A computed series' points as a store read picks them: within `steps`, then at most `downsample`."""
+    if steps is not None:
+        kept = np.ones(len(columns), dtype=bool)
+        if steps.first is not None:
+            kept &= columns.steps >= steps.first
+        if steps.last is not None:
+            kept &= columns.steps <= steps.last
+        columns = ScalarColumns(columns.steps[kept], columns.wall_times[kept], columns.values[kept])
+        if steps.latest is not None:
+            start = max(0, len(columns) - steps.latest)
+            columns = ScalarColumns(columns.steps[start:], columns.wall_times[start:], columns.values[start:])
+    if downsample is None or downsample >= len(columns):
+        return columns
+    chosen = sample_indices(len(columns), downsample)
+    return ScalarColumns(columns.steps[chosen], columns.wall_times[chosen], columns.values[chosen])
+
+
+def _derived_metadata(definition: Definition) -> SeriesMetadata:
+    return SeriesMetadata(
+        plugin_name=DERIVED_PLUGIN_NAME, data_class=DataClass.SCALAR, description=definition.expression
+    )
+
+
+def _derived_listed(definition: Definition, columns: ScalarColumns) -> Listed:
+    return Listed(data_class=DataClass.SCALAR, plugin_content=b"", description=definition.expression, display_name="")
+
+
+def _derived_time_series(definition: Definition, columns: ScalarColumns) -> TimeSeries:
+    return TimeSeries(
+        max_step=int(columns.steps.max()),
+        max_wall_time=float(columns.wall_times.max()),
+        plugin_content=b"",
+        description=definition.expression,
+        display_name="",
+        point_count=len(columns),
     )

@@ -23,6 +23,7 @@ from trainboard.store.run_values import HParamRow, ValueRow
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
+    Definition,
     ExperimentRow,
     Pin,
     PinRow,
@@ -173,6 +174,16 @@ class Database(Protocol):
 
     def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
         """False when the experiment has no such pin."""
+
+    # Derived metrics.
+    def definitions(self, experiment_id: str) -> list[Definition]:
+        """The experiment's derived metrics, by name."""
+
+    def save_definition(self, experiment_id: str, definition: Definition, created: float) -> None:
+        """Add the definition or replace the one of its name; the experiment's generation moves."""
+
+    def delete_definition(self, experiment_id: str, name: str) -> bool:
+        """False when there is no such definition; else the experiment's generation moves."""
 
     # Reads.
     def runs(self, experiment_id: str) -> list[RunRow]: ...

@@ -22,6 +22,7 @@ from trainboard.store.run_filter import Filter
 from trainboard.store.run_values import RunValues
 from trainboard.store.values import (
     BlobSequenceRow,
+    Definition,
     ExperimentRow,
     Pin,
     RunRow,
@@ -148,6 +149,9 @@ class PinnedReader:
 
     def pinned(self, experiment_id: str, pin_id: str) -> StoreReader | None:
         return self._store.pinned(experiment_id, pin_id)
+
+    def definitions(self, experiment_id: str) -> list[Definition]:
+        return self._store.definitions(experiment_id)
 
     def _head(self, series_id: int, asked: int | None = None) -> int:
         """How many of the series' first points to read: those it had at the pin, fewer if asked."""

@@ -14,6 +14,7 @@ from trainboard.store.run_filter import Filter
 from trainboard.store.run_values import RunValues
 from trainboard.store.values import (
     BlobSequenceRow,
+    Definition,
     ExperimentRow,
     RunRow,
     ScalarColumns,
@@ -89,6 +90,9 @@ class StoreReader(Protocol):
 
     def blob_url(self, key: str) -> str | None:
         """A short-lived URL for the blob where the blob store can sign one."""
+
+    def definitions(self, experiment_id: str) -> list[Definition]:
+        """The experiment's derived metrics, by name (a pin shows today's definitions over its points)."""
 
     def pinned(self, experiment_id: str, pin_id: str) -> StoreReader | None:
         """The experiment as of one of its pins (`trainboard.store.pinned`); None for a pin it does not have."""

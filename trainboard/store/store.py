@@ -50,6 +50,7 @@ from trainboard.store.values import (
     ALL_STEPS,
     BlobSequenceRow,
     ChunkIndex,
+    Definition,
     ExperimentRow,
     Pin,
     PinRow,
@@ -156,6 +157,17 @@ class Store:
     def pinned(self, experiment_id: str, pin_id: str) -> PinnedReader | None:
         pin = self.database.pin(experiment_id, pin_id)
         return None if pin is None else PinnedReader(self, pin)
+
+    # Derived metrics.
+
+    def definitions(self, experiment_id: str) -> list[Definition]:
+        return self.database.definitions(experiment_id)
+
+    def save_definition(self, experiment_id: str, definition: Definition) -> None:
+        self.database.save_definition(experiment_id, definition, time.time())
+
+    def delete_definition(self, experiment_id: str, name: str) -> bool:
+        return self.database.delete_definition(experiment_id, name)
 
     def claim_writer(self, experiment_id: str) -> bool:
         return self.database.claim_writer(experiment_id)

@@ -180,3 +180,13 @@ class StepRange:
 
 
 ALL_STEPS = StepRange()
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A derived metric of an experiment: its name (a scalar tag once defined), its expression
+    (`trainboard.expressions.syntax`) and how it aligns series by step: "exact" or "asof"."""
+
+    name: str
+    expression: str
+    align: str

@@ -18,13 +18,15 @@ _STRING = {"type": "string"}
 
 
 @declare(
-    "A scalar tag's runs grouped, each group as its mean with a band (std or min-max) computed on every point",
+    "A scalar tag's runs grouped, each group as its mean with a band (std, min-max or the 95% confidence interval"
+    " of the mean) computed on every point",
     text("tag", required=True),
     text("by", required=True),
     text("band", enum=groups.BANDS),
+    text("align", enum=groups.ALIGNMENTS),
     text("filter", max_length=MAX_FILTER_LENGTH),
     repeated("runs"),
-    body=form_body(tag=_STRING, by=_STRING, band=_STRING, filter=_STRING, runs=FORM_ARRAY),
+    body=form_body(tag=_STRING, by=_STRING, band=_STRING, align=_STRING, filter=_STRING, runs=FORM_ARRAY),
 )
 async def group_scalars(request: Request) -> JSONResponse:
     query = request.query_params
@@ -42,5 +44,6 @@ async def group_scalars(request: Request) -> JSONResponse:
         run_filter=params.optional(query, "filter"),
         runs=params.repeated(query, "runs") if "runs" in query else None,
         samples=found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES),
+        align=params.optional(query, "align", "exact") or "exact",
     )
     return JSONResponse(body)

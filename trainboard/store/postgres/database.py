@@ -37,6 +37,7 @@ from trainboard.store.run_values import HParamRow, ValueRow, final_value
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
+    Definition,
     ExperimentRow,
     Pin,
     PinRow,
@@ -69,6 +70,7 @@ DELETE_EXPERIMENT = (
     *(
         f"DELETE FROM {table} WHERE experiment_id = %(experiment)s"
         for table in (
+            "definitions",
             "pin_series",
             "pin_runs",
             "pins",
@@ -274,6 +276,37 @@ class PostgresDatabase:
             connection.execute("DELETE FROM pin_runs WHERE experiment_id = %s AND pin_id = %s", params)
             deleted = connection.execute("DELETE FROM pins WHERE experiment_id = %s AND pin_id = %s", params)
             return deleted.rowcount > 0
+
+    # Derived metrics.
+
+    def definitions(self, experiment_id: str) -> list[Definition]:
+        rows = self._rows("SELECT name, expression, align FROM definitions WHERE experiment_id = %s", (experiment_id,))
+        # Sorted here, not by the database's collation: both backends list them alike.
+        return sorted((Definition(name, expression, align) for name, expression, align in rows), key=lambda d: d.name)
+
+    def save_definition(self, experiment_id: str, definition: Definition, created: float) -> None:
+        with self.pool.connection() as connection, connection.transaction():
+            connection.execute(
+                "INSERT INTO definitions (experiment_id, name, expression, align, created) SELECT experiment_id, %s,"
+                " %s, %s, %s FROM experiments WHERE experiment_id = %s ON CONFLICT (experiment_id, name) DO UPDATE"
+                " SET expression = excluded.expression, align = excluded.align, created = excluded.created",
+                (definition.name, definition.expression, definition.align, created, experiment_id),
+            )
+            connection.execute(
+                "UPDATE experiment_state SET generation = generation + 1 WHERE experiment_id = %s", (experiment_id,)
+            )
+
+    def delete_definition(self, experiment_id: str, name: str) -> bool:
+        with self.pool.connection() as connection, connection.transaction():
+            deleted = connection.execute(
+                "DELETE FROM definitions WHERE experiment_id = %s AND name = %s", (experiment_id, name)
+            )
+            if not deleted.rowcount:
+                return False
+            connection.execute(
+                "UPDATE experiment_state SET generation = generation + 1 WHERE experiment_id = %s", (experiment_id,)
+            )
+            return True
 
     # Reads.
 

@@ -355,6 +355,21 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # Derived metrics (trainboard.provider.derived): a named expression over an experiment's scalar tags, keyed by
+        # experiment like the rest.
+        "0015_definitions",
+        """
+        CREATE TABLE definitions (
+            experiment_id TEXT NOT NULL REFERENCES experiments,
+            name TEXT NOT NULL,
+            expression TEXT NOT NULL,
+            align TEXT NOT NULL,
+            created DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (experiment_id, name)
+        );
+        """,
+    ),
 ]
 
 

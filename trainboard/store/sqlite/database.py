@@ -40,6 +40,7 @@ from trainboard.store.sqlite.run_metadata import SqliteRunMetadata
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
+    Definition,
     ExperimentRow,
     Pin,
     PinRow,
@@ -72,6 +73,7 @@ PAGE_SIZE = 16384
 # deleted, so that their sessions end and `trainboard tokens list` still shows them.
 _IN_SERIES = "series_id IN (SELECT id FROM series WHERE experiment_id = :experiment)"
 DELETE_EXPERIMENT = (
+    "DELETE FROM definitions WHERE experiment_id = :experiment",
     "DELETE FROM pin_series WHERE experiment_id = :experiment",
     "DELETE FROM pin_runs WHERE experiment_id = :experiment",
     "DELETE FROM pins WHERE experiment_id = :experiment",
@@ -699,6 +701,33 @@ class SqliteDatabase(Guarded):
             db.execute("DELETE FROM pin_series WHERE experiment_id = ? AND pin_id = ?", params)
             db.execute("DELETE FROM pin_runs WHERE experiment_id = ? AND pin_id = ?", params)
             return db.execute("DELETE FROM pins WHERE experiment_id = ? AND id = ?", params).rowcount > 0
+
+    # Derived metrics.
+
+    def definitions(self, experiment_id: str) -> list[Definition]:
+        rows = self.read_connection().execute(
+            "SELECT name, expression, align FROM definitions WHERE experiment_id = ?", (experiment_id,)
+        )
+        # Sorted here, not by the database's collation: both backends list them alike.
+        return sorted((Definition(name, expression, align) for name, expression, align in rows), key=lambda d: d.name)
+
+    def save_definition(self, experiment_id: str, definition: Definition, created: float) -> None:
+        with self._immediate() as db:
+            db.execute(
+                "INSERT INTO definitions (experiment_id, name, expression, align, created) SELECT id, ?, ?, ?, ?"
+                " FROM experiments WHERE id = ? ON CONFLICT (experiment_id, name) DO UPDATE"
+                " SET expression = excluded.expression, align = excluded.align, created = excluded.created",
+                (definition.name, definition.expression, definition.align, created, experiment_id),
+            )
+            db.execute("UPDATE experiments SET generation = generation + 1 WHERE id = ?", (experiment_id,))
+
+    def delete_definition(self, experiment_id: str, name: str) -> bool:
+        with self._immediate() as db:
+            params = (experiment_id, name)
+            if not db.execute("DELETE FROM definitions WHERE experiment_id = ? AND name = ?", params).rowcount:
+                return False
+            db.execute("UPDATE experiments SET generation = generation + 1 WHERE id = ?", (experiment_id,))
+            return True
 
 
 @guard_methods

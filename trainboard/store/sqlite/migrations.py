@@ -341,6 +341,20 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # Derived metrics (trainboard.provider.derived): a named expression over an experiment's scalar tags.
+        "0014_definitions",
+        """
+        CREATE TABLE definitions (
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
+            name TEXT NOT NULL,
+            expression TEXT NOT NULL,
+            align TEXT NOT NULL,
+            created REAL NOT NULL,
+            PRIMARY KEY (experiment_id, name)
+        );
+        """,
+    ),
 ]
 
 
