@@ -34,7 +34,10 @@ LONGEST_GROUPS = (
     "analysis/test_projections.py",
     "browser/test_ui_team.py",
     "cli/test_team_commands.py",
+    "http/test_route_policies.py",
     "ingest/test_soak.py",
+    # Two tests of about half a minute each (2 GiB read through by each framing): handed out last by size.
+    "cli/test_ingest_memory.py",
 )
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import httpx
 
+from tests import loopback
 from tests.commands import in_process_command
 from trainboard.cli import listen, parse_flags, url
 from trainboard.http.server import server_of
@@ -169,7 +170,7 @@ def trainboard_store_in_process(logdir: Path, scratch: Path, db: str, *flags: st
     in_process_command("ingest", f"--db={db}", "--experiment=full", f"--logdir={logdir}")
     serve = (f"--db={db}", "--samples_per_plugin=all", "--no_auth", *flags)
     with in_process("serve", scratch, *serve) as server:
-        found = [e["id"] for e in httpx.get(f"{server.url}/data/experiments").json() if e["name"] == "full"]
+        found = [e["id"] for e in loopback.get(f"{server.url}/data/experiments").json() if e["name"] == "full"]
         yield Server(server.url, server.log, experiment_path=f"/experiment/{found[0]}")
 
 
@@ -221,7 +222,8 @@ def in_process(command: str, scratch: Path, *flags: str, clock: Callable[[], flo
     wiring from the same flags and served by the same uvicorn set-up on a free loopback port, but in a thread of the
     test process: it starts in milliseconds where a process takes a second. For the tests of what the app answers;
     tests/cli runs the command itself (its output, signals, ports). The server's url is the one the command prints
-    (its --path_prefix included, no final slash); its log holds what uvicorn logged (tracebacks included). A
+    (its --path_prefix included, no final slash); its log holds what uvicorn and trainboard's loggers logged
+    (tracebacks and the warnings a process prints on stderr included). A
     `trainboard` is yielded once its first ingest pass is done; `clock` is the one `trainboard serve`'s accounts expire
     tokens and sessions by."""
     settings, _ = parse_flags(["--host=127.0.0.1", "--port=0", *flags], command=command)
@@ -238,6 +240,8 @@ def in_process(command: str, scratch: Path, *flags: str, clock: Callable[[], flo
     uvicorn_errors = logging.getLogger("uvicorn.error")
     for handler in LOGS:
         uvicorn_errors.addHandler(handler)
+    trainboard_logs = logging.getLogger("trainboard")
+    trainboard_logs.addHandler(errors)
     listener = listen(settings, scan=False)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="trainboard-server", daemon=True)
     thread.start()
@@ -254,6 +258,7 @@ def in_process(command: str, scratch: Path, *flags: str, clock: Callable[[], flo
         listener.close()
         LOGS.remove(errors)
         uvicorn_errors.removeHandler(errors)
+        trainboard_logs.removeHandler(errors)
         errors.close()
 
 

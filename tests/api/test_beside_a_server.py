@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
-
 import trainboard
+from tests import loopback
 from tests.servers import trainboard_server
 
 
@@ -19,4 +18,4 @@ def test_open_reads_the_store_a_server_is_writing(full_logdir: Path, tmp_path: P
         with trainboard.open(full_logdir, db=str(store)) as by_logdir:
             assert by_logdir.id == by_url.id
             assert len(by_logdir.scalars()) == len(points) > 0
-        assert httpx.get(f"{server.url}/data/runs", timeout=30).raise_for_status().json()
+        assert loopback.get(f"{server.url}/data/runs", timeout=30).raise_for_status().json()

@@ -9,12 +9,12 @@ import io
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
 import trainboard
+from tests import loopback
 from tests.api.test_experiment import _same, accumulated
 from tests.http.teams import Team, team_server
 from tests.servers import Server, trainboard_server
@@ -63,7 +63,7 @@ def test_open_a_server_gives_the_frames_of_its_store(served: Server) -> None:
 @pytest.mark.parametrize("form", ["csv", "json", "parquet"])
 def test_a_download_holds_every_point_tensorboard_reads(served: Server, full_logdir: Path, form: str) -> None:
     expected = accumulated(full_logdir)
-    response = httpx.get(f"{served.url}/data/trainboard/scalars", params={"format": form}, timeout=120)
+    response = loopback.get(f"{served.url}/data/trainboard/scalars", params={"format": form}, timeout=120)
     assert response.status_code == 200, response.text
     found: dict[tuple[str, str], list[tuple[int, float, float]]] = {}
     if form == "csv":
@@ -99,9 +99,9 @@ def test_hostile_parameters_are_400s(served: Server) -> None:
         ("scalars", {"run": "a", "run_regex": "a"}),
         ("frames/scalars", {"tag": "a\x00"}),
     ]:
-        response = httpx.get(f"{url}/{path}", params=query)
+        response = loopback.get(f"{url}/{path}", params=query)
         assert response.status_code == 400, (path, query, response.text)
-    assert httpx.get(f"{url}/frames/secrets").status_code == 404
+    assert loopback.get(f"{url}/frames/secrets").status_code == 404
 
 
 def test_open_a_team_server_with_a_token(request: pytest.FixtureRequest, tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Browser, Locator, Page, Response
 
+from tests import loopback
 from tests.commands import in_process_command
 from tests.servers import Server, in_process, trainboard_in_process, trainboard_store_in_process
 
@@ -138,12 +139,14 @@ def test_projector_entry_and_files_are_tensorboards(ui: str, full_tensorboard: S
     TensorBoard serves them, and its tab shows the projector, not "Not found"."""
     paths = ["data/plugin_entry.html?name=projector", *(f"data/plugin/projector/{name}" for name in PROJECTOR_FILES)]
     for path in paths:
-        ours, theirs = httpx.get(f"{ui}{path}"), httpx.get(f"{full_tensorboard.url}/{path}")
+        ours, theirs = loopback.get(f"{ui}{path}"), loopback.get(f"{full_tensorboard.url}/{path}")
         assert (ours.status_code, ours.headers["content-type"]) == (theirs.status_code, theirs.headers["content-type"])
         assert ours.status_code == 200 and ours.content == theirs.content, path
         assert ours.headers.get("content-security-policy") == theirs.headers.get("content-security-policy"), path
-    missing = httpx.get(f"{ui}data/plugin_entry.html?name=nothing")
-    assert missing.status_code == httpx.get(f"{full_tensorboard.url}/data/plugin_entry.html?name=nothing").status_code
+    missing = loopback.get(f"{ui}data/plugin_entry.html?name=nothing")
+    assert (
+        missing.status_code == loopback.get(f"{full_tensorboard.url}/data/plugin_entry.html?name=nothing").status_code
+    )
     page.goto(f"{ui}#projector", timeout=TIMEOUT_MS)
     # The entry page's module puts the projector's own page in an iframe of its own.
     projector = page.frame_locator("iframe").first.frame_locator("iframe").first
@@ -163,7 +166,7 @@ def test_a_signed_out_browser_signs_in_and_tensorboards_ui_draws_on_a_private_se
     token = in_process_command("tokens", "create", f"--db={db}", "--user=ada", "--experiment=full").strip()
     with in_process("serve", tmp_path / "serve", f"--db={db}", "--ui=tensorboard") as server:
         url = server.url
-        (experiment,) = httpx.get(f"{url}/data/experiments", headers={"Authorization": f"Bearer {token}"}).json()
+        (experiment,) = loopback.get(f"{url}/data/experiments", headers={"Authorization": f"Bearer {token}"}).json()
         wanted = f"{url}/experiment/{experiment['id']}/#scalars"
         page.goto(wanted, timeout=TIMEOUT_MS)
         assert page.url.startswith(f"{url}/auth/signin?next=")

@@ -9,10 +9,10 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests import loopback
 from tests.browser.test_tensorboard_ui import TIMEOUT_MS
 from tests.servers import trainboard_in_process
 from tests.tsvis.logdirs import FIXTURES, WRITE_EVERY_KIND
@@ -55,7 +55,7 @@ def panel(page: Page, name: str) -> None:
 
 
 def api(served: str, path: str) -> object:
-    answer = httpx.get(served + path, timeout=30).json()
+    answer = loopback.get(served + path, timeout=30).json()
     assert answer["code"] == 200, answer["msg"]
     return answer["data"]
 

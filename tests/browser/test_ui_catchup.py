@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-import httpx
 import numpy as np
 import pytest
 import tensorboardX
@@ -22,6 +21,7 @@ from playwright.sync_api import Browser, Page
 from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
 from tensorboard.compat.proto import graph_pb2
 
+from tests import loopback
 from tests.browser.ui import ui_page
 from tests.logdirs import write_torch_run
 from tests.servers import Server, trainboard_in_process
@@ -56,11 +56,11 @@ def server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
 
 
 def get(server: Server, path: str, **params: str) -> Any:
-    return httpx.get(f"{server.url}/{path}", params=params).raise_for_status().json()
+    return loopback.get(f"{server.url}/{path}", params=params).raise_for_status().json()
 
 
 def post(server: Server, path: str, body: dict[str, Any]) -> Any:
-    return httpx.post(f"{server.url}/{path}", json=body).raise_for_status().json()
+    return loopback.post(f"{server.url}/{path}", json=body).raise_for_status().json()
 
 
 def mean_brightness(png: bytes) -> float:
@@ -91,7 +91,7 @@ def test_images_brightness_contrast_actual_size_and_enlarge(server: Server, brow
             "() => [document.querySelector('.samples img').naturalWidth, "
             "document.querySelector('.samples img').naturalHeight]"
         )
-        served = Image.open(io.BytesIO(httpx.get(f"{server.url}/{image.get_attribute('src')}").content))
+        served = Image.open(io.BytesIO(loopback.get(f"{server.url}/{image.get_attribute('src')}").content))
         assert tuple(natural) == served.size
         assert image.bounding_box()["width"] != natural[0]  # type: ignore[index]
         page.locator(".image-actual-size").check()
@@ -199,7 +199,7 @@ def test_hparams_log_scale_ticks_at_one_two_and_five_times_powers_of_ten(server:
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_embeddings_colour_label_and_search_by_metadata(server: Server, browser: Browser, theme: str) -> None:
-    rows = httpx.get(
+    rows = loopback.get(
         f"{server.url}/data/plugin/projector/metadata", params={"run": "eval", "name": "features:00000"}
     ).text.splitlines()
     header, cells = rows[0].split("\t"), [row.split("\t") for row in rows[1:]]

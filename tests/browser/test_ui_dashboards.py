@@ -7,10 +7,10 @@ import json
 import math
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Locator, Page
 
+from tests import loopback
 from tests.browser.ui import as_number, ui_page
 from tests.servers import Server
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 
 
 def api(server: Server, path: str, **params: str) -> Any:
-    return httpx.get(f"{server.url}/data/plugin/{path}", params=params).raise_for_status().json()
+    return loopback.get(f"{server.url}/data/plugin/{path}", params=params).raise_for_status().json()
 
 
 def filled_card(page: Page, run: str, tag: str) -> Locator:
@@ -177,7 +177,7 @@ def test_audio_players_play_the_served_clips(full_trainboard: Server, browser: B
         card = filled_card(page, run, tag)
         sources = card.locator("audio").evaluate_all("players => players.map(player => player.getAttribute('src'))")
         assert sources == [f"data/plugin/audio/individualAudio?{points[-1]['query']}" for points in served]
-        clip = httpx.get(f"{full_trainboard.url}/{sources[0]}")
+        clip = loopback.get(f"{full_trainboard.url}/{sources[0]}")
         assert clip.status_code == 200 and clip.headers["content-type"] == "audio/wav"
 
 
@@ -229,13 +229,13 @@ def session_groups(server: Server, experiment: dict[str, Any], **order: Any) -> 
         "startIndex": 0,
         "sliceSize": 1000,
     }
-    response = httpx.post(f"{server.url}/data/plugin/hparams/session_groups", content=json.dumps(request))
+    response = loopback.post(f"{server.url}/data/plugin/hparams/session_groups", content=json.dumps(request))
     groups: list[dict[str, Any]] = response.raise_for_status().json()["sessionGroups"]
     return groups
 
 
 def test_hparams_table_sorts_and_filters_through_the_api(full_trainboard: Server, browser: Browser) -> None:
-    experiment = httpx.post(f"{full_trainboard.url}/data/plugin/hparams/experiment", content="{}").json()
+    experiment = loopback.post(f"{full_trainboard.url}/data/plugin/hparams/experiment", content="{}").json()
     names = [info["name"] for info in experiment["hparamInfos"]]
     assert "lr" in names
     ascending = session_groups(full_trainboard, experiment, hparam="lr", param={"order": "ORDER_ASC"})
@@ -279,7 +279,7 @@ def test_hparams_table_sorts_and_filters_through_the_api(full_trainboard: Server
 
 
 def test_hparams_parallel_coordinates_and_scatter_matrix(full_trainboard: Server, browser: Browser) -> None:
-    experiment = httpx.post(f"{full_trainboard.url}/data/plugin/hparams/experiment", content="{}").json()
+    experiment = loopback.post(f"{full_trainboard.url}/data/plugin/hparams/experiment", content="{}").json()
     groups = session_groups(full_trainboard, experiment, hparam="lr", param={})
     hparams = [info["name"] for info in experiment["hparamInfos"]]
     metrics = [info["name"] for info in experiment["metricInfos"]]

@@ -8,11 +8,11 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from PIL import Image
 from playwright.sync_api import Browser, Page
 
+from tests import loopback
 from tests.browser.ui import ui_page
 from tests.servers import Server, trainboard_in_process
 from tests.tsvis.logdirs import write_api_logdir
@@ -29,7 +29,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def tsvis(server: Server, route: str, **params: str) -> Any:
-    answer = httpx.get(f"{server.url}/api/{route}", params=params, timeout=120).raise_for_status().json()
+    answer = loopback.get(f"{server.url}/api/{route}", params=params, timeout=120).raise_for_status().json()
     assert answer["code"] == 200, answer
     return answer["data"]
 

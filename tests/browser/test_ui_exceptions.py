@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests import loopback
 from tests.browser.ui import as_number, ui_page
 from tests.servers import Server, trainboard_in_process
 from tests.tsvis.venv import run_in_tsvis
@@ -30,7 +30,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def tsvis(server: Server, route: str, **params: str) -> Any:
-    answer = httpx.get(f"{server.url}/api/{route}", params=params).raise_for_status().json()
+    answer = loopback.get(f"{server.url}/api/{route}", params=params).raise_for_status().json()
     assert answer["code"] == 200, answer
     return answer["data"]
 

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import torch
 from playwright.sync_api import Browser, Page
 from torch.utils.tensorboard import SummaryWriter
 
+from tests import loopback
 from tests.browser.ui import ui_page
 from tests.servers import Server, trainboard_in_process
 from tests.tsvis.logdirs import FIXTURES, write_graph_runs
@@ -62,7 +62,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def served(server: Server, run: str, kind: str) -> list[Any]:
-    body = httpx.get(f"{server.url}/api/graph", params={"run": run, "tag": kind}).raise_for_status().json()
+    body = loopback.get(f"{server.url}/api/graph", params={"run": run, "tag": kind}).raise_for_status().json()
     assert body["code"] == 200, body
     net: list[Any] = json.loads(body["data"])["net"]
     return net
@@ -150,7 +150,7 @@ def panel_links(page: Page, which: str) -> list[tuple[str, str]]:
 def test_computation_graph_groups_open_and_close(server: Server, browser: Browser) -> None:
     run = "graphdef"
     net = served(server, run, "c_graph")
-    graphdef = httpx.get(f"{server.url}/data/plugin/graphs/graph", params={"run": run}).raise_for_status().text
+    graphdef = loopback.get(f"{server.url}/data/plugin/graphs/graph", params={"run": run}).raise_for_status().text
     # Every NodeDef TensorBoard serves is an op here (an op that is also a scope has its stand-in "(name)" inside).
     assert len(re.findall(r"^node \{", graphdef, re.M)) == sum(1 for node in preorder(net) if not node["sub_net"])
     with ui_page(browser, "graphs-computation") as page:
@@ -331,7 +331,7 @@ def test_structure_graph_files_alone_show_the_tab(tmp_path: Path, browser: Brows
     """TensorBoard's listing sees no graph in a logdir of TS-VIS structure graph files alone; the tab shows still."""
     shutil.copytree(FIXTURES / "hp" / "log", tmp_path / "logs" / "oneflow")
     with trainboard_in_process(tmp_path / "logs", tmp_path / "store") as alone:
-        listing = httpx.get(f"{alone.url}/data/plugins_listing").raise_for_status().json()
+        listing = loopback.get(f"{alone.url}/data/plugins_listing").raise_for_status().json()
         assert listing["graphs"]["enabled"] is False
         models = served(alone, "oneflow", "s_graph")
         with ui_page(browser, "graphs-structure-alone") as page:

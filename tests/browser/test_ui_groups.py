@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-import httpx
 import numpy as np
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests import loopback
 from tests.browser.ui import ARTIFACTS, ui_page
 from tests.browser.visuals import coloured, pixels
 from tests.logdirs import write_sweep_logdir
@@ -49,10 +49,10 @@ def test_the_filter_box_takes_the_language_and_regexes(server: Server, browser: 
         assert shown_runs(page) == "4 of 25 runs shown (4 matching)"
         names = page.locator("#run-list .run").evaluate_all("rows => rows.map(row => row.dataset.run)")
         assert names == [f"sgd/lr0.001_seed{seed}" for seed in range(4)]
-        every = httpx.get(f"{server.url}/data/trainboard/runs").json()["runs"]
+        every = loopback.get(f"{server.url}/data/trainboard/runs").json()["runs"]
         threshold = sorted(run["metrics"]["val/acc"] for run in every if "val/acc" in run["metrics"])[10]
         quoted = {"filter": f"`val/acc` < {threshold!r}"}
-        expected = httpx.get(f"{server.url}/data/trainboard/runs", params=quoted).json()["runs"]
+        expected = loopback.get(f"{server.url}/data/trainboard/runs", params=quoted).json()["runs"]
         assert len(expected) == 10
         page.fill("#run-filter", f"val/acc < {threshold!r}")
         page.wait_for_function(f"() => document.querySelector('#run-count').textContent.startsWith('{len(expected)} ')")

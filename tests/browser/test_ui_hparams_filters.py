@@ -8,10 +8,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser
 
+from tests import loopback
 from tests.browser.ui import ui_page
 from tests.hparams.logdirs import write_writers_logdir
 from tests.servers import Server, trainboard_in_process
@@ -35,7 +35,7 @@ def kept_by_api(server: Server, hparam: str, column_filter: dict[str, Any]) -> l
         "startIndex": 0,
         "sliceSize": 1000,
     }
-    answer = httpx.post(f"{server.url}/data/plugin/hparams/session_groups", content=json.dumps(request))
+    answer = loopback.post(f"{server.url}/data/plugin/hparams/session_groups", content=json.dumps(request))
     return sorted(group["name"] for group in answer.raise_for_status().json()["sessionGroups"])
 
 

@@ -11,10 +11,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests import loopback
 from tests.browser.ui import as_number, ui_page
 from tests.hparams.logdirs import write_writers_logdir
 from tests.servers import Server, trainboard_in_process
@@ -34,7 +34,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def experiment(server: Server) -> dict[str, Any]:
-    answer: dict[str, Any] = httpx.post(f"{server.url}/data/plugin/hparams/experiment", content="{}").json()
+    answer: dict[str, Any] = loopback.post(f"{server.url}/data/plugin/hparams/experiment", content="{}").json()
     return answer
 
 
@@ -49,7 +49,7 @@ def groups(server: Server, experiment: dict[str, Any]) -> list[dict[str, Any]]:
         "startIndex": 0,
         "sliceSize": 1000,
     }
-    answer = httpx.post(f"{server.url}/data/plugin/hparams/session_groups", content=json.dumps(request))
+    answer = loopback.post(f"{server.url}/data/plugin/hparams/session_groups", content=json.dumps(request))
     found: list[dict[str, Any]] = answer.raise_for_status().json()["sessionGroups"]
     return found
 

@@ -10,12 +10,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pyarrow.parquet as pq
 import pytest
 import tensorboardX
 from playwright.sync_api import Browser, Page, Request
 
+from tests import loopback
 from tests.browser.ui import ARTIFACTS, LONG_RUN, LONG_STEPS, SEED_RUNS, ui_page, write_scalar_logdir
 from tests.servers import Server, trainboard_in_process, trainboard_store_in_process
 
@@ -56,7 +56,7 @@ class Requests:
 
 
 def last_served_step(server: Server, run: str) -> int:
-    response = httpx.get(f"{server.url}/data/plugin/scalars/scalars", params={"run": run, "tag": TAG})
+    response = loopback.get(f"{server.url}/data/plugin/scalars/scalars", params={"run": run, "tag": TAG})
     return int(response.json()[-1][1]) if response.status_code == 200 and response.json() else -1
 
 
@@ -130,7 +130,7 @@ def test_a_pinned_view_opens_no_stream(logdir: Path, browser: Browser, tmp_path:
     db = f"sqlite:{tmp_path / 'store.sqlite'}"
     with trainboard_store_in_process(logdir, tmp_path, db) as served:
         experiment = f"{served.url}{served.experiment_path}"
-        pin = httpx.post(f"{experiment}/pins").raise_for_status().json()["pin"]
+        pin = loopback.post(f"{experiment}/pins").raise_for_status().json()["pin"]
         with ui_page(browser, "live-pinned") as page:
             requests = Requests(page)
             page.goto(f"{experiment}/at/{pin}/#runFilter=^{LONG_RUN}$")
@@ -148,7 +148,7 @@ def test_a_pinned_view_opens_no_stream(logdir: Path, browser: Browser, tmp_path:
 def test_the_parquet_download_holds_every_point(server: Server, browser: Browser) -> None:
     runs = sorted([*SEED_RUNS, LONG_RUN])
     query = [("tag", TAG), ("format", "json"), *(("run", run) for run in runs)]
-    served = httpx.get(f"{server.url}/data/trainboard/scalars", params=query, timeout=60).json()
+    served = loopback.get(f"{server.url}/data/trainboard/scalars", params=query, timeout=60).json()
     expected = {
         series["run"]: list(zip(series["step"], series["wall_time"], series["value"], strict=True)) for series in served
     }

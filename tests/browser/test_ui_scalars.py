@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import numpy as np
 import pytest
 import tensorboardX
 from PIL import Image
 from playwright.sync_api import Browser, Locator, Page
 
+from tests import loopback
 from tests.browser.ui import (
     HOSTILE_RUN,
     LONG_RUN,
@@ -64,7 +64,7 @@ def sampled_server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 def served(server: Server, run: str, tag: str) -> list[tuple[float, int, float]]:
-    rows = httpx.get(f"{server.url}/data/plugin/scalars/scalars", params={"run": run, "tag": tag}).json()
+    rows = loopback.get(f"{server.url}/data/plugin/scalars/scalars", params={"run": run, "tag": tag}).json()
     return [(wall, step, float(value)) for wall, step, value in rows]
 
 
@@ -189,7 +189,7 @@ def test_select_all_matching_and_keyboard_selection(server: Server, browser: Bro
     with ui_page(browser, "scalars-run-selector") as page:
         page.goto(f"{server.url}/")
         page.locator("#run-list .run").first.wait_for()
-        total = len(httpx.get(f"{server.url}/data/runs").json())
+        total = len(loopback.get(f"{server.url}/data/runs").json())
         page.click("#run-regex")
         page.fill("#run-filter", "seed")
         page.click("#deselect-matching")

@@ -15,6 +15,7 @@ import pytest
 import tensorboardX
 from playwright.sync_api import Browser, Page
 
+from tests import loopback
 from tests.browser.ui import ui_page
 from tests.servers import BIN, Server, free_port, running, trainboard_flags, trainboard_server
 from trainboard.demo import write_demo
@@ -56,7 +57,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 def dashboards_with_data(server: Server) -> list[str]:
     """The ids of the dashboards the page should offer on `server`'s data (the listing's, and TS-VIS's exceptions)."""
-    listing = httpx.get(f"{server.url}/data/plugins_listing").raise_for_status().json()
+    listing = loopback.get(f"{server.url}/data/plugins_listing").raise_for_status().json()
     ids = {"projector": "embeddings"}
     return [ids.get(plugin, plugin) for plugin, entry in listing.items() if entry["enabled"]] + ["exceptions"]
 

@@ -17,6 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from tests import loopback
 from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
 from tests.http.teams import Clock
@@ -337,5 +338,5 @@ def test_a_provider_that_names_another_issuer_is_refused(setup: Setup, context: 
 
 
 def test_the_single_sign_on_routes_are_described(setup: Setup) -> None:
-    paths = httpx.get(f"{setup.board}/openapi.json").json()["paths"]
+    paths = loopback.get(f"{setup.board}/openapi.json").json()["paths"]
     assert {"/auth/oidc/start", "/auth/oidc/callback", "/auth/oidc/signout", "/auth/tokens"} <= set(paths)

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 import tensorboardX
 from playwright.sync_api import Browser, Page, expect
 
+from tests import loopback
 from tests.browser.ui import ARTIFACTS, SEED_TAGS, click_tab, seed_value, ui_page
 from tests.cli.process import command
 from tests.commands import in_process_command
@@ -83,7 +83,7 @@ def ingest(team: Team, experiment: str, logdir: Path) -> None:
 
 def create(team: Team, user: str, name: str, description: str = "") -> str:
     """An experiment `user` creates through the API (as an upload client would), its id."""
-    response = httpx.post(
+    response = loopback.post(
         f"{team.url}/data/experiments",
         json={"name": name, "description": description},
         headers=bearer(team, user),
@@ -242,7 +242,7 @@ def test_a_pinned_link_keeps_its_moment_and_the_live_one_follows(team: Team, bro
             wait_drawn(pinned, "train/loss", 1)
             assert shown_runs(pinned) == ["first"]
             pin = pinned_url.rstrip("/").rsplit("/", 1)[1]
-            made = httpx.get(f"{team.url}/experiment/{experiment_id}/pins/{pin}", headers=bearer(team, "ada")).json()
+            made = loopback.get(f"{team.url}/experiment/{experiment_id}/pins/{pin}", headers=bearer(team, "ada")).json()
             assert made["pin"] == pin and made["created"] > 0
             banner = pinned.inner_text("#pinned-banner")
             assert re.match(r"Pinned at \d{4}-\d\d-\d\d \d\d:\d\d: data written later is not shown", banner), banner
@@ -272,10 +272,10 @@ def test_many_experiments_search_and_sort(team: Team, browser: Browser) -> None:
         create(team, "carol", name, description=f"lr {10 ** -(index % 4 + 2)}, batch {2 ** (index % 5 + 5)}")
     ada_shared = create(team, "ada", "shared-with-carol-and-public")
     admin = bearer(team, "ada")
-    httpx.post(
+    loopback.post(
         f"{team.url}/experiment/{ada_shared}/admin/share", json={"user": "carol", "role": "write"}, headers=admin
     )
-    httpx.post(f"{team.url}/experiment/{ada_shared}/admin/public", json={"public": True}, headers=admin)
+    loopback.post(f"{team.url}/experiment/{ada_shared}/admin/public", json={"public": True}, headers=admin)
     for scheme in ("light", "dark"):
         with ui_page(browser, f"team-experiments-many-{scheme}", color_scheme=scheme) as page:
             sign_in(page, team, "carol")
@@ -313,16 +313,16 @@ def test_an_admin_renames_publishes_and_deletes(team: Team, browser: Browser) ->
         page.wait_for_selector(row(page, "renamed"))
         panel.locator(".public-toggle").check()
         page.wait_for_selector(f"{row(page, 'renamed')} .badge.public")
-        assert httpx.get(f"{team.url}/experiment/{experiment_id}/data/runs").status_code == 200
+        assert loopback.get(f"{team.url}/experiment/{experiment_id}/data/runs").status_code == 200
         panel.locator(".public-toggle").uncheck()
         page.wait_for_function(f'() => !document.querySelector("{row(page, "renamed")} .badge.public")')
-        assert httpx.get(f"{team.url}/experiment/{experiment_id}/data/runs").status_code == 401
+        assert loopback.get(f"{team.url}/experiment/{experiment_id}/data/runs").status_code == 401
         panel.locator(".delete").click()
         assert "cannot be undone" in panel.locator(".confirm").inner_text()
         panel.locator(".confirm-delete").click()
         page.wait_for_selector(row(page, "renamed"), state="detached")
         assert "Deleted renamed." in page.inner_text("#notice")
-        listed = httpx.get(f"{team.url}/data/experiments", headers=bearer(team, "ada"))
+        listed = loopback.get(f"{team.url}/data/experiments", headers=bearer(team, "ada"))
         assert "renamed" not in [e["name"] for e in listed.json()]
 
 
@@ -331,7 +331,7 @@ def test_every_dashboard_draws_pinned_and_live(team: Team, browser: Browser, ful
     /experiment/<id>/ and below /experiment/<id>/at/<pin>/, asking the API relative to the page."""
     experiment_id = create(team, "ada", "every-plugin")
     ingest(team, "every-plugin", full_logdir)
-    made = httpx.post(f"{team.url}/experiment/{experiment_id}/pins", headers=bearer(team, "ada")).json()
+    made = loopback.post(f"{team.url}/experiment/{experiment_id}/pins", headers=bearer(team, "ada")).json()
     with ui_page(browser, "team-every-dashboard") as page:
         sign_in(page, team, "ada", f"/experiment/{experiment_id}/at/{made['pin']}/")
         for path in (f"/experiment/{experiment_id}/at/{made['pin']}/", f"/experiment/{experiment_id}/"):

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from tests import loopback
 from tests.browser.ui import (
     ARTIFACTS,
     LONG_RUN,
@@ -56,7 +56,7 @@ def sampled_server(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 def api(server: Server, path: str, **params: str) -> Any:
-    return httpx.get(f"{server.url}/{path}", params=params).raise_for_status().json()
+    return loopback.get(f"{server.url}/{path}", params=params).raise_for_status().json()
 
 
 def listed_tags(server: Server, plugin: str) -> dict[str, set[str]]:

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
 
-import httpx
 import numpy as np
 import pytest
 from PIL import Image
 from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from tests import loopback
 from tests.browser.ui import ARTIFACTS, TIMEOUT_MS, Console, ui_page
 from tests.browser.visuals import (
     SHOWN_TOOLTIPS,
@@ -74,7 +74,7 @@ DRAWN = {
 
 
 def api(server: Server, path: str, **params: str) -> Any:
-    return httpx.get(f"{server.url}/{path}", params=params).raise_for_status().json()
+    return loopback.get(f"{server.url}/{path}", params=params).raise_for_status().json()
 
 
 def drawn_pr_card(page: Page, tag: str) -> Locator:

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import loopback
 from tests.cli.logs import write_run
 from tests.cli.process import command, trainboard
 
@@ -39,7 +40,7 @@ def test_without_a_logdir_it_writes_and_serves_the_demo(tmp_path: Path) -> None:
     written = {path: path.stat().st_mtime_ns for path in demo.rglob("*tfevents*")}
     # Started again, it serves the same demo from its store without writing it again.
     with trainboard(tmp_path / "second", "--port=0", "--reload_interval=0", env=cache) as server:
-        assert len(httpx.get(f"{server.url}data/runs").json()) == 12
+        assert len(loopback.get(f"{server.url}data/runs").json()) == 12
         assert "ingest done: 13/13 files, 0.3/0.3 MB, 0 new points" in server.errors()
     assert {path: path.stat().st_mtime_ns for path in demo.rglob("*tfevents*")} == written
 
@@ -48,7 +49,7 @@ def test_progress_goes_to_stderr_as_lines_in_a_log_and_as_a_bar_on_a_terminal(tm
     write_run(tmp_path / "logs" / "run", steps=1000)
     flags = (f"--logdir={tmp_path / 'logs'}", "--port=0", "--reload_interval=0")
     with trainboard(tmp_path / "log", *flags, f"--db={tmp_path / 'log.sqlite'}") as server:
-        progress = httpx.get(f"{server.url}data/ingest_progress").json()
+        progress = loopback.get(f"{server.url}data/ingest_progress").json()
     assert server.stdout.read_text() == ""
     summary = f"ingest done: 1/1 files, 0.0/0.0 MB, {progress['points']:,} new points in "
     assert progress["points"] == 1000
@@ -69,8 +70,8 @@ def test_logdir_spec_names_runs_by_group(tmp_path: Path) -> None:
     spec = f"first:{tmp_path / 'a'},second:{tmp_path / 'b'},{tmp_path / 'c'}"
     flags = (f"--logdir_spec={spec}", "--port=0", f"--db={tmp_path / 's.sqlite'}")
     with trainboard(tmp_path / "spec", *flags) as server:
-        assert sorted(httpx.get(f"{server.url}data/runs").json()) == ["first/x", "second/.", "y"]
-        assert httpx.get(f"{server.url}data/environment").json()["data_location"] == spec
+        assert sorted(loopback.get(f"{server.url}data/runs").json()) == ["first/x", "second/.", "y"]
+        assert loopback.get(f"{server.url}data/environment").json()["data_location"] == spec
 
 
 def test_port_is_6006_or_the_next_free_one_unless_given(tmp_path: Path) -> None:
@@ -98,7 +99,7 @@ def test_host_may_be_ipv6_and_the_url_has_the_path_prefix(tmp_path: Path) -> Non
     flags = (f"--logdir={tmp_path}", "--host=::1", "--port=0", "--path_prefix=/board/", f"--db={tmp_path / 'db'}")
     with trainboard(tmp_path / "v6", *flags) as server:
         assert re.fullmatch(r"http://\[::1\]:\d+/board/", server.url)
-        assert httpx.get(f"{server.url}data/runs").json() == []
+        assert loopback.get(f"{server.url}data/runs").json() == []
         assert "--bind_all" not in server.errors()
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 
+from tests import loopback
 from tests.servers import BIN, free_port, running
 
 TLS_WARNING = "WARNING: this server listens on every interface over plain HTTP"
@@ -30,7 +31,7 @@ def test_a_reachable_server_without_tokens_warns_at_start_and_in_its_page(tmp_pa
     with running(command, port, tmp_path / "serve.log", _answers) as server:
         printed = server.output()
         assert TLS_WARNING in printed and NO_AUTH_WARNING in printed, printed
-        page = httpx.get(f"{server.url}/").text
+        page = loopback.get(f"{server.url}/").text
         banner = re.search(r"<style>body::before\{content:\"([^\"]*)\"", page)
         assert banner is not None and "Warning: this server listens on every interface" in banner.group(1)
         assert "Warning: --no_auth on an address others can reach" in banner.group(1)
@@ -40,7 +41,7 @@ def test_on_loopback_no_warning_and_no_banner(tmp_path: Path) -> None:
     command, port = _serve(tmp_path, "--no_auth")
     with running(command, port, tmp_path / "serve.log", _answers) as server:
         assert "WARNING" not in server.output()
-        assert "body::before" not in httpx.get(f"{server.url}/").text
+        assert "body::before" not in loopback.get(f"{server.url}/").text
 
 
 def test_metrics_are_scraped_from_their_own_port_and_move_with_the_requests(tmp_path: Path) -> None:
@@ -50,7 +51,7 @@ def test_metrics_are_scraped_from_their_own_port_and_move_with_the_requests(tmp_
         assert f"Metrics at http://127.0.0.1:{metrics}/metrics" in server.output()
 
         def healthz_count() -> float:
-            text = httpx.get(f"http://127.0.0.1:{metrics}/metrics").raise_for_status().text
+            text = loopback.get(f"http://127.0.0.1:{metrics}/metrics").raise_for_status().text
             found = re.search(
                 r'^trainboard_http_request_duration_seconds_count\{method="GET",route="/healthz",status="200"\} (\S+)$',
                 text,
@@ -60,10 +61,10 @@ def test_metrics_are_scraped_from_their_own_port_and_move_with_the_requests(tmp_
 
         before = healthz_count()
         for _ in range(3):
-            assert httpx.get(f"{server.url}/healthz").text == "ok"
+            assert loopback.get(f"{server.url}/healthz").text == "ok"
         assert healthz_count() == before + 3
         # Not on the app's own port.
-        assert httpx.get(f"{server.url}/metrics").status_code != 200
+        assert loopback.get(f"{server.url}/metrics").status_code != 200
 
 
 def test_json_logs_are_one_object_per_line_and_a_newline_cannot_forge_one(tmp_path: Path) -> None:
@@ -74,7 +75,7 @@ def test_json_logs_are_one_object_per_line_and_a_newline_cannot_forge_one(tmp_pa
     command = [str(BIN / "trainboard"), "serve", f"--db={directory / 'store.sqlite'}", f"--port={port}"]
     with running([*command, "--log_format=json"], port, tmp_path / "serve.log", _answers) as server:
         directory.rename(tmp_path / "moved")
-        assert httpx.get(f"{server.url}/readyz").status_code == 503
+        assert loopback.get(f"{server.url}/readyz").status_code == 503
         lines = server.log.read_text().splitlines()
     records = [json.loads(line) for line in lines]
     assert all({"time", "level", "logger", "message"} <= set(record) for record in records)

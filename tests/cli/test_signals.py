@@ -7,9 +7,9 @@ import os
 import signal
 from pathlib import Path
 
-import httpx
 import pytest
 
+from tests import loopback
 from tests.cli.logs import write_run
 from tests.cli.process import trainboard
 
@@ -17,7 +17,7 @@ STEPS = 500
 
 
 def served_points(url: str) -> list[list[float]]:
-    points: list[list[float]] = httpx.get(f"{url}data/scalars", params={"run": "run", "tag": "loss"}).json()
+    points: list[list[float]] = loopback.get(f"{url}data/scalars", params={"run": "run", "tag": "loss"}).json()
     return points
 
 

@@ -8,10 +8,10 @@ import re
 import subprocess
 from pathlib import Path
 
-import httpx
 import pytest
 import tensorboard.version
 
+from tests import loopback
 from tests.cli.logs import write_run
 from tests.cli.process import command, trainboard
 from tests.servers import BIN
@@ -107,7 +107,7 @@ def test_trainboard_serves_with_every_ignored_flag_saying_why_once(tmp_path: Pat
     ignored = [argument(name, flags.get(name, "VALUE"), tmp_path) for name in (*WHYS, *INSPECT_ONLY)]
     meant = [f"--logdir={tmp_path / 'logs'}", "--port=0", "--reload_interval=0", f"--db={tmp_path / 'db.sqlite'}"]
     with trainboard(tmp_path / "run", *meant, *ignored, "--reuse_port=true") as server:
-        assert httpx.get(f"{server.url}data/runs").json() == ["run"]
+        assert loopback.get(f"{server.url}data/runs").json() == ["run"]
         lines = server.errors().splitlines()
     for flag in ignored:
         assert sum(line.startswith(f"trainboard: ignoring {flag}: ") for line in lines) == 1, flag

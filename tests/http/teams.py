@@ -11,9 +11,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import pytest
 
+from tests import loopback
 from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
 from tests.servers import in_process
@@ -83,10 +83,10 @@ def team_server(request: pytest.FixtureRequest, backend: str, ui: str, tmp_path:
     clock = Clock()
     with in_process("serve", tmp_path / "serve", f"--db={db}", f"--ui={ui}", clock=clock) as server:
         url = server.url
-        listed = httpx.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
+        listed = loopback.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
         ids = {e["name"]: e["id"] for e in listed}
         other = next(e.id for e in experiments_of(db) if e.name == "other")
-        pin = httpx.post(f"{url}/experiment/{ids['private']}/pins", headers=bearer(admin)).raise_for_status().json()
+        pin = loopback.post(f"{url}/experiment/{ids['private']}/pins", headers=bearer(admin)).raise_for_status().json()
         yield Team(db, url, ids["private"], other, admin, reader, stranger, pin["pin"], server.log, clock)
 
 
@@ -104,7 +104,7 @@ def bearer(token: str | None) -> dict[str, str]:
 
 def sign_in(url: str, token: str) -> str:
     """A session of the token: the value of its cookie."""
-    response = httpx.post(f"{url}/auth/session", json={"token": token}, headers={"Origin": url})
+    response = loopback.post(f"{url}/auth/session", json={"token": token}, headers={"Origin": url})
     assert response.status_code == 200, response.text
     return response.cookies[SESSION_COOKIE]
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import httpx
 
+from tests import loopback
 from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
 from tests.http.teams import Team, bearer, cookie, new_token, sign_in
@@ -50,12 +51,12 @@ def test_what_users_do_is_recorded_with_who_and_from_where(team: Team, tmp_path:
     admin_url = f"{team.url}/experiment/{team.private}/admin"
     start = len(events(team.db))
     session = sign_in(team.url, team.reader)
-    assert httpx.post(f"{team.url}/auth/signout", headers=cookie(session, team.url)).is_success
-    assert httpx.post(f"{admin_url}/share", headers=admin, json={"user": "eve", "role": "write"}).is_success
-    assert httpx.post(f"{admin_url}/public", headers=admin, json={"public": True}).is_success
-    assert httpx.post(f"{admin_url}/rename", headers=admin, json={"name": "renamed"}).is_success
-    pin = httpx.post(f"{team.url}/experiment/{team.private}/pins", headers=admin).json()["pin"]
-    created = httpx.post(f"{team.url}/data/experiments", headers=bearer(team.stranger), json={"name": "fresh"})
+    assert loopback.post(f"{team.url}/auth/signout", headers=cookie(session, team.url)).is_success
+    assert loopback.post(f"{admin_url}/share", headers=admin, json={"user": "eve", "role": "write"}).is_success
+    assert loopback.post(f"{admin_url}/public", headers=admin, json={"public": True}).is_success
+    assert loopback.post(f"{admin_url}/rename", headers=admin, json={"name": "renamed"}).is_success
+    pin = loopback.post(f"{team.url}/experiment/{team.private}/pins", headers=admin).json()["pin"]
+    created = loopback.post(f"{team.url}/data/experiments", headers=bearer(team.stranger), json={"name": "fresh"})
     assert created.status_code == 201
     fresh = created.json()["id"]
     write_run(tmp_path / "upload" / "train", steps=3)
@@ -63,8 +64,8 @@ def test_what_users_do_is_recorded_with_who_and_from_where(team: Team, tmp_path:
     cli(*upload, f"--token={team.stranger}")
     cli(*upload, f"--token={team.stranger}")  # nothing new: no file starts again
     (uploaded,) = [p.relative_to(tmp_path / "upload").as_posix() for p in (tmp_path / "upload").rglob("*.tfevents*")]
-    assert httpx.post(f"{team.url}/experiment/{fresh}/admin/delete", headers=bearer(team.stranger)).is_success
-    refused = httpx.get(f"{team.url}/data/experiments", headers={**bearer(bad := bad_token()), **AGENT})
+    assert loopback.post(f"{team.url}/experiment/{fresh}/admin/delete", headers=bearer(team.stranger)).is_success
+    refused = loopback.get(f"{team.url}/data/experiments", headers={**bearer(bad := bad_token()), **AGENT})
     assert refused.status_code == 401
 
     found = [(row.event, row.user, row.experiment_id) for row in events(team.db)[start:]]
@@ -99,14 +100,14 @@ def test_an_experiments_admins_read_its_audit_log_in_pages(team: Team) -> None:
     admin_url = f"{team.url}/experiment/{team.private}/admin"
     for step in range(5):
         body = {"user": "eve", "role": "read" if step % 2 else None}
-        assert httpx.post(f"{admin_url}/share", headers=bearer(team.admin), json=body).is_success
+        assert loopback.post(f"{admin_url}/share", headers=bearer(team.admin), json=body).is_success
     audit = f"{admin_url}/audit"
-    first = httpx.get(audit, headers=bearer(team.admin), params={"limit": 3}).json()
+    first = loopback.get(audit, headers=bearer(team.admin), params={"limit": 3}).json()
     assert [e["event"] for e in first["events"]] == ["role_change"] * 3
     assert [e["detail"]["role"] for e in first["events"]] == [None, "read", None]
     assert first["events"][0]["user"] == "ada" and first["events"][0]["target_user"] == "eve"
     assert first["next"] == first["events"][-1]["id"]
-    rest = httpx.get(audit, headers=bearer(team.admin), params={"before": first["next"]}).json()
+    rest = loopback.get(audit, headers=bearer(team.admin), params={"before": first["next"]}).json()
     # Before: the team's pin, and ada's and bob's tokens limited to the experiment, which gave them their roles.
     older = [(e["event"], e["target_user"]) for e in rest["events"]]
     assert older == [
@@ -120,22 +121,22 @@ def test_an_experiments_admins_read_its_audit_log_in_pages(team: Team) -> None:
     ]
     assert rest["next"] is None
     assert all(e["experiment"] == team.private for e in first["events"] + rest["events"])
-    of_bob = httpx.get(audit, headers=bearer(team.admin), params={"user": "bob"}).json()
+    of_bob = loopback.get(audit, headers=bearer(team.admin), params={"user": "bob"}).json()
     assert [e["event"] for e in of_bob["events"]] == ["token_create", "role_change"]
     assert of_bob["events"][0]["token"] == token_id(team.reader)
     assert of_bob["events"][0]["client"] == "command line" and of_bob["events"][0]["detail"]["role"] == "read"
-    later = httpx.get(audit, headers=bearer(team.admin), params={"since": int(time.time()) + 60}).json()
+    later = loopback.get(audit, headers=bearer(team.admin), params={"since": int(time.time()) + 60}).json()
     assert later["events"] == []
     # Its readers, and admins of other experiments, get the 404 of an experiment that does not exist.
-    assert httpx.get(audit, headers=bearer(team.reader)).status_code == 404
-    assert httpx.get(audit, headers=bearer(team.stranger)).status_code == 404
-    assert httpx.get(audit).status_code == 401
+    assert loopback.get(audit, headers=bearer(team.reader)).status_code == 404
+    assert loopback.get(audit, headers=bearer(team.stranger)).status_code == 404
+    assert loopback.get(audit).status_code == 401
 
 
 def test_the_audit_command_prints_one_line_per_event(team: Team, tmp_path: Path) -> None:
     new_token(team.db, "bob", "--experiment=private", "--role=write")
     sneaky = {**bearer(bad_token()), "User-Agent": "evil\x1b[2J FORGED"}
-    assert httpx.get(f"{team.url}/data/experiments", headers=sneaky).status_code == 401
+    assert loopback.get(f"{team.url}/data/experiments", headers=sneaky).status_code == 401
     cli("tokens", "revoke", f"--db={team.db}", token_id(team.reader))
     # A name with a newline (refused at upload; the command escapes it wherever it comes from).
     store = open_store(team.db)

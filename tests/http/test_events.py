@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 
+from tests import loopback
 from tests.cli.process import command, trainboard
 from tests.servers import SERVING, in_process, stop
 from trainboard.http.trainboard_api.events import MAX_STREAMS
@@ -40,9 +41,9 @@ def test_the_stream_announces_appended_points_and_ends_at_shutdown(tmp_path: Pat
     with trainboard(tmp_path / "server", *flags) as server:
         seen: list[tuple[float, dict[str, object]]] = []
         accept = {"Accept": "text/event-stream"}
-        once = httpx.get(f"{server.url}data/trainboard/events")
+        once = loopback.get(f"{server.url}data/trainboard/events")
         assert once.text.startswith("event: progress\ndata: {")
-        with httpx.stream("GET", f"{server.url}data/trainboard/events", headers=accept, timeout=30) as response:
+        with loopback.stream("GET", f"{server.url}data/trainboard/events", headers=accept, timeout=30) as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
             lines = response.iter_lines()
@@ -57,7 +58,7 @@ def test_the_stream_announces_appended_points_and_ends_at_shutdown(tmp_path: Pat
                     _append(events_file, range(10, 20))
                 elif seen[-1][1]["generation"] != seen[-2][1]["generation"]:
                     # Ingest may land the appended records in more than one pass: each is announced.
-                    scalars = httpx.get(f"{server.url}data/scalars", params={"run": "run", "tag": "loss"}).json()
+                    scalars = loopback.get(f"{server.url}data/scalars", params={"run": "run", "tag": "loss"}).json()
                     if len(scalars) == 20:
                         break
             assert len(scalars) == 20
@@ -78,10 +79,10 @@ def test_a_pinned_view_has_no_stream(tmp_path: Path) -> None:
     events_file.parent.mkdir(parents=True)
     _append(events_file, range(3))
     with in_process("trainboard", tmp_path / "server", f"--logdir={tmp_path / 'logs'}") as server:
-        pin = httpx.post(f"{server.url}/pins").raise_for_status().json()["pin"]
-        assert httpx.get(f"{server.url}/at/{pin}/data/trainboard/events").status_code == 204
-        assert httpx.get(f"{server.url}/data/trainboard/capabilities").json()["events"] is True
-        assert httpx.get(f"{server.url}/at/{pin}/data/trainboard/capabilities").json()["events"] is False
+        pin = loopback.post(f"{server.url}/pins").raise_for_status().json()["pin"]
+        assert loopback.get(f"{server.url}/at/{pin}/data/trainboard/events").status_code == 204
+        assert loopback.get(f"{server.url}/data/trainboard/capabilities").json()["events"] is True
+        assert loopback.get(f"{server.url}/at/{pin}/data/trainboard/capabilities").json()["events"] is False
 
 
 def test_past_the_bound_a_stream_is_a_503_until_one_closes(tmp_path: Path) -> None:
@@ -90,7 +91,7 @@ def test_past_the_bound_a_stream_is_a_503_until_one_closes(tmp_path: Path) -> No
     _append(events_file, range(3))
     with in_process("trainboard", tmp_path / "server", f"--logdir={tmp_path / 'logs'}") as server:
         asyncio.run(asyncio.wait_for(_fill_the_streams(f"{server.url}/data/trainboard/events"), 60))
-        assert httpx.get(f"{server.url}/data/ingest_progress").status_code == 200
+        assert loopback.get(f"{server.url}/data/ingest_progress").status_code == 200
     assert "Traceback" not in server.output()
 
 
@@ -149,10 +150,10 @@ def test_trainboard_serve_exits_at_once_on_ctrl_c_with_a_stream_open(tmp_path: P
             assert process.poll() is None and time.monotonic() < deadline, stderr.read_text(errors="replace")
             time.sleep(0.1)
         url = serving.group(1)
-        (found,) = httpx.get(f"{url}data/experiments").json()
+        (found,) = loopback.get(f"{url}data/experiments").json()
         accept = {"Accept": "text/event-stream"}
         events = f"{url}experiment/{found['id']}/data/trainboard/events"
-        with httpx.stream("GET", events, headers=accept, timeout=30) as response:
+        with loopback.stream("GET", events, headers=accept, timeout=30) as response:
             assert response.status_code == 200
             lines = response.iter_lines()
             assert next(line for line in lines if line.startswith("data: "))

@@ -10,10 +10,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests import loopback
 from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
 from tests.http.teams import bearer, new_token, store_url
@@ -35,7 +35,7 @@ Sample = tuple[str, frozenset[tuple[str, str]]]
 
 
 def scrape(port: int) -> dict[Sample, float]:
-    text = httpx.get(f"http://127.0.0.1:{port}/metrics").raise_for_status().text
+    text = loopback.get(f"http://127.0.0.1:{port}/metrics").raise_for_status().text
     return {
         (sample.name, frozenset(sample.labels.items())): sample.value
         for family in text_string_to_metric_families(text)
@@ -77,17 +77,19 @@ def test_counters_move_with_the_requests_and_the_store_is_read_at_each_scrape(
         assert uploaded[sample("trainboard_upload_chunks_total")] >= 1
         size = (tmp_path / "logs" / "train" / "events.out.tfevents.1.host").stat().st_size
         assert uploaded[sample("trainboard_upload_bytes_total")] >= size
-        listed = httpx.get(f"{server.url}/data/experiments", headers=bearer(token)).raise_for_status().json()
+        listed = loopback.get(f"{server.url}/data/experiments", headers=bearer(token)).raise_for_status().json()
         experiment = listed[0]["id"]
-        assert httpx.get(f"{server.url}/data/experiments", headers=bearer("tbk_not_a_token")).status_code == 401
+        assert loopback.get(f"{server.url}/data/experiments", headers=bearer("tbk_not_a_token")).status_code == 401
         # Without a token: no failure of authentication, only a request that needs one.
-        assert httpx.get(f"{server.url}/data/experiments").status_code == 401
-        refused = httpx.post(f"{server.url}/auth/session", json={"token": "tbk_nope"}, headers={"Origin": server.url})
+        assert loopback.get(f"{server.url}/data/experiments").status_code == 401
+        refused = loopback.post(
+            f"{server.url}/auth/session", json={"token": "tbk_nope"}, headers={"Origin": server.url}
+        )
         assert refused.status_code == 401
 
         events = f"{server.url}/experiment/{experiment}/data/trainboard/events"
         headers = {"Accept": "text/event-stream", **bearer(token)}
-        with httpx.stream("GET", events, headers=headers, timeout=30) as stream:
+        with loopback.stream("GET", events, headers=headers, timeout=30) as stream:
             assert stream.status_code == 200
             assert scrape(port)[sample("trainboard_event_streams_open")] == 1
         assert eventually(lambda: scrape(port)[sample("trainboard_event_streams_open")] == 0)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import tensorboardX
 
+from tests import loopback
 from tests.commands import in_process_command as cli
 from tests.logdirs import images, write_tensorboardx_run
 from tests.servers import in_process, trainboard_in_process
@@ -142,7 +143,7 @@ def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Team]:
     flags = (f"--db={db}", f"--blobs={blobs}", f"--max_pins_per_user={MAX_PINS}")
     with in_process("serve", tmp_path / "serve", *flags) as server:
         url = server.url
-        (listed,) = httpx.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
+        (listed,) = loopback.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
         yield Team(url, db, blobs, logdir, listed["id"], admin, reader)
 
 
@@ -175,7 +176,7 @@ def test_a_pinned_link_answers_as_at_the_pin_and_the_live_one_moves_on(team: Tea
             assert (missing.status_code, missing.text) == (404, str(NoSuchExperiment()))
         assert client.post(f"{live}/at/{pin['pin']}/pins").status_code == 404
         # Without a token, a pinned link is as private as the live one.
-        assert httpx.get(f"{team.url}{pinned}/data/runs").status_code == 401
+        assert loopback.get(f"{team.url}{pinned}/data/runs").status_code == 401
 
 
 def test_an_admin_deletes_the_experiment_and_everything_of_it(team: Team) -> None:

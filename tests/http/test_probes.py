@@ -13,6 +13,7 @@ import psycopg
 import pytest
 import s3fs
 
+from tests import loopback
 from tests.http.teams import Team
 from tests.pgserver import PostgresServer
 from tests.s3server import S3Server
@@ -20,7 +21,7 @@ from tests.servers import in_process
 
 
 def _probe(team: Team, path: str) -> httpx.Response:
-    response = httpx.get(f"{team.url}{path}", timeout=30)
+    response = loopback.get(f"{team.url}{path}", timeout=30)
     assert response.headers["cache-control"] == "no-store"
     return response
 
@@ -38,7 +39,7 @@ def test_both_answer_without_a_token_while_the_store_answers(team: Team) -> None
     assert (_probe(team, "/healthz").status_code, _probe(team, "/healthz").text) == (200, "ok")
     assert (_probe(team, "/readyz").status_code, _probe(team, "/readyz").text) == (200, "ready")
     # Where every data route asks for a token.
-    assert httpx.get(f"{team.url}/data/experiments").status_code == 401
+    assert loopback.get(f"{team.url}/data/experiments").status_code == 401
 
 
 def test_not_ready_once_the_database_is_gone_but_still_healthy(
@@ -83,7 +84,7 @@ def test_not_ready_once_the_blob_store_is_gone(
     s3_files = s3fs.S3FileSystem(skip_instance_cache=True, **s3.storage_options())
     s3_files.mkdir(bucket)
     with in_process("serve", tmp_path / "serve", f"--db={postgres_url}", f"--blobs=s3://{bucket}/blobs") as server:
-        assert httpx.get(f"{server.url}/readyz", timeout=30).status_code == 200
+        assert loopback.get(f"{server.url}/readyz", timeout=30).status_code == 200
         s3_files.rmdir(bucket)
-        assert httpx.get(f"{server.url}/readyz", timeout=30).status_code == 503
+        assert loopback.get(f"{server.url}/readyz", timeout=30).status_code == 503
     assert f"cannot reach the blob store s3://{bucket}/blobs: no such bucket" in caplog.text

@@ -17,6 +17,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
+from tests import loopback
 from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
 from tests.http.teams import Team, bearer, cookie, denial, experiments_of, new_token, sign_in, team_server
@@ -299,7 +300,7 @@ def pin_of(db: str, experiment_id: str) -> str:
 
 def runs_of(team: Team, token: str | None, experiment_id: str | None = None) -> int:
     url = f"{team.url}/experiment/{experiment_id or team.private}/data/runs"
-    return httpx.get(url, headers=bearer(token)).status_code
+    return loopback.get(url, headers=bearer(token)).status_code
 
 
 def test_revoked_and_expired_tokens_are_refused(team: Team) -> None:
@@ -314,10 +315,10 @@ def test_revoked_and_expired_tokens_are_refused(team: Team) -> None:
     brief = new_token(team.db, "ada", "--expires=0.00002")  # 1.7 s
     assert runs_of(team, brief) == 200
     team.clock.advance(2)
-    response = httpx.get(f"{team.url}/experiment/{team.private}/data/runs", headers=bearer(brief))
+    response = loopback.get(f"{team.url}/experiment/{team.private}/data/runs", headers=bearer(brief))
     assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
     assert runs_of(team, "tbk_0000000000_" + "x" * 43) == 401
-    assert httpx.get(f"{team.url}/data/runs", headers={"Authorization": "Basic YWRhOmFkYQ=="}).status_code == 401
+    assert loopback.get(f"{team.url}/data/runs", headers={"Authorization": "Basic YWRhOmFkYQ=="}).status_code == 401
 
 
 def test_tokens_and_sessions_are_stored_hashed(team: Team) -> None:
@@ -337,7 +338,7 @@ def test_tokens_and_sessions_are_stored_hashed(team: Team) -> None:
 
 def test_experiments_are_listed_only_to_whom_may_read_them(team: Team) -> None:
     def listed(token: str | None) -> object:
-        response = httpx.get(f"{team.url}/data/experiments", headers=bearer(token))
+        response = loopback.get(f"{team.url}/data/experiments", headers=bearer(token))
         return response.json() if response.status_code == 200 else response.status_code
 
     assert [e["name"] for e in listed(team.admin)] == ["private"]  # type: ignore[attr-defined]
@@ -348,38 +349,40 @@ def test_experiments_are_listed_only_to_whom_may_read_them(team: Team) -> None:
 
 def test_an_admin_shares_and_publishes_and_others_cannot(team: Team) -> None:
     admin_url = f"{team.url}/experiment/{team.private}/admin"
-    share = httpx.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": "eve", "role": "read"})
+    share = loopback.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": "eve", "role": "read"})
     assert share.status_code == 200 and share.json()["ok"] is True
     assert runs_of(team, team.stranger) == 200
-    assert httpx.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": "eve", "role": None}).is_success
+    assert loopback.post(
+        f"{admin_url}/share", headers=bearer(team.admin), json={"user": "eve", "role": None}
+    ).is_success
     assert runs_of(team, team.stranger) == 404
     # A reader is no admin: the admin routes answer as for an experiment that does not exist.
-    refused = httpx.post(f"{admin_url}/public", headers=bearer(team.reader), json={"public": True})
+    refused = loopback.post(f"{admin_url}/public", headers=bearer(team.reader), json={"public": True})
     assert (refused.status_code, refused.text) == (404, denial(team.private))
     assert runs_of(team, None) == 401
 
-    assert httpx.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": True}).is_success
+    assert loopback.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": True}).is_success
     assert runs_of(team, None) == 200 and runs_of(team, team.stranger) == 200
-    assert [e["name"] for e in httpx.get(f"{team.url}/data/experiments", headers=bearer(team.stranger)).json()] == [
+    assert [e["name"] for e in loopback.get(f"{team.url}/data/experiments", headers=bearer(team.stranger)).json()] == [
         "private"
     ]
     assert runs_of(team, None, team.other) == 401
-    assert httpx.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": False}).is_success
+    assert loopback.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": False}).is_success
     assert runs_of(team, None) == 401
 
     # A name nobody has is answered as one somebody has (byte for byte but the name): it tells nobody who has an
     # account.
     def shared(user: str) -> tuple[int, bytes, list[tuple[str, str]]]:
-        answer = httpx.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": user, "role": None})
+        answer = loopback.post(f"{admin_url}/share", headers=bearer(team.admin), json={"user": user, "role": None})
         headers = sorted((k, v) for k, v in answer.headers.items() if k not in ("date", "content-length"))
         return answer.status_code, answer.content.replace(user.encode(), b"USER"), headers
 
     assert shared("nobody") == shared("eve")
     assert shared("nobody")[0] == 200
-    renamed = httpx.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "renamed"})
+    renamed = loopback.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "renamed"})
     assert renamed.is_success
     # Both were ingested, without an owner: their names are of one set, unique in it (docs/access.md).
-    taken = httpx.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "other"})
+    taken = loopback.post(f"{admin_url}/rename", headers=bearer(team.admin), json={"name": "other"})
     assert (taken.status_code, taken.json()) == (
         409,
         {"ok": False, "error": "another experiment of the same owner is named 'other'", "status": 409},
@@ -424,17 +427,19 @@ def test_no_auth_serves_everyone(tmp_path: Path) -> None:
     write_run(tmp_path / "logs" / "train")
     cli("ingest", f"--db={db}", "--experiment=open", f"--logdir={tmp_path / 'logs'}")
     with store_serving(db, tmp_path / "serve", "--no_auth") as url:
-        (experiment,) = httpx.get(f"{url}/data/experiments").raise_for_status().json()
-        assert httpx.get(f"{url}/experiment/{experiment['id']}/data/runs").json() == ["train"]
-        assert httpx.post(f"{url}/experiment/{experiment['id']}/admin/public", json={"public": True}).status_code == 404
+        (experiment,) = loopback.get(f"{url}/data/experiments").raise_for_status().json()
+        assert loopback.get(f"{url}/experiment/{experiment['id']}/data/runs").json() == ["train"]
+        assert (
+            loopback.post(f"{url}/experiment/{experiment['id']}/admin/public", json={"public": True}).status_code == 404
+        )
         # No accounts: nobody signs in, the listing has no roles, and anyone may create an experiment (as anyone may
         # upload into one).
-        assert httpx.get(f"{url}/auth/me").json() == {"auth": False, "user": None}
-        assert httpx.post(f"{url}/auth/session", json={"token": "tbk_x"}).status_code == 404
+        assert loopback.get(f"{url}/auth/me").json() == {"auth": False, "user": None}
+        assert loopback.post(f"{url}/auth/session", json={"token": "tbk_x"}).status_code == 404
         assert (experiment["role"], experiment["public"]) == (None, False)
-        created = httpx.post(f"{url}/data/experiments", json={"name": "new"})
+        created = loopback.post(f"{url}/data/experiments", json={"name": "new"})
         assert created.status_code == 201, created.text
-        listed = httpx.get(f"{url}/data/experiments").json()
+        listed = loopback.get(f"{url}/data/experiments").json()
         assert {e["name"]: e["id"] for e in listed} == {"open": experiment["id"], "new": created.json()["id"]}
 
 
@@ -443,18 +448,18 @@ def test_the_default_experiments_alias_names_nothing_on_a_store_server(team: Tea
     admin routes too (they once acted on the literal id: a stray role row, or a 500 on PostgreSQL)."""
     admin = "/experiment/defaultExperimentId/admin"
     for path, body in ((f"{admin}/share", {"user": "eve", "role": "admin"}), (f"{admin}/public", {"public": True})):
-        answer = httpx.post(f"{team.url}{path}", headers=bearer(team.stranger), json=body)
+        answer = loopback.post(f"{team.url}{path}", headers=bearer(team.stranger), json=body)
         assert (answer.status_code, answer.text) == (404, denial("defaultExperimentId"))
-    assert httpx.get(f"{team.url}{admin}/access", headers=bearer(team.stranger)).status_code == 404
-    runs = httpx.get(f"{team.url}/experiment/defaultExperimentId/data/runs", headers=bearer(team.stranger))
+    assert loopback.get(f"{team.url}{admin}/access", headers=bearer(team.stranger)).status_code == 404
+    runs = loopback.get(f"{team.url}/experiment/defaultExperimentId/data/runs", headers=bearer(team.stranger))
     assert runs.status_code == 404
 
 
 def test_an_experiment_name_with_a_control_character_is_refused(team: Team) -> None:
     for name in ("inj\nERROR: FORGED", "\x1b[31mred", "c1\x9b"):
-        created = httpx.post(f"{team.url}/data/experiments", headers=bearer(team.stranger), json={"name": name})
+        created = loopback.post(f"{team.url}/data/experiments", headers=bearer(team.stranger), json={"name": name})
         assert created.status_code == 400 and "control character" in created.json()["error"], created.text
-        renamed = httpx.post(
+        renamed = loopback.post(
             f"{team.url}/experiment/{team.private}/admin/rename", headers=bearer(team.admin), json={"name": name}
         )
         assert renamed.status_code == 400 and "control character" in renamed.json()["error"], renamed.text
@@ -465,8 +470,8 @@ def test_the_server_path_of_an_experiments_data_is_told_to_its_admins_only(team:
     url = f"{team.url}/experiment/{team.private}/data"
 
     def told(token: str) -> tuple[str, str]:
-        logdir = httpx.get(f"{url}/logdir", headers=bearer(token)).raise_for_status().json()["logdir"]
-        environment = httpx.get(f"{url}/environment", headers=bearer(token)).raise_for_status().json()
+        logdir = loopback.get(f"{url}/logdir", headers=bearer(token)).raise_for_status().json()["logdir"]
+        environment = loopback.get(f"{url}/environment", headers=bearer(token)).raise_for_status().json()
         return logdir, environment["data_location"]
 
     path = next(e.location for e in experiments_of(team.db) if e.id == team.private)

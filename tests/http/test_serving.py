@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import loopback
 from tests.servers import BIN, Server, free_port, running, trainboard_server
 from trainboard.http.compression import MINIMUM_SIZE as GZIP_MINIMUM
 from trainboard.reader.protos.event_pb2 import Event
@@ -66,11 +67,11 @@ def test_answers_while_ingesting_then_restarts_from_the_store(tmp_path: Path) ->
         assert [step for _, step, _ in series][-1] == STEPS - 1
 
     with trainboard_server(logdir, tmp_path, "--reload_interval=0") as server:
-        progress = httpx.get(f"{server.url}/data/ingest_progress").json()
+        progress = loopback.get(f"{server.url}/data/ingest_progress").json()
         # Every byte was read before: the second start reads none again and adds no point.
         assert progress["bytes_read"] == progress["bytes_total"], progress
         assert progress["points"] == 0, progress
-        runs = httpx.get(f"{server.url}/data/runs").json()
+        runs = loopback.get(f"{server.url}/data/runs").json()
         assert len(runs) == RUNS
 
 
@@ -83,14 +84,14 @@ def test_a_fifo_named_like_an_event_file_is_skipped(tmp_path: Path) -> None:
         write_record(stream, event.SerializeToString())
     os.mkfifo(logdir / "run" / "events.out.tfevents.2.fifo")
     with trainboard_server(logdir, tmp_path) as server:
-        series = httpx.get(f"{server.url}/data/plugin/scalars/scalars", params={"run": "run", "tag": "loss"}).json()
+        series = loopback.get(f"{server.url}/data/plugin/scalars/scalars", params={"run": "run", "tag": "loss"}).json()
         assert series == [[1.0, 3, 0.5]]
 
 
 def test_answers_kept_per_generation_are_the_same_gzipped_or_not(full_trainboard: Server) -> None:
     for path in ("/data/runs", "/data/plugin/scalars/tags"):
-        plain = httpx.get(full_trainboard.url + path, headers={"Accept-Encoding": "identity"}).raise_for_status()
-        zipped = httpx.get(full_trainboard.url + path, headers={"Accept-Encoding": "gzip"}).raise_for_status()
+        plain = loopback.get(full_trainboard.url + path, headers={"Accept-Encoding": "identity"}).raise_for_status()
+        zipped = loopback.get(full_trainboard.url + path, headers={"Accept-Encoding": "gzip"}).raise_for_status()
         assert "content-encoding" not in plain.headers
         assert zipped.headers.get("content-encoding") == ("gzip" if len(plain.content) >= GZIP_MINIMUM else None)
         assert zipped.json() == plain.json() and plain.json()
@@ -107,8 +108,8 @@ def test_answers_kept_per_generation_are_the_same_gzipped_or_not(full_trainboard
     ],
 )
 def test_gzipped_answers_are_the_plain_ones(full_trainboard: Server, path: str) -> None:
-    plain = httpx.get(full_trainboard.url + path, headers={"Accept-Encoding": "identity"}).raise_for_status()
-    with httpx.stream("GET", full_trainboard.url + path, headers={"Accept-Encoding": "gzip"}) as zipped:
+    plain = loopback.get(full_trainboard.url + path, headers={"Accept-Encoding": "identity"}).raise_for_status()
+    with loopback.stream("GET", full_trainboard.url + path, headers={"Accept-Encoding": "gzip"}) as zipped:
         assert zipped.raise_for_status().headers["content-encoding"] == "gzip"
         raw = b"".join(zipped.iter_raw())
     assert len(plain.content) >= GZIP_MINIMUM

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 
+from tests import loopback
 from tests.commands import in_process_command as cli
 from tests.http.teams import Team, bearer, cookie, denial, new_token, sign_in
 from tests.servers import store_serving
@@ -25,11 +26,11 @@ def set_cookie(response: httpx.Response) -> Morsel[str]:
 
 
 def me(url: str, headers: dict[str, str]) -> object:
-    return httpx.get(f"{url}/auth/me", headers=headers).raise_for_status().json()
+    return loopback.get(f"{url}/auth/me", headers=headers).raise_for_status().json()
 
 
 def test_a_token_signs_a_browser_in_and_out(team: Team) -> None:
-    response = httpx.post(f"{team.url}/auth/session", json={"token": team.reader}, headers={"Origin": team.url})
+    response = loopback.post(f"{team.url}/auth/session", json={"token": team.reader}, headers={"Origin": team.url})
     assert response.status_code == 200 and response.json() == {"ok": True, "user": "bob"}
     flags = set_cookie(response)
     assert flags["httponly"] is True and flags["samesite"].lower() == "strict" and flags["path"] == "/"
@@ -40,42 +41,42 @@ def test_a_token_signs_a_browser_in_and_out(team: Team) -> None:
 
     # The session carries its token's limits: reading `private` only.
     runs = f"{team.url}/experiment/{team.private}/data/runs"
-    assert httpx.get(runs, headers=bob).json() == ["train"]
-    assert httpx.get(f"{team.url}/experiment/{team.other}/data/runs", headers=bob).text == denial(team.other)
-    refused = httpx.post(f"{team.url}/experiment/{team.private}/admin/public", headers=bob, json={"public": True})
+    assert loopback.get(runs, headers=bob).json() == ["train"]
+    assert loopback.get(f"{team.url}/experiment/{team.other}/data/runs", headers=bob).text == denial(team.other)
+    refused = loopback.post(f"{team.url}/experiment/{team.private}/admin/public", headers=bob, json={"public": True})
     assert (refused.status_code, refused.text) == (404, denial(team.private))
 
-    signed_out = httpx.post(f"{team.url}/auth/signout", headers=bob)
+    signed_out = loopback.post(f"{team.url}/auth/signout", headers=bob)
     assert signed_out.status_code == 200 and signed_out.json() == {"ok": True}
     cleared = set_cookie(signed_out)
     assert cleared.value == "" and cleared["max-age"] == "0" and cleared["path"] == "/"
     # The old cookie is worth nothing now: as no cookie at all.
     assert me(team.url, bob) == {"auth": True, "user": None}
-    assert httpx.get(runs, headers=bob).status_code == 401
+    assert loopback.get(runs, headers=bob).status_code == 401
 
 
 def test_only_a_valid_token_opens_a_session(team: Team) -> None:
     url = f"{team.url}/auth/session"
     for body in ({"token": team.reader + "x"}, {"token": "tbk_0000000000_" + "x" * 43}):
-        refused = httpx.post(url, json=body)
+        refused = loopback.post(url, json=body)
         assert refused.status_code == 401 and refused.json()["ok"] is False and "set-cookie" not in refused.headers
     for content in (b"not json", b"[]", b'{"token": 3}'):
-        assert httpx.post(url, content=content).status_code == 400
+        assert loopback.post(url, content=content).status_code == 400
     cli("tokens", "revoke", f"--db={team.db}", team.reader.split("_")[1])
-    assert httpx.post(url, json={"token": team.reader}).status_code == 401
+    assert loopback.post(url, json={"token": team.reader}).status_code == 401
 
 
 def test_revoking_or_expiring_the_token_ends_its_sessions(team: Team) -> None:
     bob = cookie(sign_in(team.url, team.reader), team.url)
     runs = f"{team.url}/experiment/{team.private}/data/runs"
-    assert httpx.get(runs, headers=bob).status_code == 200
+    assert loopback.get(runs, headers=bob).status_code == 200
     cli("tokens", "revoke", f"--db={team.db}", team.reader.split("_")[1])
-    assert httpx.get(runs, headers=bob).status_code == 401
+    assert loopback.get(runs, headers=bob).status_code == 401
     assert me(team.url, bob) == {"auth": True, "user": None}
 
     # A session of a token that expires sooner than a session lasts ends with it, and its cookie says so.
     brief = new_token(team.db, "ada", "--expires=0.5")
-    response = httpx.post(f"{team.url}/auth/session", json={"token": brief})
+    response = loopback.post(f"{team.url}/auth/session", json={"token": brief})
     assert abs(int(set_cookie(response)["max-age"]) - 43_200) <= 5
 
 
@@ -86,12 +87,12 @@ def test_the_cookie_is_secure_behind_an_https_proxy_and_scoped_to_the_path_prefi
     # uvicorn takes X-Forwarded-Proto from the proxies it trusts (FORWARDED_ALLOW_IPS; loopback by default).
     with store_serving(db, tmp_path / "serve", "--path_prefix=/board") as url:
         assert url.endswith("/board")
-        proxied = httpx.post(f"{url}/auth/session", json={"token": token}, headers={"X-Forwarded-Proto": "https"})
+        proxied = loopback.post(f"{url}/auth/session", json={"token": token}, headers={"X-Forwarded-Proto": "https"})
         flags = set_cookie(proxied)
         assert flags["secure"] is True and flags["path"] == "/board" and flags["httponly"] is True
-        plain = set_cookie(httpx.post(f"{url}/auth/session", json={"token": token}))
+        plain = set_cookie(loopback.post(f"{url}/auth/session", json={"token": token}))
         assert plain["secure"] == "" and plain["path"] == "/board"
-        signed_out = httpx.post(
+        signed_out = loopback.post(
             f"{url}/auth/signout",
             headers={**cookie(flags.value, "https://" + url.removeprefix("http://")), "X-Forwarded-Proto": "https"},
         )
@@ -111,26 +112,26 @@ def test_cross_site_requests_with_the_cookie_are_refused(team: Team) -> None:
         # The same host on another port is another origin.
         cookie(session, "http://127.0.0.1:1"),
     ):
-        refused = httpx.post(public, headers=headers, json=body)
+        refused = loopback.post(public, headers=headers, json=body)
         assert refused.status_code == 403, headers
         assert refused.text.startswith("Permission denied: a request signed in by the session cookie must come from")
-    assert httpx.post(public, headers=cookie(session, team.url), json=body).status_code == 200
+    assert loopback.post(public, headers=cookie(session, team.url), json=body).status_code == 200
     same_page = {**cookie(session, None), "Referer": f"{team.url}/experiment/{team.private}/"}
-    assert httpx.post(public, headers=same_page, json=body).status_code == 200
+    assert loopback.post(public, headers=same_page, json=body).status_code == 200
     # Reads are no state change; a bearer token is no cookie a browser sends by itself.
-    assert httpx.get(f"{team.url}/auth/me", headers=cookie(session, EVIL)).json()["user"] == "ada"
-    assert httpx.post(public, headers={**bearer(team.admin), "Origin": EVIL}, json=body).status_code == 200
+    assert loopback.get(f"{team.url}/auth/me", headers=cookie(session, EVIL)).json()["user"] == "ada"
+    assert loopback.post(public, headers={**bearer(team.admin), "Origin": EVIL}, json=body).status_code == 200
 
     # Another site's page can neither sign the browser out nor in.
-    assert httpx.post(f"{team.url}/auth/signout", headers=cookie(session, EVIL)).status_code == 403
+    assert loopback.post(f"{team.url}/auth/signout", headers=cookie(session, EVIL)).status_code == 403
     assert me(team.url, cookie(session, None)) == {"auth": True, "user": "ada"}
-    login = httpx.post(f"{team.url}/auth/session", json={"token": team.stranger}, headers={"Origin": EVIL})
+    login = loopback.post(f"{team.url}/auth/session", json={"token": team.stranger}, headers={"Origin": EVIL})
     assert login.status_code == 403 and "set-cookie" not in login.headers
 
 
 def test_experiments_are_created_owned_by_the_caller_and_listed_with_roles(team: Team) -> None:
     url = f"{team.url}/data/experiments"
-    created = httpx.post(url, headers=bearer(team.stranger), json={"name": "eves", "description": "mine"})
+    created = loopback.post(url, headers=bearer(team.stranger), json={"name": "eves", "description": "mine"})
     assert created.status_code == 201, created.text
     eves = created.json()
     assert eves == {
@@ -141,7 +142,7 @@ def test_experiments_are_created_owned_by_the_caller_and_listed_with_roles(team:
         "role": "admin",
         "public": False,
     }
-    taken = httpx.post(url, headers=bearer(team.stranger), json={"name": "eves"})
+    taken = loopback.post(url, headers=bearer(team.stranger), json={"name": "eves"})
     assert taken.status_code == 409 and taken.json() == {
         "ok": False,
         "error": "you have an experiment named 'eves' already",
@@ -149,31 +150,31 @@ def test_experiments_are_created_owned_by_the_caller_and_listed_with_roles(team:
     }
     # Names are unique per owner: another's name (here one the caller cannot see) is the caller's to take too, so
     # that the answer tells nothing of what others have.
-    others = httpx.post(url, headers=bearer(team.stranger), json={"name": "other"})
+    others = loopback.post(url, headers=bearer(team.stranger), json={"name": "other"})
     assert others.status_code == 201 and others.json()["id"] != team.other
-    limited = httpx.post(url, headers=bearer(team.admin), json={"name": "adas"})
+    limited = loopback.post(url, headers=bearer(team.admin), json={"name": "adas"})
     assert limited.status_code == 403 and "limited to one experiment" in limited.json()["error"]
-    assert httpx.post(url, json={"name": "anyones"}).status_code == 401
+    assert loopback.post(url, json={"name": "anyones"}).status_code == 401
     for body in ({}, {"name": " "}, {"name": "x", "description": 3}):
-        assert httpx.post(url, headers=bearer(team.stranger), json=body).status_code == 400
+        assert loopback.post(url, headers=bearer(team.stranger), json=body).status_code == 400
     browser = cookie(sign_in(team.url, team.stranger), team.url)
-    assert httpx.post(url, headers=browser, json={"name": "eves-too"}).status_code == 201
-    assert httpx.post(url, headers={**browser, "Origin": EVIL}, json={"name": "forged"}).status_code == 403
+    assert loopback.post(url, headers=browser, json={"name": "eves-too"}).status_code == 201
+    assert loopback.post(url, headers={**browser, "Origin": EVIL}, json={"name": "forged"}).status_code == 403
 
-    listed = {e["name"]: e for e in httpx.get(url, headers=browser).raise_for_status().json()}
+    listed = {e["name"]: e for e in loopback.get(url, headers=browser).raise_for_status().json()}
     assert sorted(listed) == ["eves", "eves-too", "other"]
     assert (listed["eves"]["id"], listed["eves"]["runCount"], listed["eves"]["description"]) == (eves["id"], 0, "mine")
     assert all((e["role"], e["public"], e["owned"]) == ("admin", False, True) for e in listed.values())
-    assert httpx.get(f"{team.url}/experiment/{eves['id']}/data/runs", headers=browser).json() == []
+    assert loopback.get(f"{team.url}/experiment/{eves['id']}/data/runs", headers=browser).json() == []
 
     # Roles as each caller has them, and public experiments read by anyone.
-    (private,) = httpx.get(url, headers=bearer(team.reader)).json()
+    (private,) = loopback.get(url, headers=bearer(team.reader)).json()
     assert (private["name"], private["role"], private["public"], private["owned"]) == ("private", "read", False, False)
     admin_url = f"{team.url}/experiment/{team.private}/admin"
-    assert httpx.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": True}).is_success
-    (private,) = httpx.get(url, headers=bearer(team.admin)).json()
+    assert loopback.post(f"{admin_url}/public", headers=bearer(team.admin), json={"public": True}).is_success
+    (private,) = loopback.get(url, headers=bearer(team.admin)).json()
     assert (private["role"], private["public"]) == ("admin", True)
-    seen = {e["name"]: (e["role"], e["public"]) for e in httpx.get(url, headers=bearer(team.stranger)).json()}
+    seen = {e["name"]: (e["role"], e["public"]) for e in loopback.get(url, headers=bearer(team.stranger)).json()}
     assert seen == {
         "eves": ("admin", False),
         "eves-too": ("admin", False),
@@ -184,21 +185,23 @@ def test_experiments_are_created_owned_by_the_caller_and_listed_with_roles(team:
 
 def test_an_admin_lists_who_has_access(team: Team) -> None:
     access = f"{team.url}/experiment/{team.private}/admin/access"
-    answer = httpx.get(access, headers=bearer(team.admin))
+    answer = loopback.get(access, headers=bearer(team.admin))
     # Ingested, `private` has no owner; `tokens create` gave ada and bob their roles.
     assert answer.status_code == 200 and answer.json() == {
         "owner": None,
         "public": False,
         "shares": [{"user": "ada", "role": "admin"}, {"user": "bob", "role": "read"}],
     }
-    refused = httpx.get(access, headers=bearer(team.reader))
+    refused = loopback.get(access, headers=bearer(team.reader))
     assert (refused.status_code, refused.text) == (404, denial(team.private))
 
-    created = httpx.post(f"{team.url}/data/experiments", headers=bearer(team.stranger), json={"name": "eves"})
+    created = loopback.post(f"{team.url}/data/experiments", headers=bearer(team.stranger), json={"name": "eves"})
     eves = f"{team.url}/experiment/{created.json()['id']}/admin"
-    assert httpx.post(f"{eves}/share", headers=bearer(team.stranger), json={"user": "bob", "role": "write"}).is_success
-    assert httpx.post(f"{eves}/public", headers=bearer(team.stranger), json={"public": True}).is_success
-    assert httpx.get(f"{eves}/access", headers=cookie(sign_in(team.url, team.stranger), None)).json() == {
+    assert loopback.post(
+        f"{eves}/share", headers=bearer(team.stranger), json={"user": "bob", "role": "write"}
+    ).is_success
+    assert loopback.post(f"{eves}/public", headers=bearer(team.stranger), json={"public": True}).is_success
+    assert loopback.get(f"{eves}/access", headers=cookie(sign_in(team.url, team.stranger), None)).json() == {
         "owner": "eve",
         "public": True,
         "shares": [{"user": "bob", "role": "write"}],

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import loopback
 from tests.http.test_index_page import HOSTILE, write_hostile_logdir
 from tests.servers import trainboard_in_process
 from trainboard.http.ui.tensorboard_ui import PREAMBLE, webfiles_zip
@@ -56,8 +57,8 @@ def test_files_are_served_as_tensorboard_serves_them(prefix: str, webfiles: dict
         assert old.status_code == 302 and old.headers["location"] == f"{prefix}/"
         assert client.get("/no-such-file.js").status_code == 404
         if prefix:
-            assert httpx.get(server.url + "/").status_code == 404
-            assert httpx.get(server.url + prefix).headers["location"].endswith(f"{prefix}/")
+            assert loopback.get(server.url + "/").status_code == 404
+            assert loopback.get(server.url + prefix).headers["location"].endswith(f"{prefix}/")
 
 
 def test_without_the_tensorboard_package_the_flag_is_refused(tmp_path: Path) -> None:

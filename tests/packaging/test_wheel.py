@@ -5,6 +5,7 @@ serves the demo, ingests it into a store and exports it, with the same answers."
 
 from __future__ import annotations
 
+import email.parser
 import os
 import re
 import shutil
@@ -59,6 +60,17 @@ def test_the_wheel_and_the_sdist_install_and_serve_without_a_compiler(tmp_path: 
     assert re.fullmatch(r"trainboard-[\d.]+-cp311-abi3-manylinux\S+\.whl", wheel.name), wheel.name
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
+        (metadata,) = (name for name in names if name.endswith(".dist-info/METADATA"))
+        headers = email.parser.HeaderParser().parsestr(archive.read(metadata).decode())
+    # What an index shows of the package: its licence, Python, classifiers and where to read and report.
+    assert (headers["License-Expression"], headers["License-File"], headers["Requires-Python"]) == (
+        "Apache-2.0",
+        "LICENSE",
+        ">=3.11",
+    )
+    assert "Programming Language :: Python :: 3.11" in headers.get_all("Classifier", [])
+    urls = dict(url.split(", ", 1) for url in headers.get_all("Project-URL", []))
+    assert sorted(urls) == ["Documentation", "Homepage", "Issues", "Source"], urls
     # The kernels compiled, not their sources.
     kernels = sorted(f"{kernel.replace('.', '/')}.abi3.so" for kernel in KERNELS)
     assert sorted(name for name in names if name.endswith(".so")) == kernels

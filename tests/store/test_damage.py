@@ -18,7 +18,7 @@ import psycopg
 import pytest
 
 from tests.logdirs import write_tensorboard_run, write_torch_run
-from tests.servers import trainboard_server
+from tests.servers import trainboard_in_process
 from tests.stores import TestStore
 from trainboard.ingest.loader import Loader
 from trainboard.reader.logdir import LogDir
@@ -27,7 +27,7 @@ from trainboard.store.opening import open_store, redacted
 from trainboard.store.store import Store
 
 GARBAGE = bytes(range(7, 256, 3)) * 3
-# Pages of the store to damage, spread evenly over the file: each costs a start of trainboard (about 1.5 s).
+# Pages of the store to damage, spread evenly over the file: each costs a start of trainboard's app.
 MAX_PAGES = 20
 SETTLE_SECONDS = 30
 
@@ -62,8 +62,9 @@ def cold(logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, An
 
 @contextmanager
 def serving(logdir: Path, scratch: Path) -> Iterator[tuple[httpx.Client, Path]]:
-    """`trainboard --logdir LOGDIR --db SCRATCH/store.sqlite`, its first ingest pass done; a client, and its log."""
-    with trainboard_server(logdir, scratch) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+    """The app of `trainboard --logdir LOGDIR --db SCRATCH/store.sqlite` (served in this process: a start of its own
+    for each damaged page would cost a second each), its first ingest pass done; a client, and its log."""
+    with trainboard_in_process(logdir, scratch) as server, httpx.Client(base_url=server.url, timeout=30) as client:
         yield client, server.log
 
 

@@ -10,9 +10,9 @@ import subprocess
 import time
 from pathlib import Path
 
-import httpx
 import numpy as np
 
+from tests import loopback
 from tests.servers import BIN, free_port, trainboard_server
 from trainboard.ingest.loader import Loader
 from trainboard.reader.logdir import LogDir
@@ -142,9 +142,9 @@ def test_a_first_load_killed_midway_is_made_again_and_answers_as_a_cold_load(tmp
             "/data/plugin/scalars/scalars?run=scalars&tag=loss",
             "/data/plugin/images/images?run=images&tag=big",
         ):
-            expected = httpx.get(cold.url + path).raise_for_status().json()
-            assert httpx.get(again.url + path).raise_for_status().json() == expected, path
-        images = httpx.get(again.url + "/data/plugin/images/images?run=images&tag=big").json()
+            expected = loopback.get(cold.url + path).raise_for_status().json()
+            assert loopback.get(again.url + path).raise_for_status().json() == expected, path
+        images = loopback.get(again.url + "/data/plugin/images/images?run=images&tag=big").json()
         assert [image["step"] for image in images] == list(range(IMAGES))
 
 
@@ -152,7 +152,7 @@ def test_a_store_loaded_and_stopped_cleanly_is_kept_at_the_next_start(tmp_path: 
     logdir = write_logdir(tmp_path / "logs")
     for _ in range(2):
         with trainboard_server(logdir, tmp_path) as server:
-            assert len(httpx.get(server.url + "/data/plugin/images/images?run=images&tag=big").json()) == IMAGES
+            assert len(loopback.get(server.url + "/data/plugin/images/images?run=images&tag=big").json()) == IMAGES
         assert not sentinel_of(tmp_path / "store.sqlite").exists()
     assert not list(tmp_path.glob("*.damaged-*"))
     assert synchronous(tmp_path / "store.sqlite") == 1

@@ -23,7 +23,7 @@ from trainboard.ingest.loader import Loader
 from trainboard.plugins.run_filter import parsed
 from trainboard.reader.logdir import LogDir
 from trainboard.store.opening import open_store
-from trainboard.store.run_filter import And, Compare, Filter, FilterSyntaxError, Not, Or, parse
+from trainboard.store.run_filter import And, Compare, FilterSyntaxError, Not, Or, RunFilter, parse
 from trainboard.store.run_values import RunValues
 from trainboard.store.store import Store
 
@@ -60,7 +60,7 @@ FILTERS = [
 ]
 
 
-def evaluate(tree: Filter, values: RunValues) -> bool:
+def evaluate(tree: RunFilter, values: RunValues) -> bool:
     """The language's meaning, in Python."""
     if isinstance(tree, Not):
         return not evaluate(tree.operand, values)

@@ -6,9 +6,9 @@ import hashlib
 import os
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
 import pytest
 
+from tests import loopback
 from tests.servers import free_port
 from trainboard.store.errors import StoreUnavailable
 from trainboard.store.s3.blobs import DELETE_BATCH, S3Blobs
@@ -51,7 +51,7 @@ def test_a_signed_url_serves_the_blob_to_any_client(s3_blobs_url: str) -> None:
     store.put({"a/b": b"\x89PNG image bytes"})
     url = store.url("a/b")
     assert url is not None
-    answer = httpx.get(url)
+    answer = loopback.get(url)
     assert (answer.status_code, answer.content) == (200, b"\x89PNG image bytes")
     store.close()
 
@@ -73,7 +73,7 @@ def test_a_large_blob_round_trips(s3_blobs_url: str) -> None:
     assert store.get(key(data)) == data
     url = store.url(key(data))
     assert url is not None
-    assert httpx.get(url, timeout=60).content == data
+    assert loopback.get(url, timeout=60).content == data
     store.close()
 
 

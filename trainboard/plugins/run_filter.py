@@ -8,11 +8,11 @@ from typing import Any
 from trainboard.errors import InvalidArgumentError
 from trainboard.plugins.regex import compile_regex, error, error_text
 from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import Filter, RunValues, parse_filter
+from trainboard.provider.values import RunFilter, RunValues, parse_filter
 from trainboard.store.run_filter import FilterSyntaxError
 
 
-def parsed(text: str | None) -> Filter | None:
+def parsed(text: str | None) -> RunFilter | None:
     """The filter's tree, None for no filter (absent or blank); InvalidArgumentError says where and what was
     expected."""
     if text is None or not text.strip():

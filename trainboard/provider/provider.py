@@ -58,10 +58,10 @@ from trainboard.provider.values import (
     BlobSequenceTimeSeries,
     ExperimentMetadata,
     ExperimentSummary,
-    Filter,
     IndexRange,
     Listed,
     Run,
+    RunFilter,
     RunTagFilter,
     RunValues,
     ScalarColumns,
@@ -171,7 +171,7 @@ class DataProvider:
         rows = sorted(self._store.runs(experiment_id), key=lambda row: walk_order(row.name))
         return [Run(run_id=row.name, run_name=row.name, start_time=row.start_time) for row in rows]
 
-    def list_run_values(self, *, experiment_id: str, run_filter: Filter | None = None) -> list[RunValues]:
+    def list_run_values(self, *, experiment_id: str, run_filter: RunFilter | None = None) -> list[RunValues]:
         """The runs the filter keeps (every run without one), in walk order, each with its hyperparameters and the last
         value of each of its scalar series; the store evaluates the filter (`trainboard.store.run_filter`)."""
         return sorted(self._store.run_values(experiment_id, run_filter), key=lambda values: walk_order(values.run))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from trainboard.normaliser.points import DataClass, SeriesMetadata
 from trainboard.store import run_filter as _run_filter
-from trainboard.store.run_filter import Filter as Filter
+from trainboard.store.run_filter import RunFilter as RunFilter
 from trainboard.store.run_values import RunValues as RunValues
 from trainboard.store.values import ScalarColumns as ScalarColumns
 from trainboard.store.values import StepRange as StepRange

@@ -16,7 +16,7 @@ from typing import Protocol
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.accounts import AccountsBackend
-from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter import RunFilter
 from trainboard.store.run_filter_sql import Matches
 from trainboard.store.run_metadata import RunMetadataBackend
 from trainboard.store.run_values import HParamRow, ValueRow
@@ -218,7 +218,7 @@ class Database(Protocol):
         """The last point of each series that has one, with its chunk's id and checksum (-1: none)."""
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches
+        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches
     ) -> list[ValueRow]:
         """The runs (as of the pin, if one is named) that the filter keeps, with their hyperparameters and final metric
         values, in run order; `matches` as `trainboard.store.run_filter_sql` takes it."""

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from trainboard.normaliser.points import DataClass
 from trainboard.store.reader import StoreReader
-from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter import RunFilter
 from trainboard.store.run_values import RunValues
 from trainboard.store.values import (
     BlobSequenceRow,
@@ -37,7 +37,7 @@ LAST_POINT = StepRange(latest=1)
 
 class PinnableReader(StoreReader, Protocol):
     def run_values(
-        self, experiment_id: str, where: Filter | None = None, *, pin_id: str | None = None
+        self, experiment_id: str, where: RunFilter | None = None, *, pin_id: str | None = None
     ) -> list[RunValues]: ...
 
 
@@ -138,7 +138,7 @@ class PinnedReader:
             experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id, head)
         )
 
-    def run_values(self, experiment_id: str, where: Filter | None = None) -> list[RunValues]:
+    def run_values(self, experiment_id: str, where: RunFilter | None = None) -> list[RunValues]:
         return self._store.run_values(experiment_id, where, pin_id=self.pin.id)
 
     def blob(self, key: str) -> bytes | None:

@@ -10,7 +10,7 @@ from collections.abc import Collection
 from typing import Protocol
 
 from trainboard.normaliser.points import DataClass
-from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter import RunFilter
 from trainboard.store.run_values import RunValues
 from trainboard.store.values import (
     BlobSequenceRow,
@@ -82,7 +82,7 @@ class StoreReader(Protocol):
     ) -> list[BlobSequenceRow]:
         """As `scalars`."""
 
-    def run_values(self, experiment_id: str, where: Filter | None = None) -> list[RunValues]:
+    def run_values(self, experiment_id: str, where: RunFilter | None = None) -> list[RunValues]:
         """The runs the filter keeps (all without one), in run order, with their hyperparameters and final metric
         values: the filter is evaluated by the database (`trainboard.store.run_filter`)."""
 

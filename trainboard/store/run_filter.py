@@ -58,20 +58,20 @@ class Compare:
 
 @dataclass(frozen=True, slots=True)
 class Not:
-    operand: Filter
+    operand: RunFilter
 
 
 @dataclass(frozen=True, slots=True)
 class And:
-    operands: tuple[Filter, ...]
+    operands: tuple[RunFilter, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Or:
-    operands: tuple[Filter, ...]
+    operands: tuple[RunFilter, ...]
 
 
-Filter = Union[Compare, Not, And, Or]  # noqa: UP007 (a runtime alias)
+RunFilter = Union[Compare, Not, And, Or]  # noqa: UP007 (a runtime alias)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +90,7 @@ class FilterSyntaxError(InvalidArgumentError):
         self.expected = expected
 
 
-def parse(text: str, compile_pattern: Callable[[str], Any]) -> Filter:
+def parse(text: str, compile_pattern: Callable[[str], Any]) -> RunFilter:
     """The filter's tree; `compile_pattern` compiles the patterns of `~` (raising InvalidArgumentError for a bad
     one)."""
     if len(text) > MAX_FILTER_LENGTH:
@@ -103,7 +103,7 @@ def parse(text: str, compile_pattern: Callable[[str], Any]) -> Filter:
     return tree
 
 
-def comparisons(tree: Filter | None) -> Iterator[Compare]:
+def comparisons(tree: RunFilter | None) -> Iterator[Compare]:
     if tree is None:
         return
     if isinstance(tree, Compare):
@@ -156,21 +156,21 @@ class _Parser:
         self._next += 1
         return token
 
-    def disjunction(self, depth: int) -> Filter:
+    def disjunction(self, depth: int) -> RunFilter:
         operands = [self._conjunction(depth)]
         while self.peek().kind == "or":
             self._take()
             operands.append(self._conjunction(depth))
         return operands[0] if len(operands) == 1 else Or(tuple(operands))
 
-    def _conjunction(self, depth: int) -> Filter:
+    def _conjunction(self, depth: int) -> RunFilter:
         operands = [self._negation(depth)]
         while self.peek().kind == "and":
             self._take()
             operands.append(self._negation(depth))
         return operands[0] if len(operands) == 1 else And(tuple(operands))
 
-    def _negation(self, depth: int) -> Filter:
+    def _negation(self, depth: int) -> RunFilter:
         token = self.peek()
         if depth > MAX_DEPTH:
             raise FilterSyntaxError(token.position, f"at most {MAX_DEPTH} nested not or parentheses", "more")

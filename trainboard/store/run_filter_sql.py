@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from trainboard.store.run_filter import And, Compare, Filter, Not, Or
+from trainboard.store.run_filter import And, Compare, Not, Or, RunFilter
 
 # For each `~` comparison, the texts (run names, or values of its field) its pattern matches.
 Matches = dict[Compare, list[str]]
@@ -44,7 +44,7 @@ POSTGRES = Dialect(
 )
 
 
-def compile_filter(tree: Filter | None, matches: Matches, dialect: Dialect) -> tuple[str, dict[str, object]]:
+def compile_filter(tree: RunFilter | None, matches: Matches, dialect: Dialect) -> tuple[str, dict[str, object]]:
     """The condition and its parameters (named f0, f1, ...); TRUE without a filter."""
     params: dict[str, object] = {}
     if tree is None:
@@ -63,7 +63,7 @@ class _Compiler:
         self._params[name] = value
         return self._dialect.placeholder(name)
 
-    def condition(self, tree: Filter) -> str:
+    def condition(self, tree: RunFilter) -> str:
         if isinstance(tree, Not):
             return f"NOT ({self.condition(tree.operand)})"
         if isinstance(tree, And | Or):

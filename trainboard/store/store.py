@@ -34,7 +34,7 @@ from trainboard.store.downsample import sample_indices
 from trainboard.store.errors import StoreDamaged
 from trainboard.store.experiment_names import find_experiment, ownerless
 from trainboard.store.pinned import PinnedReader
-from trainboard.store.run_filter import Filter, comparisons
+from trainboard.store.run_filter import RunFilter, comparisons
 from trainboard.store.run_filter_sql import Matches
 from trainboard.store.run_metadata import (
     MetadataChange,
@@ -323,7 +323,7 @@ class Store:
         return {series_id: columns for series_id, (_, _, columns) in lasts.items()}
 
     def run_values(
-        self, experiment_id: str, where: Filter | None = None, *, pin_id: str | None = None
+        self, experiment_id: str, where: RunFilter | None = None, *, pin_id: str | None = None
     ) -> list[RunValues]:
         patterns = [compare for compare in comparisons(where) if compare.operator == "~"]
         matches: Matches = {}

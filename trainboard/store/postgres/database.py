@@ -31,7 +31,7 @@ from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.postgres.accounts import PostgresAccounts
 from trainboard.store.postgres.migrations import BACKFILLS, MIGRATIONS, POINT
 from trainboard.store.postgres.run_metadata import PostgresRunMetadata
-from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter import RunFilter
 from trainboard.store.run_filter_sql import POSTGRES, Matches, compile_filter
 from trainboard.store.run_values import HParamRow, ValueRow, final_value
 from trainboard.store.values import (
@@ -393,7 +393,7 @@ class PostgresDatabase:
         return _unpacked(b"".join(point for (point,) in rows))
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches
+        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches
     ) -> list[ValueRow]:
         condition, params = compile_filter(where, matches, POSTGRES)
         params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}

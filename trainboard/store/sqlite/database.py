@@ -29,7 +29,7 @@ from trainboard.store.database import (
 )
 from trainboard.store.errors import StaleOffsetError, StoreDamaged, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
-from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter import RunFilter
 from trainboard.store.run_filter_sql import SQLITE, Matches, compile_filter
 from trainboard.store.run_values import HParamRow, ValueRow, final_value
 from trainboard.store.sqlite.accounts import SqliteAccounts
@@ -470,7 +470,7 @@ class SqliteDatabase(Guarded):
         return [by_id[chunk_id] for chunk_id in chunk_ids if chunk_id in by_id]
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches
+        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches
     ) -> list[ValueRow]:
         condition, params = compile_filter(where, matches, SQLITE)
         params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
