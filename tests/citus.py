@@ -97,9 +97,7 @@ def citus_cluster() -> Iterator[CitusCluster]:
             with psycopg.connect(node.database_url(TEMPLATE), autocommit=True) as connection:
                 connection.execute("CREATE EXTENSION citus")
         with psycopg.connect(coordinator.database_url(TEMPLATE), autocommit=True) as connection:
-            connection.execute(
-                "SELECT citus_set_coordinator_host('127.0.0.1', %s)", (cluster.port(coordinator),)
-            )
+            connection.execute("SELECT citus_set_coordinator_host('127.0.0.1', %s)", (cluster.port(coordinator),))
             for worker in workers:
                 connection.execute("SELECT citus_add_node('127.0.0.1', %s)", (cluster.port(worker),))
         cluster._copy(TEMPLATE, MIGRATED_TEMPLATE)

@@ -103,7 +103,7 @@ CREATE_PIN_SQL = (
 _LIVE_VALUES = (
     "WITH r AS (SELECT run_id, name FROM runs WHERE experiment_id = %(experiment)s),"
     " m AS (SELECT s.run_id, s.tag AS key, (SELECT c.last_value FROM scalar_chunks c"
-    " WHERE c.experiment_id = s.experiment_id AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
+    " WHERE c.experiment_id = %(experiment)s AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
     " AS number FROM series s WHERE s.experiment_id = %(experiment)s AND s.data_class = %(scalar)s),"
 )
 _PINNED_VALUES = (
