@@ -1,21 +1,25 @@
 """The PostgreSQL store on a real Citus cluster (a coordinator and two workers): its tables distributed as
 `trainboard.store.postgres.distribution` declares, a single-node store distributed in place, every hot read a
-single-shard router plan (EXPLAINed by PostgreSQL's auto_explain as the store runs it) and every write of one batch on
-one shard group."""
+single-shard router plan (EXPLAINed by PostgreSQL's auto_explain as the store runs it), every write of one batch on
+one shard group, and a shard group moved between workers while `trainboard serve` answers."""
 
 from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 import psycopg
 import pytest
 
 from tests.citus import CitusCluster
+from tests.servers import trainboard_store_server
 from trainboard.ingest.loader import Loader
 from trainboard.normaliser.points import DataClass
 from trainboard.reader.logdir import LogDir
@@ -235,7 +239,9 @@ def test_the_writes_of_a_batch_touch_one_shard_group_on_one_worker(
             connection.execute("RESET citus.log_remote_commands")
     assert sum(row.point_count for row in store.series(experiment_id)) > 0
     shards = {int(shard) for command, _ in plans.remote for shard in re.findall(r"_(1\d{5})\b", command)}
-    with psycopg.connect(database.pool.conninfo) as connection:
+    conninfo = database.pool.conninfo
+    assert isinstance(conninfo, str)
+    with psycopg.connect(conninfo) as connection:
         groups = connection.execute(
             "SELECT DISTINCT s.shardminvalue, p.nodeport FROM pg_dist_shard s JOIN pg_dist_partition t USING"
             " (logicalrelid) JOIN pg_dist_shard_placement p USING (shardid) WHERE t.partmethod = 'h'"
@@ -245,3 +251,69 @@ def test_the_writes_of_a_batch_touch_one_shard_group_on_one_worker(
     assert len(shards) >= 5 and len(groups) == 1, groups
     (_, port) = groups[0]
     assert {server for _, server in plans.remote} == {f"127.0.0.1:{port}"}
+
+
+def test_a_shard_moved_between_workers_while_serve_answers_gives_no_wrong_answer(
+    citus: CitusCluster, full_logdir: Path, tmp_path: Path
+) -> None:
+    url = citus.create_database("moved")
+    try:
+        with (
+            trainboard_store_server(full_logdir, tmp_path, url) as server,
+            httpx.Client(base_url=server.url + server.experiment_path, timeout=30) as client,
+        ):
+            tags = client.get("/data/plugin/scalars/tags").raise_for_status().json()
+            paths = ["/data/runs", "/data/plugin/scalars/tags"] + [
+                f"/data/plugin/scalars/scalars?run={run}&tag={tag}" for run in sorted(tags) for tag in sorted(tags[run])
+            ]
+            expected = {path: client.get(path).raise_for_status().json() for path in paths}
+            answers: list[tuple[float, str, int, object]] = []
+            moving = threading.Event()
+            moving.set()
+
+            def read() -> None:
+                while moving.is_set():
+                    for path in paths:
+                        answer = client.get(path)
+                        body = answer.json() if answer.status_code == 200 else answer.text
+                        answers.append((time.monotonic(), path, answer.status_code, body))
+
+            reader = threading.Thread(target=read)
+            reader.start()
+            try:
+                time.sleep(1)
+                started = time.monotonic()
+                moved = move_shard(citus, url, server.experiment_path.rsplit("/", 1)[1])
+                took = time.monotonic() - started
+                time.sleep(1)
+            finally:
+                moving.clear()
+                reader.join()
+    finally:
+        citus.drop_database(url)
+    assert moved
+    wrong = [(path, status) for _, path, status, body in answers if status == 200 and body != expected[path]]
+    assert not wrong
+    failed = [(at, status) for at, _, status, _ in answers if status != 200]
+    assert {status for _, status in failed} <= {503}, failed
+    assert not failed or max(at for at, _ in failed) - min(at for at, _ in failed) < 10
+    assert answers[-1][2] == 200
+    print(f"shard group moved in {took:.1f} s; {len(answers)} answers, {len(failed)} 503s")
+
+
+def move_shard(citus: CitusCluster, url: str, experiment_id: str) -> bool:
+    """Move the shard group holding `experiment_id` to the other worker (online: logical replication); whether it
+    is there now."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        ((shard, port),) = connection.execute(
+            "SELECT shardid, nodeport FROM citus_shards WHERE shardid ="
+            " get_shard_id_for_distribution_column('experiment_state', %s::text)",
+            (experiment_id,),
+        ).fetchall()
+        (target,) = [citus.port(worker) for worker in citus.workers if citus.port(worker) != port]
+        connection.execute(
+            "SELECT citus_move_shard_placement(%s, '127.0.0.1', %s, '127.0.0.1', %s, shard_transfer_mode => %s)",
+            (shard, port, target, "force_logical"),
+        )
+        row = connection.execute("SELECT nodeport FROM citus_shards WHERE shardid = %s", (shard,)).fetchone()
+        return row == (target,)
