@@ -31,8 +31,6 @@ from trainboard.store.run_filter import parse
 from trainboard.store.store import Store
 from trainboard.store.values import StepRange
 
-pytestmark = [pytest.mark.citus, pytest.mark.xdist_group("citus")]
-
 
 def placements(url: str) -> dict[str, tuple[str, str | None, int]]:
     """Each Citus table of the database: its type, distribution column and co-location group."""
@@ -43,6 +41,17 @@ def placements(url: str) -> dict[str, tuple[str, str | None, int]]:
     return {name: (kind, None if column == "<none>" else column, group) for name, kind, column, group in rows}
 
 
+@pytest.mark.postgres
+def test_every_table_of_the_schema_is_declared_for_citus(postgres_url: str) -> None:
+    """On plain PostgreSQL too: a migration that adds a table adds it to distribution.TABLES."""
+    open_store(postgres_url).close()
+    with psycopg.connect(postgres_url) as connection:
+        tables = {name for (name,) in connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+    assert tables == {table for table, _ in TABLES}
+
+
+@pytest.mark.citus
+@pytest.mark.xdist_group("citus")
 def test_every_table_is_distributed_by_experiment_or_a_reference_table_as_declared(citus: CitusCluster) -> None:
     url = citus.create_database("declared", migrated=False)
     try:
@@ -64,6 +73,8 @@ def test_every_table_is_distributed_by_experiment_or_a_reference_table_as_declar
     assert not {table for table, placement in TABLES if placement == "coordinator"} & set(found)
 
 
+@pytest.mark.citus
+@pytest.mark.xdist_group("citus")
 def test_a_single_node_store_with_rows_is_distributed_in_place_when_citus_is_added(
     citus: CitusCluster, full_logdir: Path
 ) -> None:
@@ -213,6 +224,8 @@ def hot_reads(store: Store, experiment_id: str) -> dict[str, Callable[[], object
     }
 
 
+@pytest.mark.citus
+@pytest.mark.xdist_group("citus")
 def test_every_hot_read_is_a_single_shard_router_plan(explained: tuple[Store, str, Plans]) -> None:
     store, experiment_id, plans = explained
     for name, read in hot_reads(store, experiment_id).items():
@@ -222,6 +235,8 @@ def test_every_hot_read_is_a_single_shard_router_plan(explained: tuple[Store, st
         assert counts and set(counts) == {1}, f"{name}: task counts {counts} {json.dumps(plans.plans, indent=1)}"
 
 
+@pytest.mark.citus
+@pytest.mark.xdist_group("citus")
 def test_the_writes_of_a_batch_touch_one_shard_group_on_one_worker(
     explained: tuple[Store, str, Plans], citus: CitusCluster, full_logdir: Path
 ) -> None:
@@ -238,6 +253,14 @@ def test_the_writes_of_a_batch_touch_one_shard_group_on_one_worker(
         with database.pool.connection() as connection:
             connection.execute("RESET citus.log_remote_commands")
     assert sum(row.point_count for row in store.series(experiment_id)) > 0
+    # The coordinator hands out the ids, in commit order: this experiment's come after the others'.
+    with database.pool.connection() as connection:
+        mine, others = connection.execute(
+            "SELECT min(chunk_id) FILTER (WHERE experiment_id = %s), max(chunk_id) FILTER (WHERE experiment_id <> %s)"
+            " FROM scalar_chunks",
+            (experiment_id, experiment_id),
+        ).fetchone() or (0, 0)
+    assert others < mine < 2**48
     shards = {int(shard) for command, _ in plans.remote for shard in re.findall(r"_(1\d{5})\b", command)}
     conninfo = database.pool.conninfo
     assert isinstance(conninfo, str)
@@ -253,6 +276,8 @@ def test_the_writes_of_a_batch_touch_one_shard_group_on_one_worker(
     assert {server for _, server in plans.remote} == {f"127.0.0.1:{port}"}
 
 
+@pytest.mark.citus
+@pytest.mark.xdist_group("citus")
 def test_a_shard_moved_between_workers_while_serve_answers_gives_no_wrong_answer(
     citus: CitusCluster, full_logdir: Path, tmp_path: Path
 ) -> None:
