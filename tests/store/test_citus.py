@@ -24,6 +24,8 @@ from trainboard.ingest.loader import Loader
 from trainboard.normaliser.points import DataClass
 from trainboard.reader.logdir import LogDir
 from trainboard.store.opening import open_store
+from trainboard.store.postgres import database as database_module
+from trainboard.store.postgres import distribution
 from trainboard.store.postgres.blobs import PostgresBlobs
 from trainboard.store.postgres.database import PostgresDatabase
 from trainboard.store.postgres.distribution import DISTRIBUTION_COLUMN, TABLES
@@ -71,6 +73,29 @@ def test_every_table_is_distributed_by_experiment_or_a_reference_table_as_declar
         table for table, placement in TABLES if placement == "reference"
     }
     assert not {table for table, placement in TABLES if placement == "coordinator"} & set(found)
+
+
+@pytest.mark.citus
+@pytest.mark.xdist_group("citus")
+def test_a_table_a_later_migration_adds_is_distributed_too(
+    citus: CitusCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a table another release adds: an identity column and foreign keys to a reference and a distributed table."""
+    url = citus.create_database("later")
+    migration = (
+        "9999_later",
+        "CREATE TABLE later (experiment_id TEXT NOT NULL REFERENCES experiments, later_id BIGINT GENERATED ALWAYS AS"
+        " IDENTITY, run_id BIGINT NOT NULL, PRIMARY KEY (experiment_id, later_id),"
+        " FOREIGN KEY (experiment_id, run_id) REFERENCES runs)",
+    )
+    monkeypatch.setattr(database_module, "MIGRATIONS", [*database_module.MIGRATIONS, migration])
+    monkeypatch.setattr(distribution, "TABLES", (*distribution.TABLES, ("later", "distributed")))
+    try:
+        open_store(url).close()
+        assert placements(url)["later"][:2] == ("distributed", DISTRIBUTION_COLUMN)
+        assert placements(url)["later"][2] == placements(url)["runs"][2]
+    finally:
+        citus.drop_database(url)
 
 
 @pytest.mark.citus

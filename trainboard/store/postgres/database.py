@@ -29,7 +29,7 @@ from trainboard.store.database import (
 from trainboard.store.errors import StaleOffsetError, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.postgres.accounts import PostgresAccounts
-from trainboard.store.postgres.distribution import distribute
+from trainboard.store.postgres.distribution import distribute, keep_new_tables_plain
 from trainboard.store.postgres.migrations import BACKFILLS, MIGRATIONS, POINT
 from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import POSTGRES, Matches, compile_filter
@@ -763,6 +763,7 @@ def _migrate(connection: psycopg.Connection[Any], location: str) -> None:
             # Held until the transaction ends: another process opening the same database waits, then finds it
             # migrated.
             connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            keep_new_tables_plain(connection)
             yield connection
 
     migrate(MIGRATIONS, in_turn, placeholder="%s", location=f"the database {location}", backfills=BACKFILLS)

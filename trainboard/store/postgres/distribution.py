@@ -52,15 +52,28 @@ def has_citus(connection: psycopg.Connection[Any]) -> bool:
     return connection.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone() is not None
 
 
+def keep_new_tables_plain(connection: psycopg.Connection[Any]) -> None:
+    """On a Citus database, let the tables that migrations create in this transaction stay plain tables until
+    `distribute` converts them: Citus would make one that refers to a reference table a "Citus local table", which it
+    cannot distribute once it has an identity column. A migration's backfill must not insert into a new table that
+    refers to a distributed one: until the table is distributed too, its foreign key checks the coordinator's empty
+    copy."""
+    if has_citus(connection):
+        connection.execute("SET LOCAL citus.enable_local_reference_table_foreign_keys = off")
+
+
 def distribute(connection: psycopg.Connection[Any]) -> None:
     """On a Citus database, make each table of TABLES what it is declared to be (those that are already are left as
     they are); elsewhere nothing. Runs in the caller's transaction."""
     if not has_citus(connection):
         return
+    # Not the "local" tables of Citus (those it made of plain tables that refer to reference tables): they are still
+    # to be distributed.
     done = {
         name
         for (name,) in connection.execute(
-            "SELECT logicalrelid::regclass::text FROM pg_dist_partition", binary=False
+            "SELECT table_name::text FROM citus_tables WHERE citus_table_type IN ('distributed', 'reference')",
+            binary=False,
         ).fetchall()
     }
     wanted = [(table, placement) for table, placement in TABLES if table not in done and placement != "coordinator"]
