@@ -1,7 +1,7 @@
 """A real Citus cluster for tests: a coordinator and two workers, three PostgreSQL servers of tests/pgserver.py on
 this machine with Citus preloaded. Each test database is made on every node from a template database that has the
-extension and knows the nodes (`citus_set_coordinator_host`, `citus_add_node`) and, unless asked otherwise,
-trainboard's schema migrated and distributed, so a new one costs three `CREATE DATABASE`s.
+extension and knows the nodes (`citus_set_coordinator_host`, `citus_add_node`), so a new one costs three
+`CREATE DATABASE`s; the first store opened on it distributes trainboard's tables.
 
 Citus is not in Debian's archive: `../shared/tools/build-citus` builds it into Debian's PostgreSQL 15 (scripts/test
 runs it); without it the Citus tests skip, saying so.
@@ -9,6 +9,7 @@ runs it); without it the Citus tests skip, saying so.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -19,11 +20,11 @@ import psycopg
 import pytest
 
 from tests.pgserver import PostgresServer, database_name, postgres_server, server_binaries
-from trainboard.store.postgres.database import PostgresDatabase
 
-# Databases with Citus and the nodes; the second with trainboard's schema migrated and distributed too.
+# A database with Citus that knows the nodes, which each test database is a copy of.
 TEMPLATE = "citus_template"
-MIGRATED_TEMPLATE = "citus_trainboard"
+# How long dropping a test database waits for Citus' own sessions in it to end.
+DROP_SECONDS = 30
 # Few shards per table: a test database is distributed in a few seconds (Citus' default is 32 per table).
 SHARD_COUNT = 4
 SETTINGS = (
@@ -59,27 +60,33 @@ class CitusCluster:
     def nodes(self) -> tuple[PostgresServer, ...]:
         return (self.coordinator, *self.workers)
 
-    def create_database(self, name: str, *, migrated: bool = True) -> str:
-        """A new database with Citus and the workers, named `name` and a unique suffix, with trainboard's schema
-        distributed and no rows (or no tables, not `migrated`); the coordinator's URL."""
+    def create_database(self, name: str) -> str:
+        """A new empty database with Citus and the workers, named `name` and a unique suffix; the coordinator's URL."""
         name = database_name(f"{name[:50]}_{uuid.uuid4().hex[:8]}")
-        self._copy(MIGRATED_TEMPLATE if migrated else TEMPLATE, name)
-        return self.coordinator.database_url(name)
-
-    def _copy(self, template: str, name: str) -> None:
         for node in self.nodes:
             with psycopg.connect(node.url, autocommit=True) as connection:
                 # Citus' maintenance daemon keeps a connection to each database with the extension, and a template in
                 # use cannot be copied: the daemon of a template, which no one uses, is ended and not restarted.
                 connection.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (template,)
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (TEMPLATE,)
                 )
-                connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+                connection.execute(f'CREATE DATABASE "{name}" TEMPLATE {TEMPLATE}')
+        return self.coordinator.database_url(name)
 
     def drop_database(self, url: str) -> None:
         name = url.rsplit("/", 1)[1]
         for node in self.nodes:
-            node.drop_database(node.database_url(name))
+            # Citus' background sessions in the database (its maintenance daemon, a cleanup after a shard move) are
+            # not ended by DROP DATABASE ... WITH (FORCE) at once.
+            deadline = time.monotonic() + DROP_SECONDS
+            while True:
+                try:
+                    node.drop_database(node.database_url(name))
+                    break
+                except psycopg.errors.ObjectInUse:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.5)
 
     def port(self, node: PostgresServer) -> int:
         return int(node.url.rsplit(":", 1)[1].split("/")[0])
@@ -100,6 +107,4 @@ def citus_cluster() -> Iterator[CitusCluster]:
             connection.execute("SELECT citus_set_coordinator_host('127.0.0.1', %s)", (cluster.port(coordinator),))
             for worker in workers:
                 connection.execute("SELECT citus_add_node('127.0.0.1', %s)", (cluster.port(worker),))
-        cluster._copy(TEMPLATE, MIGRATED_TEMPLATE)
-        PostgresDatabase(coordinator.database_url(MIGRATED_TEMPLATE)).close()
         yield cluster

@@ -29,6 +29,7 @@ from trainboard.store.postgres import distribution
 from trainboard.store.postgres.blobs import PostgresBlobs
 from trainboard.store.postgres.database import PostgresDatabase
 from trainboard.store.postgres.distribution import DISTRIBUTION_COLUMN, TABLES
+from trainboard.store.postgres.migrations import MIGRATIONS
 from trainboard.store.run_filter import parse
 from trainboard.store.store import Store
 from trainboard.store.values import StepRange
@@ -55,7 +56,7 @@ def test_every_table_of_the_schema_is_declared_for_citus(postgres_url: str) -> N
 @pytest.mark.citus
 @pytest.mark.xdist_group("citus")
 def test_every_table_is_distributed_by_experiment_or_a_reference_table_as_declared(citus: CitusCluster) -> None:
-    url = citus.create_database("declared", migrated=False)
+    url = citus.create_database("declared")
     try:
         open_store(url).close()
         found = placements(url)
@@ -88,7 +89,7 @@ def test_a_table_a_later_migration_adds_is_distributed_too(
         " IDENTITY, run_id BIGINT NOT NULL, PRIMARY KEY (experiment_id, later_id),"
         " FOREIGN KEY (experiment_id, run_id) REFERENCES runs)",
     )
-    monkeypatch.setattr(database_module, "MIGRATIONS", [*database_module.MIGRATIONS, migration])
+    monkeypatch.setattr(database_module, "MIGRATIONS", [*MIGRATIONS, migration])
     monkeypatch.setattr(distribution, "TABLES", (*distribution.TABLES, ("later", "distributed")))
     try:
         open_store(url).close()
