@@ -17,8 +17,8 @@ import psycopg
 # The column every distributed table is distributed by.
 DISTRIBUTION_COLUMN = "experiment_id"
 
-# Each table of the schema and where it lives under Citus, in the order they are distributed: a table after those its
-# foreign keys refer to (reference tables first: a distributed table may refer to them, not they to it).
+# Each table of the schema and where it lives under Citus, in the order they are converted (reference tables first: a
+# distributed table may refer to them, not they to it). tests/store/test_citus.py fails while a table is missing.
 #   reference:   a copy on every node;
 #   distributed: sharded by experiment_id, co-located with every other distributed table;
 #   coordinator: stays a plain table of the coordinator (read by no query that joins a distributed table).
