@@ -25,6 +25,9 @@ SHARED_BY_FOLDER = ("differential", "hparams")
 # both workers finish together. Handed out last, as xdist's own order (most tests first) hands out these groups of few
 # tests, they leave one worker running alone at the end. Every other group follows, most tests first.
 LONGEST_GROUPS = (
+    # Every test on the Citus cluster (marked xdist_group("citus")): 205 tests, 14.5 minutes on one worker of this
+    # 2-core machine shared with five other test sessions (load 9-12).
+    "citus",
     "differential",
     "hparams",
     "generated-local",
