@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.citus import CitusCluster, citus_cluster, skip_without_citus
 from tests.logdirs import write_full_logdir
 from tests.pgserver import PostgresServer, postgres_server
 from tests.s3server import S3Server, s3_server
@@ -24,6 +25,9 @@ SHARED_BY_FOLDER = ("differential", "hparams")
 # both workers finish together. Handed out last, as xdist's own order (most tests first) hands out these groups of few
 # tests, they leave one worker running alone at the end. Every other group follows, most tests first.
 LONGEST_GROUPS = (
+    # Every test on the Citus cluster (marked xdist_group("citus")): 205 tests, 14.5 minutes on one worker of this
+    # 2-core machine shared with five other test sessions (load 9-12).
+    "citus",
     "differential",
     "hparams",
     "generated-local",
@@ -105,6 +109,23 @@ def postgres_url(postgres: PostgresServer, request: pytest.FixtureRequest) -> It
     url = postgres.create_database(f"{request.node.name[:50]}_{uuid.uuid4().hex[:8]}")
     yield url
     postgres.drop_database(url)
+
+
+@pytest.fixture(scope="session")
+def citus() -> Iterator[CitusCluster]:
+    """One Citus cluster (a coordinator and two workers) per test session (per xdist worker: its tests are marked to
+    run in one xdist group), started on first use; skips when Citus is not installed."""
+    skip_without_citus()
+    with citus_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def citus_url(citus: CitusCluster, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The coordinator's URL of a new, empty database of its own with Citus and both workers, dropped afterwards."""
+    url = citus.create_database(request.node.name)
+    yield url
+    citus.drop_database(url)
 
 
 @pytest.fixture(scope="session")

@@ -65,8 +65,9 @@ def server_binaries() -> Path:
 
 
 @contextmanager
-def postgres_server() -> Iterator[PostgresServer]:
-    """Start a PostgreSQL of its own, yield it, then stop it and remove its files."""
+def postgres_server(settings: tuple[str, ...] = ()) -> Iterator[PostgresServer]:
+    """Start a PostgreSQL of its own (with `settings` besides SETTINGS), yield it, then stop it and remove its
+    files."""
     binaries = server_binaries()
     # Not under pytest's tmp_path: that is private to root (0700), and the server may run as `postgres`.
     scratch = Path(tempfile.mkdtemp(prefix="trainboard-postgres-"))
@@ -79,7 +80,7 @@ def postgres_server() -> Iterator[PostgresServer]:
                 shutil.chown(path, "postgres", "postgres")
         _run(as_server([str(binaries / "initdb"), "-D", str(data), "-U", USER, "-A", "trust", "-E", "UTF8",
                         "--no-locale", "--no-sync"]))  # fmt: skip
-        port = _start(as_server, binaries, data, sockets, log)
+        port = _start(as_server, binaries, data, sockets, log, settings)
         try:
             yield PostgresServer(f"postgresql://{USER}@127.0.0.1:{port}/postgres", log)
         finally:
@@ -88,11 +89,20 @@ def postgres_server() -> Iterator[PostgresServer]:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _start(as_server: Callable[[list[str]], list[str]], binaries: Path, data: Path, sockets: Path, log: Path) -> int:
+def _start(
+    as_server: Callable[[list[str]], list[str]],
+    binaries: Path,
+    data: Path,
+    sockets: Path,
+    log: Path,
+    settings: tuple[str, ...],
+) -> int:
     """Start the server on a free port (another process may take the port first: try again on a new one)."""
     for attempt in range(START_ATTEMPTS):
         port = free_port()
-        options = " ".join([f"-h 127.0.0.1 -p {port} -k {sockets}", *(f"-c {setting}" for setting in SETTINGS)])
+        options = " ".join(
+            [f"-h 127.0.0.1 -p {port} -k {sockets}", *(f"-c {setting}" for setting in (*SETTINGS, *settings))]
+        )
         command = as_server([str(binaries / "pg_ctl"), "start", "-D", str(data), "-l", str(log), "-w", "-t", "60",
                              "-o", options])  # fmt: skip
         if subprocess.run(command, capture_output=True).returncode == 0:

@@ -25,11 +25,17 @@ from trainboard.store.store import Store
 TIMEOUT = 120.0
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("citus", marks=[pytest.mark.citus, pytest.mark.xdist_group("citus")]),
+    ]
+)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A fresh database of each backend, as `--db` takes it."""
-    if request.param == "postgres":
-        url: str = request.getfixturevalue("postgres_url")
+    if request.param in ("postgres", "citus"):
+        url: str = request.getfixturevalue(f"{request.param}_url")
         return url
     return f"sqlite:{tmp_path / 'team.sqlite'}"
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.citus import CitusCluster
 from tests.differential.calls import TensorBoardAnswers
 from tests.differential.routes import Listing
 from tests.pgserver import PostgresServer
@@ -23,13 +24,25 @@ from tests.servers import (
 from trainboard.kernels import PURE_PYTHON
 
 
-@pytest.fixture(scope="session", params=["sqlite", "protobuf-floor", "pure-python", "postgres", "uploaded"])
+@pytest.fixture(
+    scope="session",
+    params=[
+        "sqlite",
+        "protobuf-floor",
+        "pure-python",
+        "postgres",
+        "uploaded",
+        # On its own xdist worker with the other Citus tests: the cluster starts once.
+        pytest.param("citus", marks=[pytest.mark.citus, pytest.mark.xdist_group("citus")]),
+    ],
+)
 def candidate(
     request: pytest.FixtureRequest, full_logdir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """The server compared with TensorBoard: trainboard on its SQLite store (on the newest protobuf, on the oldest
     that pyproject.toml admits, in .venv-floor, and on the pure-Python paths, without its C kernels), and
-    `trainboard ingest` + `serve` on PostgreSQL (the logdir's experiment at /experiment/<id>/), and `trainboard upload`
+    `trainboard ingest` + `serve` on PostgreSQL (the logdir's experiment at /experiment/<id>/) and on a Citus
+    cluster, and `trainboard upload`
     of the logdir into `trainboard serve` on PostgreSQL and S3; with --candidate=tensorboard a second TensorBoard."""
     if request.config.getoption("candidate") == "tensorboard":
         if request.param != "sqlite":
@@ -51,6 +64,11 @@ def candidate(
         postgres: PostgresServer = request.getfixturevalue("postgres")
         db = postgres.create_database("differential")
         with trainboard_store_server(full_logdir, tmp_path_factory.mktemp("candidate-postgres"), db) as server:
+            yield server
+    elif request.param == "citus":
+        citus: CitusCluster = request.getfixturevalue("citus")
+        db = citus.create_database("differential")
+        with trainboard_store_server(full_logdir, tmp_path_factory.mktemp("candidate-citus"), db) as server:
             yield server
     else:
         postgres = request.getfixturevalue("postgres")

@@ -14,6 +14,8 @@ BACKENDS = [
     pytest.param("sqlite"),
     pytest.param("postgres", marks=pytest.mark.postgres),
     pytest.param("postgres+s3", marks=[pytest.mark.postgres, pytest.mark.s3]),
+    # On their own xdist worker: the cluster starts once for all the Citus tests.
+    pytest.param("citus", marks=[pytest.mark.citus, pytest.mark.xdist_group("citus")]),
 ]
 
 
@@ -24,6 +26,8 @@ def open_test_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[
     blobs = None
     if request.param.startswith("postgres"):
         db = request.getfixturevalue("postgres_url")
+    if request.param == "citus":
+        db = request.getfixturevalue("citus_url")
     if request.param.endswith("+s3"):
         blobs = request.getfixturevalue("s3_blobs_url")
     opened: list[Store] = []

@@ -11,11 +11,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.cli.process import command
 from tests.servers import SERVING, stop
 from trainboard.store.opening import open_store
 
 TIMEOUT = 180.0
+
+
+# The stores the upload tests run on; the kill tests on a Citus cluster too (on the xdist worker of the other Citus
+# tests), by parametrising `team_store` with WITH_CITUS.
+TEAM_STORES = ["sqlite", pytest.param("postgres+s3", marks=pytest.mark.postgres)]
+WITH_CITUS = [*TEAM_STORES, pytest.param("citus+s3", marks=[pytest.mark.citus, pytest.mark.xdist_group("citus")])]
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from tests.cli.process import command, kill_partway
 from tests.logdirs import image_summary, images, png
 from tests.s3server import S3Server
 from tests.servers import free_port, trainboard_server
-from tests.upload.team import TIMEOUT, TeamStore, finished, serving, started_server, upload
+from tests.upload.team import TIMEOUT, WITH_CITUS, TeamStore, finished, serving, started_server, upload
 from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
 
@@ -66,6 +66,7 @@ def committed(client: httpx.Client, experiment_id: str) -> int:
     return sum(cursor["offset"] for cursor in files.values())
 
 
+@pytest.mark.parametrize("team_store", WITH_CITUS, indirect=True)
 def test_an_upload_killed_at_random_moments_and_run_again_stores_every_point_and_image_once(
     team_store: TeamStore, tmp_path: Path
 ) -> None:
@@ -89,6 +90,7 @@ def test_an_upload_killed_at_random_moments_and_run_again_stores_every_point_and
         assert steps_of(client, experiment_id, "train") == list(range(steps))
 
 
+@pytest.mark.parametrize("team_store", WITH_CITUS, indirect=True)
 def test_a_server_killed_during_an_upload_and_started_again_loses_and_doubles_nothing(
     team_store: TeamStore, tmp_path: Path
 ) -> None:

@@ -29,6 +29,7 @@ from trainboard.store.database import (
 from trainboard.store.errors import StaleOffsetError, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.postgres.accounts import PostgresAccounts
+from trainboard.store.postgres.distribution import distribute, keep_new_tables_plain
 from trainboard.store.postgres.migrations import BACKFILLS, MIGRATIONS, POINT
 from trainboard.store.postgres.run_metadata import PostgresRunMetadata
 from trainboard.store.run_filter import RunFilter
@@ -108,7 +109,7 @@ CREATE_PIN_SQL = (
 _LIVE_VALUES = (
     "WITH r AS (SELECT run_id, name FROM runs WHERE experiment_id = %(experiment)s),"
     " m AS (SELECT s.run_id, s.tag AS key, (SELECT c.last_value FROM scalar_chunks c"
-    " WHERE c.experiment_id = s.experiment_id AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
+    " WHERE c.experiment_id = %(experiment)s AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
     " AS number FROM series s WHERE s.experiment_id = %(experiment)s AND s.data_class = %(scalar)s),"
 )
 _PINNED_VALUES = (
@@ -203,9 +204,11 @@ class PostgresDatabase:
 
     def experiments(self) -> list[ExperimentRow]:
         rows = self._rows(
+            # A join, not a count in a subquery per row: Citus runs it on every shard at once.
             "SELECT e.experiment_id, e.name, e.description, e.location, e.created, s.updated,"
-            " (SELECT count(*) FROM runs r WHERE r.experiment_id = e.experiment_id), e.owner_id"
-            " FROM experiments e JOIN experiment_state s USING (experiment_id) ORDER BY e.created, e.experiment_id"
+            " COALESCE(r.count, 0), e.owner_id FROM experiments e JOIN experiment_state s USING (experiment_id)"
+            " LEFT JOIN (SELECT experiment_id, count(*) AS count FROM runs GROUP BY experiment_id) r"
+            " USING (experiment_id) ORDER BY e.created, e.experiment_id"
         )
         return [ExperimentRow(*row) for row in rows]
 
@@ -798,9 +801,12 @@ def _migrate(connection: psycopg.Connection[Any], location: str) -> None:
             # Held until the transaction ends: another process opening the same database waits, then finds it
             # migrated.
             connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            keep_new_tables_plain(connection)
             yield connection
 
     migrate(MIGRATIONS, in_turn, placeholder="%s", location=f"the database {location}", backfills=BACKFILLS)
+    with in_turn():
+        distribute(connection)
 
 
 def _reason(error: Exception) -> str:
