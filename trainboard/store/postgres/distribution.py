@@ -43,6 +43,10 @@ TABLES: tuple[tuple[str, Placement], ...] = (
     ("pins", "distributed"),
     ("pin_runs", "distributed"),
     ("pin_series", "distributed"),
+    ("run_metadata", "distributed"),
+    ("run_labels", "distributed"),
+    ("saved_views", "distributed"),
+    ("definitions", "distributed"),
 )
 # The table every distributed table is co-located with.
 COLOCATED_WITH = "experiment_state"
