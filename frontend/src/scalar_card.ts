@@ -469,20 +469,25 @@ function table(
   );
 }
 
-// Two requests at a time, in the order cards ask: the first chart on screen gets the server to itself and draws
-// first, instead of sharing it with every other chart in view.
+// Requests in the order cards ask, two at a time (the server reads the next card's while the page draws one), but
+// the page's first alone: the first chart on screen gets the server to itself and draws first, instead of sharing it
+// with every other chart in view.
 const CONCURRENT_FETCHES = 2;
 let fetching = 0;
+let answered = false;
 const waiting: (() => void)[] = [];
 
-export async function queued<T>(task: () => Promise<T>): Promise<T> {
-  if (fetching >= CONCURRENT_FETCHES) await new Promise<void>((resolve) => waiting.push(resolve));
+async function queued<T>(task: () => Promise<T>): Promise<T> {
+  if (fetching >= (answered ? CONCURRENT_FETCHES : 1)) await new Promise<void>((resolve) => waiting.push(resolve));
   fetching++;
   try {
     return await task();
   } finally {
     fetching--;
+    const first = !answered;
+    answered = true;
     waiting.shift()?.();
+    if (first) waiting.shift()?.();
   }
 }
 

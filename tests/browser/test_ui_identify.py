@@ -5,6 +5,7 @@ ticks, card sizes filling the width, full screen filling the window."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,9 +25,18 @@ STEPS = range(0, 100, 5)
 LOSS = "loss"
 # A ramp from 0 to 1,000 (step = value), to zoom into.
 RAMP = "ramp"
+# A training loss that starts high: 60 at step 0, then between 0.3 and 4 from step 100 on.
+SPIKE = "train_loss"
+SPIKE_STEPS = range(0, 1001, 5)
+SPIKE_LOW, SPIKE_HIGH = 0.3, 4.0
 # A tag the first run logged once, at this step.
 SINGLE, SINGLE_STEP = "single", 4998
 GROUP_TAGS = ("group/a", "group/b", "group/c", "group/d")
+
+
+def spike_loss(step: int) -> float:
+    middle, half = (SPIKE_LOW + SPIKE_HIGH) / 2, (SPIKE_HIGH - SPIKE_LOW) / 2
+    return middle + half * math.sin(step / 20) + 60 * math.exp(-step / 12)
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +50,8 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 for step in range(0, 1001, 10):
                     writer.add_scalar(RAMP, float(step), step, walltime=1_700_000_000 + step)
                 writer.add_scalar(SINGLE, 0.5, SINGLE_STEP, walltime=1_700_000_000)
+                for step in SPIKE_STEPS:
+                    writer.add_scalar(SPIKE, spike_loss(step), step, walltime=1_700_000_000 + step)
                 for tag in GROUP_TAGS:
                     writer.add_scalar(tag, 1.0, 0, walltime=1_700_000_000)
                     writer.add_scalar(tag, 2.0, 1, walltime=1_700_000_001)
@@ -181,6 +193,36 @@ def test_box_zoom_refits_y_to_the_zoomed_data(server: Server, browser: Browser) 
         low, high = (float(part) for part in str(chart.get_attribute("data-y-range")).split(","))
         # The zoomed steps hold values of about 600 to 800: y spans them, with a little room.
         assert 500 < low < 620 and 780 < high < 900, (low, high)
+
+
+@pytest.mark.parametrize("dashboard", ["scalars", "timeseries"])
+def test_box_zoom_past_an_early_spike_refits_y(server: Server, browser: Browser, dashboard: str) -> None:
+    with ui_page(browser, f"identify-zoom-spike-{dashboard}") as page:
+        # Smoothed as by default; on Time Series with the outliers in the y range (they are what is zoomed past).
+        page.goto(f"{server.url}/#dashboard={dashboard}&tagFilter=^{SPIKE}$&ignoreOutliers=0")
+        chart = drawn_chart(page, SPIKE, 1)
+        low, high = (float(part) for part in str(chart.get_attribute("data-y-scale")).split(","))
+        assert high > 50, (low, high)  # the spike is in view
+        box = chart.locator(".u-over").bounding_box()
+        assert box is not None
+        y = box["y"] + box["height"] / 2
+        # From about step 400 to step 900: the loss there goes between 0.3 and 4, 50 times below the spike.
+        page.mouse.move(box["x"] + box["width"] * 0.4, y)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] * 0.9, y, steps=5)
+        page.mouse.up()
+        page.wait_for_function(
+            "() => Number(document.querySelector('article.card .chart').dataset.yScale.split(',')[1]) < 50"
+        )
+        low, high = (float(part) for part in str(chart.get_attribute("data-y-scale")).split(","))
+        # The zoomed data fills the height: y covers 0.3 to 4, with no more room than a little padding.
+        span = SPIKE_HIGH - SPIKE_LOW
+        assert (
+            SPIKE_LOW - 0.15 * span < low <= SPIKE_LOW + 0.01 and SPIKE_HIGH - 0.01 <= high < SPIKE_HIGH + 0.15 * span
+        ), (
+            low,
+            high,
+        )
 
 
 def test_a_tag_logged_at_one_step_has_whole_step_ticks(server: Server, browser: Browser) -> None:
