@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 import tensorboardX
@@ -223,6 +224,19 @@ def test_box_zoom_past_an_early_spike_refits_y(server: Server, browser: Browser,
             low,
             high,
         )
+
+
+def test_the_runs_a_filter_shows_have_distinct_colours(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-filter-colours") as page:
+        page.goto(f"{server.url}/#tagFilter=^{LOSS}$")
+        drawn_chart(page, LOSS, 60)
+        # Twelve of the 60 runs, of which run00 and run48 (and run10 and run58) had one colour, told apart by a dash.
+        page.goto(f"{server.url}/#tagFilter=^{LOSS}$&runRegex=1&runFilter={quote('[08]$')}")
+        drawn_chart(page, LOSS, 12)
+        colours = page.locator("#run-list input.color").evaluate_all("inputs => inputs.map(input => input.value)")
+        assert len(colours) == 12
+        assert len(set(colours)) == 12, colours
+        assert page.locator("#run-list svg.dash").count() == 0  # solid: the colours tell them apart
 
 
 def test_a_tag_logged_at_one_step_has_whole_step_ticks(server: Server, browser: Browser) -> None:
