@@ -101,3 +101,44 @@ export function hideTooltip(from: unknown): void {
   owner = null;
   tooltip.hidden = true;
 }
+
+/** A button that opens `items` (buttons) as a menu in the overlay, under it (flipped to stay in the window); a click
+ * on an item, outside the menu, or Escape closes it. */
+export function menuButton(label: string, attributes: Record<string, string>, items: HTMLElement[]): HTMLElement {
+  const button = h(
+    "button",
+    { type: "button", "aria-haspopup": "menu", "aria-expanded": "false", ...attributes },
+    label,
+  );
+  const menu = h("div", { class: "menu", role: "menu" }, ...items);
+  for (const item of items) item.setAttribute("role", "menuitem");
+  const close = () => {
+    menu.remove();
+    button.setAttribute("aria-expanded", "false");
+    document.removeEventListener("pointerdown", outside, true);
+    document.removeEventListener("keydown", escape, true);
+  };
+  const outside = (event: Event) => {
+    if (!menu.contains(event.target as Node) && !button.contains(event.target as Node)) close();
+  };
+  const escape = (event: KeyboardEvent) => {
+    if (event.key !== "Escape") return;
+    event.stopPropagation(); // Escape closes the menu, not the full-screen card under it
+    close();
+    button.focus();
+  };
+  menu.addEventListener("click", (event) => {
+    if ((event.target as HTMLElement).closest("button")) close();
+  });
+  button.addEventListener("click", () => {
+    if (menu.isConnected) return close();
+    overlay().append(menu);
+    button.setAttribute("aria-expanded", "true");
+    const box = button.getBoundingClientRect();
+    placeNear(menu, box.left - GAP, box.bottom - GAP);
+    document.addEventListener("pointerdown", outside, true);
+    document.addEventListener("keydown", escape, true);
+    menu.querySelector<HTMLElement>("button:not([hidden])")?.focus();
+  });
+  return button;
+}

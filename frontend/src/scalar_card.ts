@@ -30,8 +30,6 @@ interface RangeRow {
 }
 
 export interface ScalarCardParts {
-  /** Kept apart from other pages' cards of the tag: the card's log-y and legend choices are kept under it. */
-  key: string;
   className?: string;
   attributes?: Record<string, string>;
   /** The page's buttons (pin, wider), before the card's own. */
@@ -67,15 +65,15 @@ export class ScalarCard {
   ) {
     const description = describe(tag);
     this.frame = new ChartCard({
-      key: parts.key,
+      key: tag, // its log-y and legend choices, in its page's state
       title: description && description !== tag ? `${tag} (${description})` : tag,
       hint: tag,
       className: parts.className,
       attributes: { "data-tag": tag, ...parts.attributes },
-      actions: [
-        ...(parts.actions ?? []),
-        h("button", { type: "button", class: "csv", onclick: () => void this.download("csv") }, "CSV"),
-        h("button", { type: "button", class: "json", onclick: () => void this.download("json") }, "JSON"),
+      actions: parts.actions,
+      menu: [
+        h("button", { type: "button", class: "csv", onclick: () => void this.download("csv") }, "Download CSV"),
+        h("button", { type: "button", class: "json", onclick: () => void this.download("json") }, "Download JSON"),
         this.parquetButton(),
       ],
     });
@@ -183,7 +181,7 @@ export class ScalarCard {
 
   /** Parquet, written by the server (shown once it says it can: pyarrow is installed there). */
   private parquetButton(): HTMLElement {
-    const button = h("button", { type: "button", class: "parquet", hidden: true }, "Parquet");
+    const button = h("button", { type: "button", class: "parquet", hidden: true }, "Download Parquet");
     button.onclick = () => {
       const runs = this.lines.map((line) => line.run);
       const link = h("a", { href: everyPointUrl(runs, this.tag, "parquet"), download: "" });

@@ -186,7 +186,6 @@ function makeCard(kind: Kind, run: string, tag: string): Card {
   };
   if (kind === "scalars") {
     card.scalar = new ScalarCard(tag, {
-      key: `timeseries\u0000${tag}`,
       className: "ts-card scalars",
       attributes: { "data-kind": kind },
       actions: [pin, wider],

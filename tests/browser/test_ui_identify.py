@@ -239,6 +239,51 @@ def test_the_runs_a_filter_shows_have_distinct_colours(server: Server, browser: 
         assert page.locator("#run-list svg.dash").count() == 0  # solid: the colours tell them apart
 
 
+def test_a_cards_log_y_and_legend_are_kept_in_the_url(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-card-state") as page:
+        page.goto(f"{server.url}/#dashboard=timeseries&tagFilter=^({LOSS}|{RAMP})$")
+        loss = drawn_chart(page, LOSS, 60)
+        card = page.locator(f"article.card[data-tag='{LOSS}']")
+        card.locator("button.log-y").click()
+        card.locator("button.legend-toggle").click()
+        page.wait_for_function("() => location.hash.includes('legendCard=')")
+        assert "logYCard=loss" in page.url and "legendCard=loss" in page.url, page.url
+        # The link opens the card as it was left, the other card as it was: log y and the legend are per card.
+        url = page.url
+        page.goto("about:blank")
+        page.goto(url)
+        loss = drawn_chart(page, LOSS, 60)
+        ramp = page.locator(f"article.card[data-tag='{RAMP}']")
+        assert card.locator("button.log-y").get_attribute("aria-pressed") == "true"
+        assert card.locator("ul.legend li").count() == 60
+        assert ramp.locator("button.log-y").get_attribute("aria-pressed") == "false"
+        assert ramp.locator("ul.legend").is_hidden()
+        assert loss.get_attribute("data-y-scale")
+
+
+def test_a_narrow_cards_header_is_one_line(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-narrow-header") as page:
+        page.set_viewport_size({"width": 1024, "height": 800})
+        page.goto(f"{server.url}/#dashboard=timeseries&cardSize=small&tagFilter=^group/")
+        tag = GROUP_TAGS[0]
+        drawn_chart(page, tag, 1)
+        card = page.locator(f"article.card[data-tag='{tag}']")
+        header = card.locator("header")
+        card_box, header_box, button = (
+            card.bounding_box(),
+            header.bounding_box(),
+            header.locator("button.log-y").bounding_box(),
+        )
+        assert card_box is not None and header_box is not None and button is not None
+        assert card_box["width"] < 400  # two cards a row: a narrow card
+        # One line: no taller than a button, every button inside the card, the title's whole text its hover title.
+        assert header_box["height"] < 1.5 * button["height"], (header_box, button)
+        for found in header.locator("button").all():
+            edge = found.bounding_box()
+            assert edge is not None and edge["x"] + edge["width"] <= card_box["x"] + card_box["width"], found
+        assert header.locator("h3").get_attribute("title") == tag
+
+
 def test_a_tag_logged_at_one_step_has_whole_step_ticks(server: Server, browser: Browser) -> None:
     with ui_page(browser, "identify-single-step") as page:
         page.goto(f"{server.url}/#tagFilter=^{SINGLE}$")

@@ -12,7 +12,7 @@ from typing import Literal
 
 import numpy as np
 import tensorboardX
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -151,3 +151,9 @@ def click_tab(page: Page, dashboard: str) -> None:
     if not tab.is_visible():
         page.click("#tabs-more")
     tab.click()
+
+
+def card_menu_item(card: Locator, item: str) -> Locator:
+    """The button of class `item` in the card's "⋯" menu (its downloads, reset zoom), the menu opened."""
+    card.locator("button.more-actions").click()
+    return card.page.locator(f"#overlay .menu button.{item}")
