@@ -12,6 +12,7 @@ import { INTEGER_INCREMENTS, chartTheme, themedAxis } from "./chart_theme";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { PICK_RUN, highlighted, onHighlight } from "./highlight";
+import { formatTick } from "./nice_ticks";
 import { hideTooltip, intoTooltip, showTooltip, type TooltipContent, type TooltipOwner } from "./overlay";
 import type { TooltipSort, XAxis } from "./state";
 import { TooltipTable } from "./tooltip_table";
@@ -436,10 +437,11 @@ export class Chart implements TooltipOwner {
     const y = (value: number) => u.valToPos(value, "y", true);
     this.columns.forEach((columns, index) => {
       const color = this.lines[index]!.color;
-      fillBetween(context, columns.count.length, x, y, columns.max, columns.min, withAlpha(color, 0.35));
+      const at = { context, size: columns.count.length, x, y };
+      fillBetween(at, columns.max, columns.min, withAlpha(color, 0.35));
       // The raw line, where points are not already folded into the envelope.
       if (this.options.smoothing && this.lines[index]!.xs.length <= columns.count.length) {
-        strokeLine(context, columns.count.length, x, y, columns.raw, withAlpha(color, 0.3));
+        strokeLine(at, columns.raw, withAlpha(color, 0.3));
       }
     });
     if (this.bandColumns) {
@@ -447,9 +449,10 @@ export class Chart implements TooltipOwner {
       const upper = mean.map((value, index) => value + std[index]!);
       const lower = mean.map((value, index) => value - std[index]!);
       const foreground = chartTheme().foreground;
-      fillBetween(context, mean.length, x, y, upper, lower, withAlpha(toHex(foreground), 0.15));
+      const at = { context, size: mean.length, x, y };
+      fillBetween(at, upper, lower, withAlpha(toHex(foreground), 0.15));
       context.setLineDash([6, 4]);
-      strokeLine(context, mean.length, x, y, mean, foreground);
+      strokeLine(at, mean, foreground);
       context.setLineDash([]);
     }
     context.restore();
@@ -661,7 +664,7 @@ export class Chart implements TooltipOwner {
       const columns = this.columns[index];
       const color = this.lines[index]!.color;
       if (!columns) continue;
-      strokeLine(context, columns.line.length, x, y, columns.line, color, HIGHLIGHT_WIDTH);
+      strokeLine({ context, size: columns.line.length, x, y }, columns.line, color, HIGHLIGHT_WIDTH);
       if (this.drawnPoints(index) === 1) {
         const at = columns.line.findIndex(Number.isFinite);
         context.fillStyle = color;
@@ -725,13 +728,6 @@ export function formatDuration(seconds: number): string {
   const minutes = Math.floor(rest / 60);
   const secs = Math.round(rest - minutes * 60);
   return hours > 0 ? `${sign}${hours}h ${minutes}m` : `${sign}${minutes}m ${secs}s`;
-}
-
-/** An axis label: as `formatNumber`, but with no more exponent digits than it needs (1e-5, not 1.0000e-5), which an
- * axis 60 pixels wide would cut. */
-function formatTick(value: number): string {
-  const text = formatNumber(value);
-  return text.includes("e") ? Number(value.toPrecision(3)).toExponential() : text;
 }
 
 const measuring = document.createElement("canvas").getContext("2d");
