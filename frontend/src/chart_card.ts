@@ -1,6 +1,7 @@
-// The one chart card: a titled card around a Chart, with its own log-y switch, an optional legend, reset zoom and
-// full screen, and room for the caller's buttons (downloads, pin) and content (a step table, a group chart). Scalars,
-// Time Series and Custom scalars draw every line chart in one of these.
+// The one chart card: a titled card around a Chart, with its own log-y switch and optional legend (both kept in the
+// page's state, so in the URL), full screen, a "⋯" menu (reset zoom, the caller's downloads), and room for the
+// caller's buttons (pin) and content (a step table, a group chart). Its header is one line: the title is cut with an
+// ellipsis. Scalars, Time Series and Custom scalars draw every line chart in one of these.
 
 import { Chart, type ChartOptions, type Line } from "./chart";
 import { MARKERS } from "./chart_draw";
