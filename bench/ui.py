@@ -294,8 +294,7 @@ def sweep_paint(page: Page, url: str) -> float:
     """Milliseconds from navigation start until Time Series draws a card with every run of the sweep."""
     page.goto(f"{url}/#dashboard=timeseries")
     page.wait_for_function(
-        "() => [...document.querySelectorAll('article.ts-card .scalar-card')].some(c => c.dataset.runs === '60' &&"
-        " c.querySelector('.chart').dataset.drawnAt)",
+        "() => document.querySelector(\"article.ts-card[data-runs='60'] .chart[data-drawn-at]\")",
         timeout=TIMEOUT_MS,
     )
     drawn: float = page.evaluate(
@@ -318,8 +317,7 @@ def series_page(page: Page, url: str) -> tuple[float, list[float]]:
     page.add_init_script(f"({LONG_TASKS})()")
     page.goto(f"{url}/#dashboard=timeseries")
     page.wait_for_function(
-        f"() => [...document.querySelectorAll('article.ts-card .scalar-card')].some(c => c.dataset.runs === "
-        f"'{SERIES['runs']}' && c.querySelector('.chart').dataset.drawnAt)",
+        f"() => document.querySelector(\"article.ts-card[data-runs='{SERIES['runs']}'] .chart[data-drawn-at]\")",
         timeout=TIMEOUT_MS,
     )
     drawn: float = page.evaluate(

@@ -12,8 +12,10 @@ import { INTEGER_INCREMENTS, chartTheme, themedAxis } from "./chart_theme";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { PICK_RUN, highlighted, onHighlight } from "./highlight";
-import { hideTooltip, intoTooltip, showTooltip, type TooltipOwner } from "./overlay";
+import { formatTick } from "./nice_ticks";
+import { hideTooltip, intoTooltip, showTooltip, type TooltipContent, type TooltipOwner } from "./overlay";
 import type { TooltipSort, XAxis } from "./state";
+import { TooltipTable } from "./tooltip_table";
 
 /** The tooltip's orders, as TensorBoard's: nearest to the cursor (in pixels) first, by run name, or by value. */
 export const TOOLTIP_SORTS: TooltipSort[] = ["nearest", "alphabetical", "ascending", "descending"];
@@ -81,6 +83,8 @@ const RUN_COLUMN_MAX = 330;
 const OTHER_COLUMNS = 18 + 84 + 84 + 56 + 70;
 // Marks along a line, this many pixels apart.
 const MARKER_SPACING = 48;
+
+const tooltipTable = new TooltipTable();
 
 export class Chart implements TooltipOwner {
   readonly element: HTMLElement;
@@ -371,6 +375,8 @@ export class Chart implements TooltipOwner {
             this.paintHighlight();
             const now = performance.now();
             this.element.dataset.drawMs = (now - this.drawStarted).toFixed(1);
+            // The y range drawn (uPlot's scale, not the one asked for): what a test compares with the data shown.
+            this.element.dataset.yScale = `${u.scales.y!.min},${u.scales.y!.max}`;
             this.element.dataset.drawnAt ??= now.toFixed(1);
             this.element.dispatchEvent(new Event("chart:drawn"));
           },
@@ -431,10 +437,11 @@ export class Chart implements TooltipOwner {
     const y = (value: number) => u.valToPos(value, "y", true);
     this.columns.forEach((columns, index) => {
       const color = this.lines[index]!.color;
-      fillBetween(context, columns.count.length, x, y, columns.max, columns.min, withAlpha(color, 0.35));
+      const at = { context, size: columns.count.length, x, y };
+      fillBetween(at, columns.max, columns.min, withAlpha(color, 0.35));
       // The raw line, where points are not already folded into the envelope.
       if (this.options.smoothing && this.lines[index]!.xs.length <= columns.count.length) {
-        strokeLine(context, columns.count.length, x, y, columns.raw, withAlpha(color, 0.3));
+        strokeLine(at, columns.raw, withAlpha(color, 0.3));
       }
     });
     if (this.bandColumns) {
@@ -442,9 +449,10 @@ export class Chart implements TooltipOwner {
       const upper = mean.map((value, index) => value + std[index]!);
       const lower = mean.map((value, index) => value - std[index]!);
       const foreground = chartTheme().foreground;
-      fillBetween(context, mean.length, x, y, upper, lower, withAlpha(toHex(foreground), 0.15));
+      const at = { context, size: mean.length, x, y };
+      fillBetween(at, upper, lower, withAlpha(toHex(foreground), 0.15));
       context.setLineDash([6, 4]);
-      strokeLine(context, mean.length, x, y, mean, foreground);
+      strokeLine(at, mean, foreground);
       context.setLineDash([]);
     }
     context.restore();
@@ -533,7 +541,9 @@ export class Chart implements TooltipOwner {
       hideTooltip(this);
       return;
     }
-    const box = u.over.getBoundingClientRect();
+    // uPlot's own record of where its plot is (kept on scroll and resize): reading the element's place would lay the
+    // page out again on every move, which costs more than the rest of the hover.
+    const box = u.rect;
     const nearestLabel = this.nearestRow?.label ?? "";
     const key = `${this.drawStarted}|${nearestLabel}|${rows.map((row) => `${row.label}\u0000${row.step}`).join("\u0001")}`;
     showTooltip(this, key, () => this.tooltipContent(rows), box.left + left, box.top + top);
@@ -541,58 +551,37 @@ export class Chart implements TooltipOwner {
 
   /** The tooltip's table: as many rows as the window holds (the nearest first, when so sorted), then a count of the
    * rest; the mean ± std of the runs with the band. */
-  private tooltipContent(rows: TooltipRow[]): Node[] {
+  private tooltipContent(rows: TooltipRow[]): TooltipContent {
     const fits = Math.max(3, Math.floor((window.innerHeight - TOOLTIP_CHROME) / ROW_PIXELS));
     const shown = rows.length > fits ? rows.slice(0, fits - 1) : rows;
     const first = new Map(this.lines.map((line) => [line.run, line.wallTimes[0]!]));
     const nearestRun = this.nearestRow?.label;
-    // A table of fixed layout (its widths are set, not measured from every cell): laid out in a fraction of the time.
     const longest = Math.max(...shown.map((row) => textWidth(row.label)));
     const runWidth = Math.min(RUN_COLUMN_MAX, Math.max(RUN_COLUMN_MIN, Math.ceil(longest + CELL_PADDING)));
-    const table = h(
-      "table",
-      { style: `width:${runWidth + OTHER_COLUMNS}px` },
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          h("th", {}),
-          h("th", {}, "Run"),
-          h("th", {}, "Smoothed"),
-          h("th", {}, "Value"),
-          h("th", {}, "Step"),
-          h("th", {}, "Relative"),
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        ...shown.map((row) =>
-          h(
-            "tr",
-            { "data-run": row.run, class: row.label === nearestRun ? "nearest" : null },
-            h("td", {}, h("span", { class: "swatch", style: `background:${row.color}` })),
-            h("td", { class: "run" }, row.label),
-            h("td", { class: "smoothed" }, formatNumber(row.smoothed)),
-            h("td", { class: "value" }, formatNumber(row.value)),
-            h("td", { class: "step" }, row.step),
-            h("td", {}, formatDuration(row.wallTime - (first.get(row.run) ?? row.wallTime))),
-          ),
-        ),
-      ),
-    );
-    const more =
-      shown.length < rows.length ? h("p", { class: "more" }, `and ${rows.length - shown.length} more runs`) : null;
     const finite = rows.map((row) => row.smoothed).filter(Number.isFinite);
     const mean = finite.reduce((sum, value) => sum + value, 0) / finite.length;
     const std = Math.sqrt(finite.reduce((sum, value) => sum + (value - mean) ** 2, 0) / finite.length);
-    const band =
+    tooltipTable.fill(
+      shown.map((row) => ({
+        run: row.run,
+        label: row.label,
+        color: row.color,
+        nearest: row.label === nearestRun,
+        cells: [
+          formatNumber(row.smoothed),
+          formatNumber(row.value),
+          String(row.step),
+          formatDuration(row.wallTime - (first.get(row.run) ?? row.wallTime)),
+        ],
+      })),
+      runWidth + OTHER_COLUMNS,
+      shown.length < rows.length ? `and ${rows.length - shown.length} more runs` : "",
       this.options.band && finite.length > 1
-        ? h("p", { class: "band" }, `mean ${formatNumber(mean)} ± std ${formatNumber(std)} over ${finite.length} runs`)
-        : null;
-    return [table, ...(more ? [more] : []), ...(band ? [band] : [])];
+        ? `mean ${formatNumber(mean)} ± std ${formatNumber(std)} over ${finite.length} runs`
+        : "",
+    );
+    const shape = `${shown.length}|${runWidth}|${shown.length < rows.length}|${this.options.band && finite.length > 1}`;
+    return { nodes: [tooltipTable.element, tooltipTable.more, tooltipTable.band], shape };
   }
 
   pointerMoved(event: MouseEvent): void {
@@ -675,7 +664,7 @@ export class Chart implements TooltipOwner {
       const columns = this.columns[index];
       const color = this.lines[index]!.color;
       if (!columns) continue;
-      strokeLine(context, columns.line.length, x, y, columns.line, color, HIGHLIGHT_WIDTH);
+      strokeLine({ context, size: columns.line.length, x, y }, columns.line, color, HIGHLIGHT_WIDTH);
       if (this.drawnPoints(index) === 1) {
         const at = columns.line.findIndex(Number.isFinite);
         context.fillStyle = color;
@@ -739,13 +728,6 @@ export function formatDuration(seconds: number): string {
   const minutes = Math.floor(rest / 60);
   const secs = Math.round(rest - minutes * 60);
   return hours > 0 ? `${sign}${hours}h ${minutes}m` : `${sign}${minutes}m ${secs}s`;
-}
-
-/** An axis label: as `formatNumber`, but with no more exponent digits than it needs (1e-5, not 1.0000e-5), which an
- * axis 60 pixels wide would cut. */
-function formatTick(value: number): string {
-  const text = formatNumber(value);
-  return text.includes("e") ? Number(value.toPrecision(3)).toExponential() : text;
 }
 
 const measuring = document.createElement("canvas").getContext("2d");

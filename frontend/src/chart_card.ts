@@ -1,19 +1,16 @@
-// The one chart card: a titled card around a Chart, with its own log-y switch, an optional legend, reset zoom and
-// full screen, and room for the caller's buttons (downloads, pin) and content (a step table, a group chart). Scalars,
-// Time Series and Custom scalars draw every line chart in one of these.
+// The one chart card: a titled card around a Chart, with its own log-y switch and optional legend (both kept in the
+// page's state, so in the URL), full screen, a "⋯" menu (reset zoom, the caller's downloads), and room for the
+// caller's buttons (pin) and content (a step table, a group chart). Its header is one line: the title is cut with an
+// ellipsis. Scalars, Time Series and Custom scalars draw every line chart in one of these.
 
 import { Chart, type ChartOptions, type Line } from "./chart";
 import { MARKERS } from "./chart_draw";
-import { h } from "./dom";
-import type { CardSize } from "./state";
+import { h, svg } from "./dom";
+import { menuButton } from "./overlay";
+import { state, update, type CardSize } from "./state";
 
 /** A chart's height in pixels, by card size. */
 const HEIGHTS: Record<CardSize, number> = { small: 180, medium: 240, large: 360 };
-
-// What the user switched on a card (log y, the legend), by the card's key: kept while the page is open, when the card
-// is laid out again or a filter drops it for a while.
-const logYOf = new Map<string, boolean>();
-const legendOf = new Map<string, boolean>();
 
 let fullscreenCard: { exit: () => void } | null = null;
 document.addEventListener("keydown", (event) => {
@@ -21,7 +18,8 @@ document.addEventListener("keydown", (event) => {
 });
 
 export interface ChartCardParts {
-  /** What the card's choices are kept under. */
+  /** What the card's choices (log y, the legend) are kept under, in its dashboard's state (and so in the URL): kept
+   * when the card is laid out again or a filter drops it for a while. */
   key: string;
   title: string;
   /** The heading's hover text (the title when absent). */
@@ -29,8 +27,9 @@ export interface ChartCardParts {
   /** The card's own class names and attributes, beside "card". */
   className?: string;
   attributes?: Record<string, string>;
-  /** The caller's buttons, before the card's own. */
+  /** The caller's buttons, before the card's own; and its less used ones (downloads), in the card's "⋯" menu. */
   actions?: HTMLElement[];
+  menu?: HTMLElement[];
   /** Whether the legend shows until the user says otherwise. */
   legend?: boolean;
 }
@@ -45,7 +44,6 @@ export class ChartCard {
   private readonly legendButton: HTMLButtonElement;
   private readonly fullButton: HTMLButtonElement;
   private lines: Line[] = [];
-  private options: ChartOptions | null = null;
   private size: CardSize = "medium";
 
   constructor(private readonly parts: ChartCardParts) {
@@ -54,10 +52,26 @@ export class ChartCard {
       h("button", { type: "button", class: className, "aria-pressed": "false", onclick }, label);
     this.logButton = toggle("Log y", "log-y", () => this.setLogY(!this.logY));
     this.legendButton = toggle("Legend", "legend-toggle", () => this.setLegend(!this.legendShown));
+    // An icon (four corners), named by its label: a narrow card's header keeps its title and buttons on one line.
     this.fullButton = h(
       "button",
-      { type: "button", class: "full", onclick: () => this.setFullscreen(!this.full) },
-      "Full screen",
+      {
+        type: "button",
+        class: "full icon",
+        "aria-label": "Full screen",
+        title: "Full screen",
+        onclick: () => this.setFullscreen(!this.full),
+      },
+      svg(
+        "svg",
+        { width: 12, height: 12, viewBox: "0 0 16 16", "aria-hidden": "true" },
+        svg("path", {
+          d: "M1 5V1h4M11 1h4v4M15 11v4h-4M5 15H1v-4",
+          fill: "none",
+          stroke: "currentColor",
+          "stroke-width": 2,
+        }),
+      ),
     );
     this.actions = h(
       "span",
@@ -65,8 +79,11 @@ export class ChartCard {
       ...(parts.actions ?? []),
       this.logButton,
       this.legendButton,
-      h("button", { type: "button", class: "reset", onclick: () => this.chart.resetZoom() }, "Reset zoom"),
       this.fullButton,
+      menuButton("⋯", { class: "more-actions", title: "More: reset zoom, downloads", "aria-label": "More actions" }, [
+        h("button", { type: "button", class: "reset", onclick: () => this.chart.resetZoom() }, "Reset zoom"),
+        ...(parts.menu ?? []),
+      ]),
     );
     this.element = h(
       "article",
@@ -84,11 +101,11 @@ export class ChartCard {
   }
 
   get logY(): boolean {
-    return logYOf.get(this.parts.key) ?? false;
+    return state.logYCards.includes(this.parts.key);
   }
 
   get legendShown(): boolean {
-    return legendOf.get(this.parts.key) ?? this.parts.legend ?? false;
+    return state.legendCards.includes(this.parts.key) !== (this.parts.legend ?? false);
   }
 
   get full(): boolean {
@@ -98,8 +115,8 @@ export class ChartCard {
   /** Draws `lines` with `options`, on this card's own y scale (log or linear). */
   set(lines: Line[], options: ChartOptions): void {
     this.lines = lines;
-    this.options = options;
     this.chart.set(lines, { ...options, logY: this.logY });
+    this.syncButtons(); // the state may have changed by a link (back, a URL edited)
     if (this.legendShown) this.renderLegend();
   }
 
@@ -113,7 +130,8 @@ export class ChartCard {
     if (on) fullscreenCard?.exit();
     this.element.classList.toggle("fullscreen", on);
     document.body.classList.toggle("card-fullscreen", on);
-    this.fullButton.textContent = on ? "Exit full screen" : "Full screen";
+    this.fullButton.setAttribute("aria-label", on ? "Exit full screen" : "Full screen");
+    this.fullButton.title = on ? "Exit full screen (Escape)" : "Full screen";
     this.fullButton.setAttribute("aria-pressed", String(on));
     fullscreenCard = on ? { exit: () => this.setFullscreen(false) } : null;
     if (on) {
@@ -138,16 +156,13 @@ export class ChartCard {
     this.chart.setHeight(Math.max(HEIGHTS.medium, Math.floor(window.innerHeight - header - legend - 40)));
   };
 
+  // The page redraws its cards on a change of its state: this one with its new axis or legend.
   private setLogY(on: boolean): void {
-    logYOf.set(this.parts.key, on);
-    this.syncButtons();
-    if (this.options) this.set(this.lines, this.options);
+    update({ logYCards: toggled(state.logYCards, this.parts.key, on) });
   }
 
   private setLegend(on: boolean): void {
-    legendOf.set(this.parts.key, on);
-    this.syncButtons();
-    if (on) this.renderLegend();
+    update({ legendCards: toggled(state.legendCards, this.parts.key, on !== (this.parts.legend ?? false)) });
   }
 
   private syncButtons(): void {
@@ -172,4 +187,10 @@ export class ChartCard {
       ),
     );
   }
+}
+
+/** `keys` with `key` in it or not. */
+function toggled(keys: string[], key: string, present: boolean): string[] {
+  const others = keys.filter((other) => other !== key);
+  return present ? [...others, key] : others;
 }

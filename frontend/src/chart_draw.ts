@@ -4,11 +4,16 @@
 /** The shapes of the marks along a line (per tag, on a custom scalars chart). */
 export const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "plus"] as const;
 
+/** Where a chart's columns are drawn: `size` of them, at x(column) and y(value) in the canvas' pixels. */
+export interface ColumnCanvas {
+  context: CanvasRenderingContext2D;
+  size: number;
+  x: (index: number) => number;
+  y: (value: number) => number;
+}
+
 export function fillBetween(
-  context: CanvasRenderingContext2D,
-  size: number,
-  x: (index: number) => number,
-  y: (value: number) => number,
+  { context, size, x, y }: ColumnCanvas,
   upper: Float64Array,
   lower: Float64Array,
   fill: string,
@@ -38,10 +43,7 @@ export function fillBetween(
 }
 
 export function strokeLine(
-  context: CanvasRenderingContext2D,
-  size: number,
-  x: (index: number) => number,
-  y: (value: number) => number,
+  { context, size, x, y }: ColumnCanvas,
   values: Float64Array,
   stroke: string,
   width = 1,

@@ -1,10 +1,12 @@
-// A run keeps its colour while the page is open, on every chart and in the run list: colours are handed out in the
-// order runs are first seen (sorted by name at start), and a colour the user picks is kept in the browser. The
-// palette's 24 colours are mid-lightness (a WCAG contrast of at least 2.6 on both the light and the dark theme's
-// background) and far apart: their smallest pairwise CIEDE2000 difference is 16.2 (test/colors.test.ts measures
-// it). Blue and orange come first, then each colour is the farthest from those before it, so the first 8 handed out
-// are at least 26 apart. The 25th run on takes the colours again with a dash pattern: no two of the first 96 runs
-// are drawn alike.
+// A run's colour and dash, the same on every chart and in the run list. Runs get their place (slot) in the order first
+// seen (sorted by name at start), and keep it while the page is open, unless it would draw a run like another one
+// shown: no two of the shown runs share a colour while they are no more than the palette's 24, nor a colour and a
+// dash past that. When a filter shows a subset whose colours clash, the run seen later takes the first colour no
+// shown run has (and keeps it, as long as it clashes with none); dashes appear only while more than 24 runs are
+// shown. A colour the user picks is kept in the browser. The palette's 24 colours are mid-lightness (a WCAG contrast
+// of at least 2.6 on both the light and the dark theme's background) and far apart: their smallest pairwise CIEDE2000
+// difference is 16.2 (test/colors.test.ts measures it). Blue and orange come first, then each colour is the farthest
+// from those before it, so the first 8 handed out are at least 26 apart.
 
 import { hexToLab, labToHex } from "./color_space";
 
@@ -38,8 +40,13 @@ export const PALETTE = [
 export const DASHES: readonly (readonly number[])[] = [[], [8, 4], [2, 3], [10, 3, 2, 3]];
 const STORAGE_KEY = "trainboard.colors";
 
-/** Each run's place in the order of first sight: its colour is PALETTE[slot % 24], its dash DASHES[slot / 24]. */
+/** Each run's place: its colour is PALETTE[slot % 24], its dash (while more than 24 runs are shown) DASHES[slot / 24]. */
 const slots = new Map<string, number>();
+/** When each run got its slot (a count): of two shown runs with the same look, the one that had it first keeps it. */
+const given = new Map<string, number>();
+let gifts = 0;
+/** The runs shown, as last told (showRuns). */
+let shown: readonly string[] = [];
 const groupSlots = new Map<string, number>();
 const picked: Record<string, string> = loadPicked();
 
@@ -54,13 +61,43 @@ function loadPicked(): Record<string, string> {
 
 function slotOf(run: string): number {
   let slot = slots.get(run);
-  if (slot === undefined) slots.set(run, (slot = slots.size));
+  if (slot === undefined) give(run, (slot = slots.size));
   return slot;
+}
+
+function give(run: string, slot: number): void {
+  slots.set(run, slot);
+  given.set(run, gifts++);
 }
 
 /** Gives the runs not seen yet their colours, in this order. */
 export function assign(runs: readonly string[]): void {
   for (const run of runs) slotOf(run);
+}
+
+/** The runs now shown: those whose slots clash with another shown run's (the later seen of two) get new ones, the
+ * first free: no two draw alike while the palette and dashes last. Of two that clash, the one that had its slot first
+ * keeps it. */
+export function showRuns(runs: readonly string[]): void {
+  if (runs.length === shown.length && runs.every((run, index) => run === shown[index])) return;
+  shown = runs;
+  assign(runs);
+  // What must differ among the shown runs: the colour while the palette suffices, else the colour and the dash.
+  const looks = runs.length <= PALETTE.length ? PALETTE.length : PALETTE.length * DASHES.length;
+  const taken = new Set<number>();
+  const clashing: string[] = [];
+  for (const run of [...runs].sort((a, b) => given.get(a)! - given.get(b)!)) {
+    const look = slots.get(run)! % looks;
+    if (taken.has(look)) clashing.push(run);
+    else taken.add(look);
+  }
+  let free = 0;
+  for (const run of clashing) {
+    while (taken.has(free)) free++;
+    if (free >= looks) break; // more runs than looks: some must share
+    taken.add(free);
+    give(run, free);
+  }
 }
 
 export function colorOf(run: string): string {
@@ -69,8 +106,10 @@ export function colorOf(run: string): string {
   return PALETTE[slotOf(run) % PALETTE.length]!;
 }
 
-/** The run's line dash: empty (solid) for the first 24 runs seen, then one pattern per pass through the palette. */
+/** The run's line dash: solid while no more than 24 runs are shown (their colours differ), else one pattern per pass
+ * through the palette. */
 export function dashOf(run: string): readonly number[] {
+  if (shown.length <= PALETTE.length) return DASHES[0]!;
   return DASHES[Math.floor(slotOf(run) / PALETTE.length) % DASHES.length]!;
 }
 

@@ -144,7 +144,7 @@ export const customScalars: Dashboard = {
               spec.multiline?.tag ??
               (spec.margin?.series ?? []).flatMap((series) => [series.value, series.lower, series.upper]);
             const card = new ChartCard({
-              key: `custom_scalars\u0000${category.title}\u0000${spec.title}`,
+              key: `${category.title}/${spec.title}`,
               title: spec.title,
               hint: patterns.join(", "),
               attributes: { "data-chart": spec.title },

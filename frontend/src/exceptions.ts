@@ -5,8 +5,9 @@
 
 import uPlot from "uplot";
 import { tsvisCategory, tsvisData } from "./api";
+import { chartTheme, themedAxis } from "./chart_theme";
 import { formatCount, formatNumber, h } from "./dom";
-import { integerTicks, niceTicks } from "./nice_ticks";
+import { formatTick, integerTicks, niceTicks } from "./nice_ticks";
 import type { Dashboard } from "./media";
 import { state, update } from "./state";
 
@@ -103,7 +104,7 @@ function drawBoxes(): void {
   boxPlot?.destroy();
   const series = (index: number) => boxes.map((box) => box[0][index]!);
   const data: uPlot.AlignedData = [steps, series(0), series(1), series(2), series(3), series(4)];
-  const foreground = getComputedStyle(document.documentElement).getPropertyValue("--fg").trim() || "#222";
+  const { foreground } = chartTheme();
   const line = (label: string, width: number, dash?: number[]): uPlot.Series => ({
     label,
     stroke: foreground,
@@ -126,10 +127,7 @@ function drawBoxes(): void {
         line("down", 1, [4, 4]),
       ],
       bands: [{ series: [2, 4], fill: "rgba(128, 128, 128, 0.25)" }],
-      axes: [
-        { stroke: foreground, incrs: STEP_INCREMENTS },
-        { stroke: foreground, size: 60 },
-      ],
+      axes: [themedAxis({ incrs: STEP_INCREMENTS }), themedAxis({ size: 60 })],
     },
     data,
     boxHolder,
@@ -261,9 +259,7 @@ function drawHistogram(bins: [number, number, number][]): void {
   context.setTransform(scale, 0, 0, scale, 0, 0);
   context.clearRect(0, 0, width, HIST_HEIGHT);
   if (!bins.length) return;
-  const style = getComputedStyle(document.documentElement);
-  const foreground = style.getPropertyValue("--fg").trim() || "#222";
-  const muted = style.getPropertyValue("--muted").trim() || "#777";
+  const { foreground, muted } = chartTheme();
   const low = bins[0]![0];
   const high = bins[bins.length - 1]![1];
   const most = Math.max(1, ...bins.map(([, , count]) => count));
@@ -302,7 +298,7 @@ function drawHistogram(bins: [number, number, number][]): void {
     const at = Math.round(x(value)) + 0.5;
     context.moveTo(at, bottom);
     context.lineTo(at, bottom + 4);
-    context.fillText(formatNumber(value), at, bottom + 6);
+    context.fillText(formatTick(value), at, bottom + 6);
   }
   context.stroke();
   histCanvas.title = `${formatNumber(low)} to ${formatNumber(high)}`;

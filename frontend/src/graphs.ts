@@ -5,6 +5,7 @@
 // node's op, attributes, shapes, inputs and outputs.
 
 import dagre, { type EdgeLabel, type GraphLabel, type NodeLabel } from "@dagrejs/dagre";
+import { chartTheme } from "./chart_theme";
 import { formatCount, h, svg } from "./dom";
 import { graphSvg, saveBlob, shapeText, svgToPng } from "./graph_export";
 import {
@@ -253,8 +254,7 @@ function exportName(extension: string): string {
 }
 
 function exported(): string {
-  const background = getComputedStyle(document.documentElement).getPropertyValue("--bg").trim() || "#ffffff";
-  return graphSvg(canvas, size.width, size.height, background);
+  return graphSvg(canvas, size.width, size.height, chartTheme().background);
 }
 
 svgButton.addEventListener("click", () =>

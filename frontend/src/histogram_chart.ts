@@ -3,10 +3,11 @@
 // overlaid (a count axis on the right), with value ticks below; pointing at it names the step, the bin's range and its
 // count, and draws that step's outline stronger.
 
+import { chartTheme } from "./chart_theme";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { binRange, EVEN_BINS, rebin, type Bucket } from "./histogram_bins";
-import { integerTicks, niceTicks } from "./nice_ticks";
+import { formatTick, integerTicks, niceTicks } from "./nice_ticks";
 
 /** [wall_time, step, buckets], as /data/plugin/histograms/histograms answers. */
 export type HistogramPoint = [number, number, Bucket[]];
@@ -74,9 +75,7 @@ function draw(canvas: HTMLCanvasElement, g: Geometry, color: string, hovered: { 
   const scale = window.devicePixelRatio || 1;
   context.setTransform(scale, 0, 0, scale, 0, 0);
   context.clearRect(0, 0, g.width, HEIGHT);
-  const style = getComputedStyle(document.documentElement);
-  const foreground = style.getPropertyValue("--fg").trim() || "#222";
-  const muted = style.getPropertyValue("--muted").trim() || "#777";
+  const { foreground, muted } = chartTheme();
   const last = g.steps.length - 1;
   g.counts.forEach((bins, index) => {
     const fraction = last > 0 ? index / last : 1;
@@ -108,7 +107,7 @@ function draw(canvas: HTMLCanvasElement, g: Geometry, color: string, hovered: { 
     const x = Math.round(place) + 0.5;
     context.moveTo(x, bottom);
     context.lineTo(x, bottom + TICK);
-    context.fillText(formatNumber(value), x, bottom + TICK + 2);
+    context.fillText(formatTick(value), x, bottom + TICK + 2);
   }
   // On the right, the steps (offset) or the counts (overlay).
   const axisX = g.width - g.right + 4;
@@ -118,7 +117,7 @@ function draw(canvas: HTMLCanvasElement, g: Geometry, color: string, hovered: { 
     const at = Math.round(y) + 0.5;
     context.moveTo(axisX, at);
     context.lineTo(axisX + TICK, at);
-    context.fillText(formatNumber(value), axisX + TICK + 3, at);
+    context.fillText(formatTick(value), axisX + TICK + 3, at);
   }
   context.stroke();
   context.save();
@@ -159,7 +158,7 @@ export function histogramChart(
   if (context) context.font = FONT;
   const steps = points.map(([, step]) => step);
   const peak = Math.max(...counts.map((bins) => Math.max(...bins)));
-  const rightLabels = mode === "offset" ? steps.map(String) : niceTicks(0, peak, 4).map((count) => formatNumber(count));
+  const rightLabels = mode === "offset" ? steps.map(String) : niceTicks(0, peak, 4).map(formatTick);
   const widest = Math.max(...rightLabels.map((text) => context?.measureText(text).width ?? text.length * 7));
   const g: Geometry = {
     width,

@@ -4,7 +4,9 @@
 import "./dashboard_tools.css";
 import uPlot from "uplot";
 import { postJson } from "./api";
-import { formatNumber, h } from "./dom";
+import { themedAxis } from "./chart_theme";
+import { h } from "./dom";
+import { formatTick } from "./nice_ticks";
 
 export interface MetricName {
   tag: string;
@@ -33,9 +35,6 @@ async function evals(session: string, metric: MetricName): Promise<Evals | null>
 }
 
 function chart(title: string, found: [string, Evals][]): HTMLElement {
-  const style = getComputedStyle(document.documentElement);
-  const foreground = style.getPropertyValue("--fg").trim() || "#222";
-  const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
   const holder = h("div", { class: "plot" });
   const element = h(
     "figure",
@@ -54,10 +53,7 @@ function chart(title: string, found: [string, Evals][]): HTMLElement {
       height: CHART_HEIGHT,
       legend: { show: false },
       scales: { x: { time: false } },
-      axes: [
-        { stroke: foreground, grid: { stroke: gridColor } },
-        { stroke: foreground, grid: { stroke: gridColor }, size: 56, values: (_, ticks) => ticks.map(formatNumber) },
-      ],
+      axes: [themedAxis(), themedAxis({ size: 56, values: (_, ticks) => ticks.map(formatTick) })],
       series: [
         {},
         ...found.map(([name, rows], index) => ({

@@ -3,7 +3,7 @@
 // plot matrix (each metric against each hparam).
 
 import { formatNumber, h, svg } from "./dom";
-import { logTicks, niceTicks } from "./nice_ticks";
+import { formatTick, logTicks, niceTicks } from "./nice_ticks";
 
 export interface Column {
   key: string;
@@ -58,7 +58,7 @@ export function logPossible(column: Column, rows: Row[]): boolean {
 }
 
 function numberTicks(values: number[], at: (value: number) => number): [string, number][] {
-  return values.map((value): [string, number] => [formatNumber(value), Math.min(1, Math.max(0, at(value)))]);
+  return values.map((value): [string, number] => [formatTick(value), Math.min(1, Math.max(0, at(value)))]);
 }
 
 /** A log scale: ticks at the powers of ten within the range (and their 2 and 5 multiples when it spans few). */

@@ -4,6 +4,7 @@
 
 import uPlot from "uplot";
 import { getJson } from "./api";
+import { themedAxis } from "./chart_theme";
 import { CardGrid, type Fill } from "./cards";
 import type { Dashboard } from "./dashboard";
 import { colorOf, withAlpha } from "./colors";
@@ -289,9 +290,6 @@ const distributions = dashboard("distributions", "Distributions", "distributions
     points.map((point) => point[1]),
     ...BASIS_POINTS.map((_, index) => points.map((point) => Number(point[2][index]?.[1] ?? NaN))),
   ];
-  const style = getComputedStyle(document.documentElement);
-  const foreground = style.getPropertyValue("--fg").trim() || "#222";
-  const gridColor = style.getPropertyValue("--grid").trim() || "#ddd";
   const holder = h("div", { class: "plot" });
   body.replaceChildren(holder);
   body.dataset.steps = String(points.length);
@@ -301,10 +299,7 @@ const distributions = dashboard("distributions", "Distributions", "distributions
       height: 240,
       legend: { show: false },
       scales: { x: { time: false } },
-      axes: [
-        { stroke: foreground, grid: { stroke: gridColor } },
-        { stroke: foreground, grid: { stroke: gridColor }, size: 60 },
-      ],
+      axes: [themedAxis(), themedAxis({ size: 60 })],
       series: [
         {},
         ...BASIS_POINTS.map((point) => ({

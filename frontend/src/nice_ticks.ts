@@ -1,5 +1,15 @@
-// Where the hand-drawn axes (hparams' pictures, histograms, the exceptions histogram) put their ticks: round numbers,
-// as d3's ticks choose them (1, 2 or 5 times a power of ten), so that labels read 0.02, 0.04 and not 0.0183.
+// Axis ticks: where the hand-drawn axes (hparams' pictures, histograms, the exceptions histogram) put them, round
+// numbers as d3's ticks choose them (1, 2 or 5 times a power of ten), so that labels read 0.02, 0.04 and not 0.0183;
+// and how every axis, uPlot's too, writes them.
+
+import { formatNumber } from "./dom";
+
+/** An axis label: as `formatNumber`, but with no more exponent digits than it needs (1e-5, not 1.0000e-5), which an
+ * axis 60 pixels wide would cut. */
+export function formatTick(value: number): string {
+  const text = formatNumber(value);
+  return text.includes("e") ? Number(value.toPrecision(3)).toExponential() : text;
+}
 
 /** The nice step for about `count` ticks over `span`: the smallest of 1, 2, 5 times a power of ten at least span/count
  * (so at least count / 2.5 ticks fall in the span). */

@@ -19,13 +19,22 @@ const MARGIN = 4;
  * flipped left and up where it would leave the window; a box larger than the window is held at its top left. */
 export function placeNear(box: HTMLElement, x: number, y: number, size = measure(box)): void {
   const { width, height } = size;
-  const [viewWidth, viewHeight] = [document.documentElement.clientWidth, document.documentElement.clientHeight];
+  const [viewWidth, viewHeight] = windowSize();
   let left = x + GAP;
   if (left + width > viewWidth - MARGIN) left = x - GAP - width;
   let top = y + GAP;
   if (top + height > viewHeight - MARGIN) top = y - GAP - height;
   box.style.left = `${Math.round(Math.max(MARGIN, Math.min(left, viewWidth - MARGIN - width)))}px`;
   box.style.top = `${Math.round(Math.max(MARGIN, Math.min(top, viewHeight - MARGIN - height)))}px`;
+}
+
+// The window's size without its scrollbars, read once per resize: read on every move, it would lay the page out.
+let shownWindow: [number, number] | null = null;
+window.addEventListener("resize", () => (shownWindow = null));
+
+function windowSize(): [number, number] {
+  shownWindow ??= [document.documentElement.clientWidth, document.documentElement.clientHeight];
+  return shownWindow;
 }
 
 function measure(box: HTMLElement): { width: number; height: number } {
@@ -56,16 +65,31 @@ export function intoTooltip(event: MouseEvent): boolean {
   return event.relatedTarget instanceof Node && tooltip.contains(event.relatedTarget);
 }
 let shownKey = "";
+let shownShape = "";
 let shownSize: { width: number; height: number } | null = null;
+
+/** A tooltip's content: its nodes, and what its size depends on (`shape`): the same nodes filled again with a content
+ * of the same shape (as many rows, as wide) keep their size, which is then not measured again. */
+export interface TooltipContent {
+  nodes: Node[];
+  shape: string;
+}
 
 /** Shows the tooltip beside (x, y). Its content is built again only when `key` (what it shows) changed: a cursor
  * moving along the same points only moves it, with no layout of its table. */
-export function showTooltip(from: TooltipOwner, key: string, build: () => Node[], x: number, y: number): void {
+export function showTooltip(from: TooltipOwner, key: string, build: () => TooltipContent, x: number, y: number): void {
   if (!tooltip.isConnected) overlay().append(tooltip);
   if (from !== owner || key !== shownKey || tooltip.hidden || !shownSize) {
-    tooltip.replaceChildren(...build());
-    tooltip.hidden = false;
-    shownSize = measure(tooltip);
+    const { nodes, shape } = build();
+    // The same nodes filled again (the charts' table) stay in place: put in again, they would be styled anew.
+    const same = nodes.length === tooltip.childNodes.length && nodes.every((node, i) => tooltip.childNodes[i] === node);
+    if (!same) tooltip.replaceChildren(...nodes);
+    // Measuring lays the tooltip out at once: only when its size may have changed.
+    if (!same || tooltip.hidden || shape !== shownShape || !shownSize) {
+      tooltip.hidden = false;
+      shownSize = measure(tooltip);
+    }
+    shownShape = shape;
   }
   owner = from;
   shownKey = key;
@@ -76,4 +100,45 @@ export function hideTooltip(from: unknown): void {
   if (from !== owner) return;
   owner = null;
   tooltip.hidden = true;
+}
+
+/** A button that opens `items` (buttons) as a menu in the overlay, under it (flipped to stay in the window); a click
+ * on an item, outside the menu, or Escape closes it. */
+export function menuButton(label: string, attributes: Record<string, string>, items: HTMLElement[]): HTMLElement {
+  const button = h(
+    "button",
+    { type: "button", "aria-haspopup": "menu", "aria-expanded": "false", ...attributes },
+    label,
+  );
+  const menu = h("div", { class: "menu", role: "menu" }, ...items);
+  for (const item of items) item.setAttribute("role", "menuitem");
+  const close = () => {
+    menu.remove();
+    button.setAttribute("aria-expanded", "false");
+    document.removeEventListener("pointerdown", outside, true);
+    document.removeEventListener("keydown", escape, true);
+  };
+  const outside = (event: Event) => {
+    if (!menu.contains(event.target as Node) && !button.contains(event.target as Node)) close();
+  };
+  const escape = (event: KeyboardEvent) => {
+    if (event.key !== "Escape") return;
+    event.stopPropagation(); // Escape closes the menu, not the full-screen card under it
+    close();
+    button.focus();
+  };
+  menu.addEventListener("click", (event) => {
+    if ((event.target as HTMLElement).closest("button")) close();
+  });
+  button.addEventListener("click", () => {
+    if (menu.isConnected) return close();
+    overlay().append(menu);
+    button.setAttribute("aria-expanded", "true");
+    const box = button.getBoundingClientRect();
+    placeNear(menu, box.left - GAP, box.bottom - GAP);
+    document.addEventListener("pointerdown", outside, true);
+    document.addEventListener("keydown", escape, true);
+    menu.querySelector<HTMLElement>("button:not([hidden])")?.focus();
+  });
+  return button;
 }

@@ -3,7 +3,7 @@
 // colour per run that the user may change. Hovering a run highlights its lines in every chart; a run picked on a chart
 // (a click on its line) is scrolled to and marked, with "Only" beside it to show that run alone.
 
-import { colorOf, dashOf, pick } from "./colors";
+import { colorOf, dashOf, pick, showRuns } from "./colors";
 import { formatCount, h, svg } from "./dom";
 import type { FilterProblem } from "./filter_problem";
 import { PICK_RUN, highlightRun } from "./highlight";
@@ -29,7 +29,10 @@ export function setRuns(runs: string[]): void {
 export function selectedRuns(): string[] {
   const chosen = state.runs === null ? new Set(allRuns.slice(0, DEFAULT_RUNS)) : new Set(state.runs);
   const passes = runQuery.matcher();
-  return allRuns.filter((run) => chosen.has(run) && passes(run));
+  const shown = allRuns.filter((run) => chosen.has(run) && passes(run));
+  // Every chart and the list draw the runs shown: their colours are made distinct here, where the shown runs are known.
+  showRuns(shown);
+  return shown;
 }
 
 function isSelected(run: string): boolean {

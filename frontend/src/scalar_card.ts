@@ -30,8 +30,6 @@ interface RangeRow {
 }
 
 export interface ScalarCardParts {
-  /** Kept apart from other pages' cards of the tag: the card's log-y and legend choices are kept under it. */
-  key: string;
   className?: string;
   attributes?: Record<string, string>;
   /** The page's buttons (pin, wider), before the card's own. */
@@ -67,15 +65,15 @@ export class ScalarCard {
   ) {
     const description = describe(tag);
     this.frame = new ChartCard({
-      key: parts.key,
+      key: tag, // its log-y and legend choices, in its page's state
       title: description && description !== tag ? `${tag} (${description})` : tag,
       hint: tag,
       className: parts.className,
       attributes: { "data-tag": tag, ...parts.attributes },
-      actions: [
-        ...(parts.actions ?? []),
-        h("button", { type: "button", class: "csv", onclick: () => void this.download("csv") }, "CSV"),
-        h("button", { type: "button", class: "json", onclick: () => void this.download("json") }, "JSON"),
+      actions: parts.actions,
+      menu: [
+        h("button", { type: "button", class: "csv", onclick: () => void this.download("csv") }, "Download CSV"),
+        h("button", { type: "button", class: "json", onclick: () => void this.download("json") }, "Download JSON"),
         this.parquetButton(),
       ],
     });
@@ -183,7 +181,7 @@ export class ScalarCard {
 
   /** Parquet, written by the server (shown once it says it can: pyarrow is installed there). */
   private parquetButton(): HTMLElement {
-    const button = h("button", { type: "button", class: "parquet", hidden: true }, "Parquet");
+    const button = h("button", { type: "button", class: "parquet", hidden: true }, "Download Parquet");
     button.onclick = () => {
       const runs = this.lines.map((line) => line.run);
       const link = h("a", { href: everyPointUrl(runs, this.tag, "parquet"), download: "" });
@@ -469,20 +467,25 @@ function table(
   );
 }
 
-// Two requests at a time, in the order cards ask: the first chart on screen gets the server to itself and draws
-// first, instead of sharing it with every other chart in view.
+// Requests in the order cards ask, two at a time (the server reads the next card's while the page draws one), but
+// the page's first alone: the first chart on screen gets the server to itself and draws first, instead of sharing it
+// with every other chart in view.
 const CONCURRENT_FETCHES = 2;
 let fetching = 0;
+let answered = false;
 const waiting: (() => void)[] = [];
 
-export async function queued<T>(task: () => Promise<T>): Promise<T> {
-  if (fetching >= CONCURRENT_FETCHES) await new Promise<void>((resolve) => waiting.push(resolve));
+async function queued<T>(task: () => Promise<T>): Promise<T> {
+  if (fetching >= (answered ? CONCURRENT_FETCHES : 1)) await new Promise<void>((resolve) => waiting.push(resolve));
   fetching++;
   try {
     return await task();
   } finally {
     fetching--;
+    const first = !answered;
+    answered = true;
     waiting.shift()?.();
+    if (first) waiting.shift()?.();
   }
 }
 

@@ -160,7 +160,7 @@ function groupedTags(): Map<string, string[]> {
 function cardOf(tag: string): ScalarCard {
   let card = cards.get(tag);
   if (!card) {
-    card = new ScalarCard(tag, { key: `scalars\u0000${tag}`, groups: true });
+    card = new ScalarCard(tag, { groups: true });
     cards.set(tag, card);
   }
   card.setSize(state.cardSize);

@@ -22,7 +22,6 @@ export interface State {
   smoothing: number;
   window: number;
   x: XAxis;
-  logY: boolean;
   logX: boolean;
   band: boolean;
   histogramMode: "offset" | "overlay";
@@ -43,6 +42,10 @@ export interface State {
   /** The charts' card size and the order of their tooltips' rows. */
   cardSize: CardSize;
   tooltipSort: TooltipSort;
+  /** The chart cards (their keys: a tag, or a custom scalars chart's category/title) with a log y axis, and those whose
+   * legend the user switched (on where it is off by default, off where it is on). */
+  logYCards: string[];
+  legendCards: string[];
 }
 
 export const DEFAULTS: State = {
@@ -56,7 +59,6 @@ export const DEFAULTS: State = {
   smoothing: 0.6,
   window: 10,
   x: "step",
-  logY: false,
   logX: false,
   band: false,
   histogramMode: "offset",
@@ -71,6 +73,16 @@ export const DEFAULTS: State = {
   ignoreOutliers: true,
   cardSize: "medium",
   tooltipSort: "nearest",
+  logYCards: [],
+  legendCards: [],
+};
+
+/** The list fields, each written in the URL as one parameter per item (`run=a&run=b`), by the parameter's name. */
+const LISTS: Partial<Record<keyof State, string>> = {
+  runs: "run",
+  pinned: "pin",
+  logYCards: "logYCard",
+  legendCards: "legendCard",
 };
 
 /** Shared by every dashboard, and shown as such: the run list stays beside every dashboard. */
@@ -180,8 +192,8 @@ function write(params: URLSearchParams, values: Partial<State>, prefix: string):
   for (const key of Object.keys(DEFAULTS) as (keyof State)[]) {
     const value = values[key];
     if (value === undefined || same(value, DEFAULTS[key])) continue;
-    if (key === "runs") for (const run of value as string[]) params.append(`${prefix}run`, run);
-    else if (key === "pinned") for (const card of value as string[]) params.append(`${prefix}pin`, card);
+    const list = LISTS[key];
+    if (list) for (const item of value as string[]) params.append(prefix + list, item);
     else params.set(prefix + key, typeof value === "boolean" ? (value ? "1" : "0") : String(value));
   }
 }
@@ -214,8 +226,9 @@ function parseParams(params: URLSearchParams): Partial<State> {
   const choice = <T extends string>(key: string, allowed: readonly T[]): T | undefined =>
     allowed.find((option) => option === text(key));
   if (text("dashboard")) found.dashboard = text("dashboard")!;
-  if (params.has("run")) found.runs = params.getAll("run");
-  if (params.has("pin")) found.pinned = params.getAll("pin");
+  for (const [key, list] of Object.entries(LISTS) as [keyof State, string][]) {
+    if (params.has(list)) (found as Record<string, unknown>)[key] = params.getAll(list);
+  }
   if (text("kinds") !== null) found.kinds = text("kinds")!;
   if (text("runFilter") !== null) found.runFilter = text("runFilter")!;
   if (text("tagFilter") !== null) found.tagFilter = text("tagFilter")!;
@@ -229,7 +242,6 @@ function parseParams(params: URLSearchParams): Partial<State> {
     window: number("window", 1, 100000),
     x: choice("x", ["step", "relative", "wall"] as const),
     runRegex: flag("runRegex"),
-    logY: flag("logY"),
     logX: flag("logX"),
     band: flag("band"),
     ignoreOutliers: flag("ignoreOutliers"),

@@ -186,7 +186,6 @@ function makeCard(kind: Kind, run: string, tag: string): Card {
   };
   if (kind === "scalars") {
     card.scalar = new ScalarCard(tag, {
-      key: `timeseries\u0000${tag}`,
       className: "ts-card scalars",
       attributes: { "data-kind": kind },
       actions: [pin, wider],
@@ -308,11 +307,20 @@ async function listing(plugin: Kind): Promise<Record<string, string[]>> {
 
 export async function refresh(): Promise<void> {
   syncControls();
-  const [scalars, histograms, images] = await Promise.all(KINDS.map(({ kind }) => listing(kind)));
-  tags = { scalars: scalars!, histograms: histograms!, images: images! };
+  // The scalar cards are laid out and fetched as soon as their tags are in hand (the page preloads them): the first
+  // chart does not wait for the other kinds' listings, whose cards join the grid when those come.
+  const others = Promise.all([listing("histograms"), listing("images")]);
+  tags = { ...tags, scalars: await listing("scalars") };
   for (const card of cards.values()) card.stale = true;
+  // Not without cards: the page would say "no cards" until the other kinds come.
+  if (wanted().length) {
+    layout();
+    showVisible();
+  }
+  const [histograms, images] = await others;
+  tags = { ...tags, histograms, images };
   layout();
-  showVisible();
+  showVisible(new Set<Kind>(["histograms", "images"]));
 }
 
 export function onState(changed: Set<string>): void {

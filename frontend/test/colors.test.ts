@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hexToLab, labToHex } from "../src/color_space";
-import { assign, colorOf, colorOfGroup, dashOf, DASHES, PALETTE, pick, shades } from "../src/colors";
+import { assign, colorOf, colorOfGroup, dashOf, DASHES, PALETTE, pick, shades, showRuns } from "../src/colors";
 import { ciede2000 } from "./ciede2000";
 
 // The themes' backgrounds (style.css: --bg).
@@ -60,7 +60,7 @@ describe("the palette", () => {
 describe("colour assignment", () => {
   it("gives runs distinct colours in the order first seen, then the same colours dashed", () => {
     const runs = Array.from({ length: PALETTE.length * 2 + 1 }, (_, index) => `assign/run${index}`);
-    assign(runs);
+    showRuns(runs);
     const first = runs.slice(0, PALETTE.length);
     expect(new Set(first.map(colorOf)).size).toBe(PALETTE.length);
     expect(first.every((run) => dashOf(run).length === 0)).toBe(true);
@@ -76,6 +76,33 @@ describe("colour assignment", () => {
     const before = colorOf("assign/run3");
     assign(["a new run", "assign/run3", "another"]);
     expect(colorOf("assign/run3")).toBe(before);
+  });
+
+  it("gives the runs a filter shows distinct colours, solid, and keeps the colours that do not clash", () => {
+    const runs = Array.from({ length: 60 }, (_, index) => `subset/run${String(index).padStart(2, "0")}`);
+    showRuns(runs);
+    const before = new Map(runs.map((run) => [run, colorOf(run)]));
+    // Twelve runs, of which run00 and run48 (and run10 and run58) had the same colour, told apart by their dash.
+    const subset = runs.filter((run) => /[08]$/.test(run));
+    expect(colorOf("subset/run00")).toBe(colorOf("subset/run48"));
+    showRuns(subset);
+    expect(new Set(subset.map(colorOf)).size).toBe(subset.length);
+    expect(subset.every((run) => dashOf(run).length === 0)).toBe(true);
+    // The run that had its colour first keeps it; so do the runs that clashed with none.
+    const changed = subset.filter((run) => colorOf(run) !== before.get(run));
+    expect(changed).toEqual(["subset/run48", "subset/run58"]);
+    // Every run shown again: all 60 drawn apart (colour and dash), the runs never in a clash as they were.
+    showRuns(runs);
+    const looks = runs.map((run) => `${colorOf(run)} ${dashOf(run).join(",")}`);
+    expect(new Set(looks).size).toBe(runs.length);
+    for (const run of runs) if (!changed.includes(run)) expect(colorOf(run)).toBe(before.get(run));
+  });
+
+  it("lets runs share colours only past every colour and dash", () => {
+    const runs = Array.from({ length: PALETTE.length * DASHES.length + 1 }, (_, index) => `many/run${index}`);
+    showRuns(runs);
+    const looks = runs.map((run) => `${colorOf(run)} ${dashOf(run).join(",")}`);
+    expect(new Set(looks).size).toBe(PALETTE.length * DASHES.length);
   });
 
   it("keeps the colour the user picked", () => {

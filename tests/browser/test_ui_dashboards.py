@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page
 
 from tests import loopback
-from tests.browser.ui import as_number, ui_page
+from tests.browser.ui import as_number, hparams_experiment, session_groups, ui_page
 from tests.servers import Server
 
 pytestmark = pytest.mark.browser
@@ -214,34 +214,14 @@ def test_pr_curves_follow_the_step_slider(full_trainboard: Server, browser: Brow
             assert recall == pytest.approx(point["recall"][0], rel=1e-5)
 
 
-def session_groups(server: Server, experiment: dict[str, Any], **order: Any) -> list[dict[str, Any]]:
-    columns: list[dict[str, Any]] = [
-        {"hparam": info["name"], "includeInResult": True} for info in experiment["hparamInfos"]
-    ]
-    columns += [{"metric": info["name"], "includeInResult": True} for info in experiment["metricInfos"]]
-    for column in columns:
-        if column.get("hparam") == order.get("hparam"):
-            column.update(order["param"])
-    request = {
-        "experimentName": "",
-        "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"],
-        "colParams": columns,
-        "startIndex": 0,
-        "sliceSize": 1000,
-    }
-    response = loopback.post(f"{server.url}/data/plugin/hparams/session_groups", content=json.dumps(request))
-    groups: list[dict[str, Any]] = response.raise_for_status().json()["sessionGroups"]
-    return groups
-
-
 def test_hparams_table_sorts_and_filters_through_the_api(full_trainboard: Server, browser: Browser) -> None:
-    experiment = loopback.post(f"{full_trainboard.url}/data/plugin/hparams/experiment", content="{}").json()
+    experiment = hparams_experiment(full_trainboard.url)
     names = [info["name"] for info in experiment["hparamInfos"]]
     assert "lr" in names
-    ascending = session_groups(full_trainboard, experiment, hparam="lr", param={"order": "ORDER_ASC"})
-    descending = session_groups(full_trainboard, experiment, hparam="lr", param={"order": "ORDER_DESC"})
+    ascending = session_groups(full_trainboard.url, experiment, {"lr": {"order": "ORDER_ASC"}})
+    descending = session_groups(full_trainboard.url, experiment, {"lr": {"order": "ORDER_DESC"}})
     small = session_groups(
-        full_trainboard, experiment, hparam="lr", param={"filterInterval": {"minValue": 0, "maxValue": 0.1}}
+        full_trainboard.url, experiment, {"lr": {"filterInterval": {"minValue": 0, "maxValue": 0.1}}}
     )
     with ui_page(browser, "hparams") as page:
         page.goto(f"{full_trainboard.url}/#dashboard=hparams")
@@ -279,8 +259,8 @@ def test_hparams_table_sorts_and_filters_through_the_api(full_trainboard: Server
 
 
 def test_hparams_parallel_coordinates_and_scatter_matrix(full_trainboard: Server, browser: Browser) -> None:
-    experiment = loopback.post(f"{full_trainboard.url}/data/plugin/hparams/experiment", content="{}").json()
-    groups = session_groups(full_trainboard, experiment, hparam="lr", param={})
+    experiment = hparams_experiment(full_trainboard.url)
+    groups = session_groups(full_trainboard.url, experiment)
     hparams = [info["name"] for info in experiment["hparamInfos"]]
     metrics = [info["name"] for info in experiment["metricInfos"]]
     with ui_page(browser, "hparams-pictures") as page:
@@ -317,10 +297,7 @@ def test_hparams_parallel_coordinates_and_scatter_matrix(full_trainboard: Server
         interval = page.input_value("input.column-filter[data-column='h:lr']")
         low, high = (float(bound) for bound in interval.split(".."))
         kept = session_groups(
-            full_trainboard,
-            experiment,
-            hparam="lr",
-            param={"filterInterval": {"minValue": low, "maxValue": high}},
+            full_trainboard.url, experiment, {"lr": {"filterInterval": {"minValue": low, "maxValue": high}}}
         )
         assert 0 < len(kept) < len(groups)
         assert all(low <= group["hparams"]["lr"] <= high for group in kept)

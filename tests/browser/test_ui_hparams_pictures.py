@@ -5,7 +5,6 @@ chosen metric, and pointing at a line highlights that one group."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterator
@@ -14,8 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests import loopback
-from tests.browser.ui import as_number, ui_page
+from tests.browser.ui import as_number, hparams_experiment, session_groups, ui_page
 from tests.hparams.logdirs import write_writers_logdir
 from tests.servers import Server, trainboard_in_process
 
@@ -34,24 +32,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def experiment(server: Server) -> dict[str, Any]:
-    answer: dict[str, Any] = loopback.post(f"{server.url}/data/plugin/hparams/experiment", content="{}").json()
-    return answer
+    return hparams_experiment(server.url)
 
 
 @pytest.fixture(scope="module")
 def groups(server: Server, experiment: dict[str, Any]) -> list[dict[str, Any]]:
-    columns: list[dict[str, Any]] = [{"hparam": info["name"]} for info in experiment["hparamInfos"]]
-    columns += [{"metric": info["name"]} for info in experiment["metricInfos"]]
-    request = {
-        "experimentName": "",
-        "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"],
-        "colParams": columns,
-        "startIndex": 0,
-        "sliceSize": 1000,
-    }
-    answer = loopback.post(f"{server.url}/data/plugin/hparams/session_groups", content=json.dumps(request))
-    found: list[dict[str, Any]] = answer.raise_for_status().json()["sessionGroups"]
-    return found
+    return session_groups(server.url, experiment)
 
 
 def metric_of(group: dict[str, Any], name: dict[str, str]) -> float | None:

@@ -5,8 +5,10 @@ ticks, card sizes filling the width, full screen filling the window."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 import tensorboardX
@@ -24,9 +26,18 @@ STEPS = range(0, 100, 5)
 LOSS = "loss"
 # A ramp from 0 to 1,000 (step = value), to zoom into.
 RAMP = "ramp"
+# A training loss that starts high: 60 at step 0, then between 0.3 and 4 from step 100 on.
+SPIKE = "train_loss"
+SPIKE_STEPS = range(0, 1001, 5)
+SPIKE_LOW, SPIKE_HIGH = 0.3, 4.0
 # A tag the first run logged once, at this step.
 SINGLE, SINGLE_STEP = "single", 4998
 GROUP_TAGS = ("group/a", "group/b", "group/c", "group/d")
+
+
+def spike_loss(step: int) -> float:
+    middle, half = (SPIKE_LOW + SPIKE_HIGH) / 2, (SPIKE_HIGH - SPIKE_LOW) / 2
+    return middle + half * math.sin(step / 20) + 60 * math.exp(-step / 12)
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +51,8 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 for step in range(0, 1001, 10):
                     writer.add_scalar(RAMP, float(step), step, walltime=1_700_000_000 + step)
                 writer.add_scalar(SINGLE, 0.5, SINGLE_STEP, walltime=1_700_000_000)
+                for step in SPIKE_STEPS:
+                    writer.add_scalar(SPIKE, spike_loss(step), step, walltime=1_700_000_000 + step)
                 for tag in GROUP_TAGS:
                     writer.add_scalar(tag, 1.0, 0, walltime=1_700_000_000)
                     writer.add_scalar(tag, 2.0, 1, walltime=1_700_000_001)
@@ -181,6 +194,94 @@ def test_box_zoom_refits_y_to_the_zoomed_data(server: Server, browser: Browser) 
         low, high = (float(part) for part in str(chart.get_attribute("data-y-range")).split(","))
         # The zoomed steps hold values of about 600 to 800: y spans them, with a little room.
         assert 500 < low < 620 and 780 < high < 900, (low, high)
+
+
+@pytest.mark.parametrize("dashboard", ["scalars", "timeseries"])
+def test_box_zoom_past_an_early_spike_refits_y(server: Server, browser: Browser, dashboard: str) -> None:
+    with ui_page(browser, f"identify-zoom-spike-{dashboard}") as page:
+        # Smoothed as by default; on Time Series with the outliers in the y range (they are what is zoomed past).
+        page.goto(f"{server.url}/#dashboard={dashboard}&tagFilter=^{SPIKE}$&ignoreOutliers=0")
+        chart = drawn_chart(page, SPIKE, 1)
+        low, high = (float(part) for part in str(chart.get_attribute("data-y-scale")).split(","))
+        assert high > 50, (low, high)  # the spike is in view
+        box = chart.locator(".u-over").bounding_box()
+        assert box is not None
+        y = box["y"] + box["height"] / 2
+        # From about step 400 to step 900: the loss there goes between 0.3 and 4, 50 times below the spike.
+        page.mouse.move(box["x"] + box["width"] * 0.4, y)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] * 0.9, y, steps=5)
+        page.mouse.up()
+        page.wait_for_function(
+            "() => Number(document.querySelector('article.card .chart').dataset.yScale.split(',')[1]) < 50"
+        )
+        low, high = (float(part) for part in str(chart.get_attribute("data-y-scale")).split(","))
+        # The zoomed data fills the height: y covers 0.3 to 4, with no more room than a little padding.
+        span = SPIKE_HIGH - SPIKE_LOW
+        assert (
+            SPIKE_LOW - 0.15 * span < low <= SPIKE_LOW + 0.01 and SPIKE_HIGH - 0.01 <= high < SPIKE_HIGH + 0.15 * span
+        ), (
+            low,
+            high,
+        )
+
+
+def test_the_runs_a_filter_shows_have_distinct_colours(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-filter-colours") as page:
+        page.goto(f"{server.url}/#tagFilter=^{LOSS}$")
+        drawn_chart(page, LOSS, 60)
+        # Twelve of the 60 runs, of which run00 and run48 (and run10 and run58) had one colour, told apart by a dash.
+        page.goto(f"{server.url}/#tagFilter=^{LOSS}$&runRegex=1&runFilter={quote('[08]$')}")
+        drawn_chart(page, LOSS, 12)
+        colours = page.locator("#run-list input.color").evaluate_all("inputs => inputs.map(input => input.value)")
+        assert len(colours) == 12
+        assert len(set(colours)) == 12, colours
+        assert page.locator("#run-list svg.dash").count() == 0  # solid: the colours tell them apart
+
+
+def test_a_cards_log_y_and_legend_are_kept_in_the_url(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-card-state") as page:
+        page.goto(f"{server.url}/#dashboard=timeseries&tagFilter=^({LOSS}|{RAMP})$")
+        loss = drawn_chart(page, LOSS, 60)
+        card = page.locator(f"article.card[data-tag='{LOSS}']")
+        card.locator("button.log-y").click()
+        card.locator("button.legend-toggle").click()
+        page.wait_for_function("() => location.hash.includes('legendCard=')")
+        assert "logYCard=loss" in page.url and "legendCard=loss" in page.url, page.url
+        # The link opens the card as it was left, the other card as it was: log y and the legend are per card.
+        url = page.url
+        page.goto("about:blank")
+        page.goto(url)
+        loss = drawn_chart(page, LOSS, 60)
+        ramp = page.locator(f"article.card[data-tag='{RAMP}']")
+        assert card.locator("button.log-y").get_attribute("aria-pressed") == "true"
+        assert card.locator("ul.legend li").count() == 60
+        assert ramp.locator("button.log-y").get_attribute("aria-pressed") == "false"
+        assert ramp.locator("ul.legend").is_hidden()
+        assert loss.get_attribute("data-y-scale")
+
+
+def test_a_narrow_cards_header_is_one_line(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "identify-narrow-header") as page:
+        page.set_viewport_size({"width": 1024, "height": 800})
+        page.goto(f"{server.url}/#dashboard=timeseries&cardSize=small&tagFilter=^group/")
+        tag = GROUP_TAGS[0]
+        drawn_chart(page, tag, 1)
+        card = page.locator(f"article.card[data-tag='{tag}']")
+        header = card.locator("header")
+        card_box, header_box, button = (
+            card.bounding_box(),
+            header.bounding_box(),
+            header.locator("button.log-y").bounding_box(),
+        )
+        assert card_box is not None and header_box is not None and button is not None
+        assert card_box["width"] < 400  # two cards a row: a narrow card
+        # One line: no taller than a button, every button inside the card, the title's whole text its hover title.
+        assert header_box["height"] < 1.5 * button["height"], (header_box, button)
+        for found in header.locator("button").all():
+            edge = found.bounding_box()
+            assert edge is not None and edge["x"] + edge["width"] <= card_box["x"] + card_box["width"], found
+        assert header.locator("h3").get_attribute("title") == tag
 
 
 def test_a_tag_logged_at_one_step_has_whole_step_ticks(server: Server, browser: Browser) -> None:

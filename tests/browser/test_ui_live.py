@@ -16,7 +16,15 @@ import tensorboardX
 from playwright.sync_api import Browser, Page, Request
 
 from tests import loopback
-from tests.browser.ui import ARTIFACTS, LONG_RUN, LONG_STEPS, SEED_RUNS, ui_page, write_scalar_logdir
+from tests.browser.ui import (
+    ARTIFACTS,
+    LONG_RUN,
+    LONG_STEPS,
+    SEED_RUNS,
+    card_menu_item,
+    ui_page,
+    write_scalar_logdir,
+)
 from tests.servers import Server, trainboard_in_process, trainboard_store_in_process
 
 pytestmark = pytest.mark.browser
@@ -160,7 +168,7 @@ def test_the_parquet_download_holds_every_point(server: Server, browser: Browser
         page.wait_for_function(
             "tag => document.querySelector(`article.card[data-tag='${tag}']`)?.dataset.runs === '5'", arg=TAG
         )
-        button = card.locator("button.parquet")
+        button = card_menu_item(card, "parquet")
         button.wait_for(state="visible")
         with page.expect_download() as download:
             button.click()

@@ -30,6 +30,7 @@ from tests.browser.ui import (
     SPIKE_STEP,
     SPIKE_VALUE,
     as_number,
+    card_menu_item,
     tb_ema,
     ui_page,
     write_scalar_logdir,
@@ -216,9 +217,9 @@ def test_downloads_hold_every_served_point(server: Server, browser: Browser) -> 
         page.goto(f"{server.url}/#runFilter={SEEDS_01}&smoother=none")
         found = wait_drawn(page, tag, 3)
         with page.expect_download() as csv_download:
-            found.locator("button.csv").click()
+            card_menu_item(found, "csv").click()
         with page.expect_download() as json_download:
-            found.locator("button.json").click()
+            card_menu_item(found, "json").click()
         csv_text = Path(csv_download.value.path()).read_text()
         json_body: dict[str, Any] = json.loads(Path(json_download.value.path()).read_text())
     rows = list(csv.DictReader(io.StringIO(csv_text)))
@@ -241,9 +242,9 @@ def test_csv_download_holds_every_point_where_the_chart_is_downsampled(
         found = wait_drawn(page, LONG_TAG, 1)
         assert found.get_attribute("data-points") == "1000"
         with page.expect_download() as csv_download:
-            found.locator("button.csv").click()
+            card_menu_item(found, "csv").click()
         with page.expect_download() as json_download:
-            found.locator("button.json").click()
+            card_menu_item(found, "json").click()
         rows = list(csv.DictReader(io.StringIO(Path(csv_download.value.path()).read_text())))
         json_body: dict[str, Any] = json.loads(Path(json_download.value.path()).read_text())
     assert [int(row["step"]) for row in rows] == list(range(LONG_STEPS))

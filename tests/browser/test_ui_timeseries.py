@@ -276,7 +276,7 @@ def test_full_screen_and_wider(full_trainboard: Server, browser: Browser) -> Non
         page.keyboard.press("Escape")
         assert box_of(card) == wide
         assert card.locator(".chart canvas").evaluate("c => c.clientHeight") < 300
-        assert card.locator("button.full").inner_text() == "Full screen"
+        assert card.locator("button.full").get_attribute("aria-label") == "Full screen"
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

@@ -264,7 +264,7 @@ def tab_problems(page: Page) -> list[str]:
     if not elsewhere:
         return problems
     ids = [tab.get_attribute("id") for tab in elsewhere]
-    menu = page.locator("header [aria-haspopup]").filter(visible=True)
+    menu = page.locator("body > header [aria-haspopup]").filter(visible=True)  # the page's header, not a card's
     if menu.count() != 1 or hidden_points(menu):
         return [*problems, f"tabs {ids} hidden, and no menu in the header to show them"]
     menu.click()

@@ -3,16 +3,19 @@ fail the test on any console error, and screenshots kept under test-artifacts/ui
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import tensorboardX
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, sync_playwright
+
+from tests import loopback
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -151,3 +154,39 @@ def click_tab(page: Page, dashboard: str) -> None:
     if not tab.is_visible():
         page.click("#tabs-more")
     tab.click()
+
+
+def card_menu_item(card: Locator, item: str) -> Locator:
+    """The button of class `item` in the card's "⋯" menu (its downloads, reset zoom), the menu opened."""
+    card.locator("button.more-actions").click()
+    return card.page.locator(f"#overlay .menu button.{item}")
+
+
+def hparams_experiment(url: str) -> dict[str, Any]:
+    """The hparams plugin's experiment (its hparams and metrics) as the server at `url` answers it."""
+    answer: dict[str, Any] = (
+        loopback.post(f"{url}/data/plugin/hparams/experiment", content="{}").raise_for_status().json()
+    )
+    return answer
+
+
+def session_groups(
+    url: str, experiment: dict[str, Any], hparam_params: Mapping[str, dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """The session groups of every status, with every hparam and metric of `experiment` as a column; `hparam_params`
+    adds to the columns of the hparams it names (an order, a filter)."""
+    columns: list[dict[str, Any]] = [
+        {"hparam": info["name"], "includeInResult": True, **(hparam_params or {}).get(info["name"], {})}
+        for info in experiment["hparamInfos"]
+    ]
+    columns += [{"metric": info["name"], "includeInResult": True} for info in experiment["metricInfos"]]
+    request = {
+        "experimentName": "",
+        "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"],
+        "colParams": columns,
+        "startIndex": 0,
+        "sliceSize": 1000,
+    }
+    response = loopback.post(f"{url}/data/plugin/hparams/session_groups", content=json.dumps(request))
+    groups: list[dict[str, Any]] = response.raise_for_status().json()["sessionGroups"]
+    return groups
