@@ -1,0 +1,112 @@
+"""What the fault tests share: a team store on a PostgreSQL of their own (restartable) with blobs on S3, replicas of
+`trainboard serve`, and 50 reading clients that record every answer."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from tests.upload.team import TeamStore, started_server
+
+READERS = 50
+# What a reader does after a 503: wait, as a browser's reload would, but briefly, so the test sees the gap's answers.
+READER_PAUSE_SECONDS = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    at: float
+    status: int
+    retry_after: str | None
+    text: str
+
+
+@dataclass
+class Readers:
+    """READERS threads, each asking the replicas in turn for `paths` until stopped; every answer kept (the text of
+    those that are not 200s)."""
+
+    urls: list[str]
+    paths: list[str]
+    answers: list[Answer] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self, index: int) -> None:
+        with httpx.Client(timeout=30) as client:
+            turn = index
+            while not self._stop.is_set():
+                url = self.urls[turn % len(self.urls)] + self.paths[turn % len(self.paths)]
+                turn += 1
+                try:
+                    response = client.get(url)
+                except httpx.TransportError as error:
+                    self.failures.append(f"{url}: {type(error).__name__}: {error}")
+                    time.sleep(READER_PAUSE_SECONDS)
+                    continue
+                text = "" if response.status_code == 200 else response.text
+                self.answers.append(
+                    Answer(time.monotonic(), response.status_code, response.headers.get("retry-after"), text)
+                )
+                if response.status_code != 200:
+                    time.sleep(READER_PAUSE_SECONDS)
+
+    def between(self, start: float, end: float) -> list[Answer]:
+        return [answer for answer in self.answers if start <= answer.at <= end]
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+@contextmanager
+def reading(urls: list[str], paths: list[str]) -> Iterator[Readers]:
+    readers = Readers(urls, paths)
+    threads = [threading.Thread(target=readers.run, args=(index,), daemon=True) for index in range(READERS)]
+    for thread in threads:
+        thread.start()
+    try:
+        yield readers
+    finally:
+        readers.stop()
+        for thread in threads:
+            thread.join(60)
+
+
+@contextmanager
+def replicas(store: TeamStore, scratch: Path, count: int = 2) -> Iterator[list[tuple[str, Path]]]:
+    """`count` replicas of `trainboard serve` on the store: each one's URL and log."""
+    with ExitStack() as stack:
+        found = []
+        for index in range(count):
+            url, _ = stack.enter_context(started_server(store, scratch / f"replica-{index}", 0))
+            found.append((url, max((scratch / f"replica-{index}").glob("serve-*.log"))))
+        yield found
+
+
+def first_success(url: str, timeout: float = 30) -> float:
+    """Seconds until `url` answers 200."""
+    start = time.monotonic()
+    with httpx.Client(timeout=10) as client:
+        while time.monotonic() - start < timeout:
+            try:
+                if client.get(url).status_code == 200:
+                    return time.monotonic() - start
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+    raise AssertionError(f"{url} did not answer 200 within {timeout} s")
+
+
+def unhandled(log: Path) -> list[str]:
+    """The lines of a replica's log that tell of an unhandled error (a traceback, uvicorn's 'Exception in ASGI')."""
+    return [
+        line
+        for line in log.read_text(errors="replace").splitlines()
+        if "Traceback" in line or "Exception in ASGI" in line or " 500" in line
+    ]
