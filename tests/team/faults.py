@@ -22,6 +22,7 @@ READER_PAUSE_SECONDS = 0.2
 @dataclass(frozen=True, slots=True)
 class Answer:
     at: float
+    path: str
     status: int
     retry_after: str | None
     text: str
@@ -42,7 +43,8 @@ class Readers:
         with httpx.Client(timeout=30) as client:
             turn = index
             while not self._stop.is_set():
-                url = self.urls[turn % len(self.urls)] + self.paths[turn % len(self.paths)]
+                path = self.paths[turn % len(self.paths)]
+                url = self.urls[(turn // len(self.paths)) % len(self.urls)] + path
                 turn += 1
                 try:
                     response = client.get(url)
@@ -52,7 +54,7 @@ class Readers:
                     continue
                 text = "" if response.status_code == 200 else response.text
                 self.answers.append(
-                    Answer(time.monotonic(), response.status_code, response.headers.get("retry-after"), text)
+                    Answer(time.monotonic(), path, response.status_code, response.headers.get("retry-after"), text)
                 )
                 if response.status_code != 200:
                     time.sleep(READER_PAUSE_SECONDS)

@@ -4,6 +4,7 @@ again soon after, every upload finished with every point exactly once. Real proc
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ import httpx
 import pytest
 
 from tests.pgserver import RestartablePostgres, restartable_postgres_server
-from tests.s3server import S3Server, s3_server
+from tests.s3server import S3Server, restartable_s3_server, s3_server
 from tests.team.faults import first_success, reading, replicas, unhandled
 from tests.upload.team import TeamStore, finished, upload
 from tests.upload.test_upload import IMAGE_EVERY, committed, image_steps, steps_of, write_training_run
@@ -65,7 +66,9 @@ def seeded(store: TeamStore, url: str, scratch: Path) -> tuple[str, list[str]]:
     ]
 
 
-def uploads_started(store: TeamStore, urls: list[str], scratch: Path) -> list[tuple[str, Path, object]]:
+def uploads_started(
+    store: TeamStore, urls: list[str], scratch: Path
+) -> list[tuple[str, Path, subprocess.Popen[bytes]]]:
     """Two uploads of UPLOAD_STEPS steps, one through each replica, each into an experiment of its own."""
     started = []
     for index, url in enumerate(urls):
@@ -84,10 +87,10 @@ def wait_for_progress(url: str, experiments: list[str]) -> None:
             time.sleep(0.1)
 
 
-def assert_uploaded_once(url: str, started: list[tuple[str, Path, object]]) -> None:
+def assert_uploaded_once(url: str, started: list[tuple[str, Path, subprocess.Popen[bytes]]]) -> None:
     with httpx.Client(base_url=url, timeout=60) as client:
         for experiment, path, process in started:
-            assert "upload done" in finished(process)  # type: ignore[arg-type]
+            assert "upload done" in finished(process)
             assert committed(client, experiment) == path.stat().st_size
             assert steps_of(client, experiment, "train") == list(range(UPLOAD_STEPS))
             assert image_steps(client, experiment, "train") == list(range(0, UPLOAD_STEPS, IMAGE_EVERY))
@@ -105,6 +108,7 @@ def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_u
             wait_for_progress(urls[0], [experiment for experiment, _, _ in started])
             stopped = time.monotonic()
             restartable.stop()
+            assert all(process.poll() is None for _, _, process in started), "an upload finished before the fault"
             time.sleep(POSTGRES_DOWN_SECONDS)
             restartable.start()
             back = time.monotonic()
@@ -123,3 +127,37 @@ def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_u
         assert_uploaded_once(urls[0], started)
         for _, log in running:
             assert not unhandled(log), unhandled(log)[:20]
+
+
+def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and_finish_once(
+    restartable: RestartablePostgres, tmp_path: Path
+) -> None:
+    with restartable_s3_server(tmp_path / "s3") as s3:
+        store = team(restartable.server.create_database("s3_stopped"), s3.server, tmp_path)
+        with replicas(store, tmp_path) as running:
+            urls = [url for url, _ in running]
+            _, paths = seeded(store, urls[0], tmp_path)
+            blob = paths[-1]
+            with reading(urls, paths) as readers:
+                started = uploads_started(store, urls, tmp_path)
+                wait_for_progress(urls[0], [experiment for experiment, _, _ in started])
+                stopped = time.monotonic()
+                s3.stop()
+                assert all(process.poll() is None for _, _, process in started), "an upload finished before the fault"
+                time.sleep(S3_DOWN_SECONDS)
+                s3.start()
+                back = time.monotonic()
+                recovery = [first_success(url + blob) for url in urls]
+                time.sleep(1)
+            gap = readers.between(stopped, back)
+            assert {answer.status for answer in readers.answers} <= {200, 503}, {
+                answer.status: answer.text for answer in readers.answers
+            }
+            unavailable = [answer for answer in gap if answer.status == 503]
+            assert {answer.path for answer in unavailable} == {blob}, "only blob reads need the blob store"
+            assert {answer.retry_after for answer in unavailable} == {str(RETRY_AFTER_SECONDS)}
+            assert max(recovery) <= BACK_WITHIN_SECONDS, recovery
+            assert not readers.failures[:5]
+            assert_uploaded_once(urls[0], started)
+            for _, log in running:
+                assert not unhandled(log), unhandled(log)[:20]
