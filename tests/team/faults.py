@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -12,9 +14,13 @@ from pathlib import Path
 
 import httpx
 
-from tests.upload.team import TeamStore, started_server
+from tests.cli.process import command
+from tests.servers import stop
+from tests.upload.team import TeamStore
 
 READERS = 50
+# The line `trainboard serve` logs once it listens (as text, or the message of a JSON line).
+LISTENING = re.compile(r"trainboard \S+ at (http://[^/\s]+/)")
 # What a reader does after a 503: wait, as a browser's reload would, but briefly, so the test sees the gap's answers.
 READER_PAUSE_SECONDS = 0.2
 
@@ -80,15 +86,44 @@ def reading(urls: list[str], paths: list[str]) -> Iterator[Readers]:
             thread.join(60)
 
 
+@dataclass(frozen=True, slots=True)
+class Replica:
+    url: str
+    log: Path
+    process: subprocess.Popen[bytes]
+
+
 @contextmanager
-def replicas(store: TeamStore, scratch: Path, count: int = 2) -> Iterator[list[tuple[str, Path]]]:
-    """`count` replicas of `trainboard serve` on the store: each one's URL and log."""
+def replica(store: TeamStore, scratch: Path) -> Iterator[Replica]:
+    """`trainboard serve` of the store without tokens on a free port (its log in text or, with --log_format=json,
+    in JSON lines), once it listens."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    log = scratch / "serve.log"
+    flags = ("--no_auth", "--samples_per_plugin=all", *store.flags)
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command("serve", f"--db={store.db}", "--host=127.0.0.1", "--port=0", *flags),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=output,
+            env=store.env,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 120
+        while not (found := LISTENING.search(log.read_text(errors="replace"))):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"trainboard serve did not start:\n{log.read_text(errors='replace')}")
+            time.sleep(0.05)
+        yield Replica(found.group(1).rstrip("/"), log, process)
+    finally:
+        stop(process)
+
+
+@contextmanager
+def replicas(store: TeamStore, scratch: Path, count: int = 2) -> Iterator[list[Replica]]:
     with ExitStack() as stack:
-        found = []
-        for index in range(count):
-            url, _ = stack.enter_context(started_server(store, scratch / f"replica-{index}", 0))
-            found.append((url, max((scratch / f"replica-{index}").glob("serve-*.log"))))
-        yield found
+        yield [stack.enter_context(replica(store, scratch / f"replica-{index}")) for index in range(count)]
 
 
 def first_success(url: str, timeout: float = 30) -> float:

@@ -101,7 +101,7 @@ def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_u
 ) -> None:
     store = team(restartable.server.create_database("restarted"), own_s3, tmp_path)
     with replicas(store, tmp_path) as running:
-        urls = [url for url, _ in running]
+        urls = [replica.url for replica in running]
         _, paths = seeded(store, urls[0], tmp_path)
         with reading(urls, paths) as readers:
             started = uploads_started(store, urls, tmp_path)
@@ -125,8 +125,8 @@ def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_u
         assert max(recovery) <= BACK_WITHIN_SECONDS, recovery
         assert not readers.failures[:5]
         assert_uploaded_once(urls[0], started)
-        for _, log in running:
-            assert not unhandled(log), unhandled(log)[:20]
+        for replica in running:
+            assert not unhandled(replica.log), unhandled(replica.log)[:20]
 
 
 def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and_finish_once(
@@ -135,7 +135,7 @@ def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and
     with restartable_s3_server(tmp_path / "s3") as s3:
         store = team(restartable.server.create_database("s3_stopped"), s3.server, tmp_path)
         with replicas(store, tmp_path) as running:
-            urls = [url for url, _ in running]
+            urls = [replica.url for replica in running]
             _, paths = seeded(store, urls[0], tmp_path)
             blob = paths[-1]
             with reading(urls, paths) as readers:
@@ -159,5 +159,5 @@ def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and
             assert max(recovery) <= BACK_WITHIN_SECONDS, recovery
             assert not readers.failures[:5]
             assert_uploaded_once(urls[0], started)
-            for _, log in running:
-                assert not unhandled(log), unhandled(log)[:20]
+            for replica in running:
+                assert not unhandled(replica.log), unhandled(replica.log)[:20]
