@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import ssl
 import subprocess
 import threading
 import time
@@ -41,12 +43,13 @@ class Readers:
 
     urls: list[str]
     paths: list[str]
+    verify: ssl.SSLContext | bool = True
     answers: list[Answer] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def run(self, index: int) -> None:
-        with httpx.Client(timeout=30) as client:
+        with httpx.Client(timeout=30, verify=self.verify) as client:
             turn = index
             while not self._stop.is_set():
                 path = self.paths[turn % len(self.paths)]
@@ -73,8 +76,8 @@ class Readers:
 
 
 @contextmanager
-def reading(urls: list[str], paths: list[str]) -> Iterator[Readers]:
-    readers = Readers(urls, paths)
+def reading(urls: list[str], paths: list[str], verify: ssl.SSLContext | bool = True) -> Iterator[Readers]:
+    readers = Readers(urls, paths, verify)
     threads = [threading.Thread(target=readers.run, args=(index,), daemon=True) for index in range(READERS)]
     for thread in threads:
         thread.start()
@@ -147,3 +150,16 @@ def unhandled(log: Path) -> list[str]:
         for line in log.read_text(errors="replace").splitlines()
         if "Traceback" in line or "Exception in ASGI" in line or " 500" in line
     ]
+
+
+def uploading(url: str, experiment: str, logdir: Path, trust: Path | None = None) -> subprocess.Popen[bytes]:
+    """`trainboard upload` to `url` (no token), trusting the certificate `trust` (a proxy's) as a user's machine
+    trusts its CA's (SSL_CERT_FILE)."""
+    return subprocess.Popen(
+        command("upload", f"--server={url}", f"--experiment={experiment}", f"--logdir={logdir}"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env={**os.environ, **({"SSL_CERT_FILE": str(trust)} if trust else {})},
+    )

@@ -4,18 +4,21 @@ again soon after, every upload finished with every point exactly once. Real proc
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
 from tests.pgserver import RestartablePostgres, restartable_postgres_server
 from tests.s3server import S3Server, restartable_s3_server, s3_server
-from tests.team.faults import first_success, reading, replicas, unhandled
-from tests.upload.team import TeamStore, finished, upload
+from tests.team.faults import first_success, reading, replicas, unhandled, uploading
+from tests.team.proxies import certificate, nginx
+from tests.upload.team import TeamStore, finished
 from tests.upload.test_upload import IMAGE_EVERY, committed, image_steps, steps_of, write_training_run
 from trainboard.store.errors import RETRY_AFTER_SECONDS
 
@@ -52,7 +55,7 @@ def seeded(store: TeamStore, url: str, scratch: Path) -> tuple[str, list[str]]:
     and the image itself, which is read from the blob store)."""
     write_training_run(scratch / "seed" / "train", range(SEED_STEPS))
     experiment = store.create_experiment("seed")
-    finished(upload(url, "seed", scratch / "seed"))
+    finished(uploading(url, "seed", scratch / "seed"))
     with httpx.Client(base_url=url, timeout=30) as client:
         images = client.get(
             f"/experiment/{experiment}/data/plugin/images/images",
@@ -67,14 +70,16 @@ def seeded(store: TeamStore, url: str, scratch: Path) -> tuple[str, list[str]]:
 
 
 def uploads_started(
-    store: TeamStore, urls: list[str], scratch: Path
+    store: TeamStore, urls: list[str], scratch: Path, trust: Path | None = None
 ) -> list[tuple[str, Path, subprocess.Popen[bytes]]]:
-    """Two uploads of UPLOAD_STEPS steps, one through each replica, each into an experiment of its own."""
+    """Two uploads of UPLOAD_STEPS steps, through the servers at `urls` in turn, each into an experiment of its own;
+    trusting the certificate `trust` (a proxy's) if given."""
     started = []
-    for index, url in enumerate(urls):
+    for index in range(2):
         name = f"upload-{index}"
         path = write_training_run(scratch / name / "train", range(UPLOAD_STEPS))
-        started.append((store.create_experiment(name), path, upload(url, name, scratch / name)))
+        experiment = store.create_experiment(name)
+        started.append((experiment, path, uploading(urls[index % len(urls)], name, scratch / name, trust)))
     return started
 
 
@@ -161,3 +166,31 @@ def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and
             assert_uploaded_once(urls[0], started)
             for replica in running:
                 assert not unhandled(replica.log), unhandled(replica.log)[:20]
+
+
+def test_a_replica_killed_mid_request_behind_nginx_the_upload_retries_on_the_other_and_finishes_once(
+    restartable: RestartablePostgres, own_s3: S3Server, tmp_path: Path
+) -> None:
+    """Through the document's nginx configuration: reads in flight on the killed replica are passed to the other by
+    nginx (GETs are retried there); the upload's POST in flight is not (nginx does not repeat a request it has sent
+    part of), its client gets a 502 and tries again, which nginx sends to the replica still running."""
+    store = team(restartable.server.create_database("replica_killed"), own_s3, tmp_path)
+    tls = certificate(tmp_path / "tls")
+    with replicas(store, tmp_path) as running:
+        addresses = [urlsplit(replica.url).netloc for replica in running]
+        with nginx(addresses, tls, tmp_path / "nginx") as proxy:
+            _, paths = seeded(store, running[0].url, tmp_path)
+            with reading([proxy.url], paths, verify=tls.context()) as readers:
+                started = uploads_started(store, [proxy.url], tmp_path, trust=tls.certificate)
+                wait_for_progress(running[1].url, [experiment for experiment, _, _ in started])
+                killed = time.monotonic()
+                running[0].process.send_signal(signal.SIGKILL)
+                assert all(process.poll() is None for _, _, process in started), "the upload finished before the kill"
+                assert_uploaded_once(running[1].url, started)
+                time.sleep(1)
+            after = readers.between(killed, time.monotonic())
+            assert after, "no reads after the kill"
+            assert {answer.status for answer in readers.answers} == {200}, {
+                answer.status: answer.text for answer in readers.answers
+            }
+            assert not readers.failures[:5]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import ssl
-import subprocess
 import threading
 import time
 import uuid
@@ -23,7 +22,7 @@ import pytest
 from tests.pgserver import PostgresServer
 from tests.s3server import S3Server
 from tests.servers import Server
-from tests.team.faults import Replica, replica, replicas
+from tests.team.faults import Replica, replica, replicas, uploading
 from tests.team.proxies import PROXY_ADDRESS, Certificate, caddy, certificate, nginx
 from tests.upload.team import TeamStore, finished
 from tests.upload.test_upload import IMAGE_EVERY, image_steps, steps_of, write_training_run
@@ -79,20 +78,6 @@ def access(board: Board, marker: str) -> list[dict[str, object]]:
     return found
 
 
-def uploading(board: Board, proxy: Server, name: str, logdir: Path) -> subprocess.Popen[bytes]:
-    """`trainboard upload` to the proxy, trusting the test's certificate as a user's machine would its CA's."""
-    from tests.cli.process import command
-
-    return subprocess.Popen(
-        command("upload", f"--server={proxy.url}", f"--experiment={name}", f"--logdir={logdir}"),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        env={**(board.store.env or {}), "SSL_CERT_FILE": str(board.tls.certificate)},
-    )
-
-
 def test_tls_with_the_tests_certificate_and_requests_spread_over_both_replicas(board: Board, proxy: Server) -> None:
     marker = f"tls-{uuid.uuid4().hex[:8]}"
     with client(proxy, board.tls) as trusting:
@@ -112,7 +97,7 @@ def test_an_upload_through_the_proxy_stores_every_point_and_image_once(
     name = f"through-{proxy.url.rsplit(':', 1)[1]}"
     write_training_run(tmp_path / "logs" / "train", range(STEPS))
     experiment = board.store.create_experiment(name)
-    assert "upload done" in finished(uploading(board, proxy, name, tmp_path / "logs"))
+    assert "upload done" in finished(uploading(proxy.url, name, tmp_path / "logs", board.tls.certificate))
     with client(proxy, board.tls) as trusting:
         assert steps_of(trusting, experiment, "train") == list(range(STEPS))
         assert image_steps(trusting, experiment, "train") == list(range(0, STEPS, IMAGE_EVERY))
@@ -145,7 +130,7 @@ def test_live_updates_arrive_through_the_proxy_at_once_and_are_kept_alive(
         time.sleep(0.05)
     first = len(received)
     write_training_run(tmp_path / "logs" / "train", range(STEPS))
-    process = uploading(board, proxy, name, tmp_path / "logs")
+    process = uploading(proxy.url, name, tmp_path / "logs", board.tls.certificate)
     finished(process)
     done = time.monotonic()
     listener.join(60)
