@@ -35,6 +35,8 @@ LONGEST_GROUPS = (
     "browser/test_ui_team.py",
     "cli/test_team_commands.py",
     "ingest/test_soak.py",
+    "team/faults",
+    "team/proxies",
 )
 
 
