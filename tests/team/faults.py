@@ -19,6 +19,7 @@ import httpx
 from tests.cli.process import command
 from tests.servers import stop
 from tests.upload.team import TeamStore
+from trainboard.http.limits import KEEP_ALIVE_SECONDS
 
 READERS = 50
 # The line `trainboard serve` logs once it listens (as text, or the message of a JSON line).
@@ -49,7 +50,10 @@ class Readers:
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def run(self, index: int) -> None:
-        with httpx.Client(timeout=30, verify=self.verify) as client:
+        # Idle connections closed before the server closes them (trainboard.http.limits.KEEP_ALIVE_SECONDS), as the
+        # document tells proxies to: else a request may go out on a connection the server is closing.
+        limits = httpx.Limits(keepalive_expiry=KEEP_ALIVE_SECONDS - 1)
+        with httpx.Client(timeout=30, verify=self.verify, limits=limits) as client:
             turn = index
             while not self._stop.is_set():
                 path = self.paths[turn % len(self.paths)]

@@ -16,6 +16,7 @@ import pytest
 
 from tests.pgserver import RestartablePostgres, restartable_postgres_server
 from tests.s3server import S3Server, restartable_s3_server, s3_server
+from tests.servers import stop
 from tests.team.faults import first_success, reading, replicas, unhandled, uploading
 from tests.team.proxies import certificate, nginx
 from tests.upload.team import TeamStore, finished
@@ -46,6 +47,16 @@ def own_s3(tmp_path: Path) -> Iterator[S3Server]:
         yield server
 
 
+@pytest.fixture
+def uploads() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """The upload processes a test starts: stopped and their pipes closed when it ends, however it ends."""
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for process in started:
+        stop(process)
+        process.communicate()
+
+
 def team(db: str, s3: S3Server, scratch: Path) -> TeamStore:
     return TeamStore(db, (f"--blobs=s3://{s3.bucket}/{scratch.name}",), s3.environment(scratch))
 
@@ -70,7 +81,7 @@ def seeded(store: TeamStore, url: str, scratch: Path) -> tuple[str, list[str]]:
 
 
 def uploads_started(
-    store: TeamStore, urls: list[str], scratch: Path, trust: Path | None = None
+    store: TeamStore, urls: list[str], scratch: Path, uploads: list[subprocess.Popen[bytes]], trust: Path | None = None
 ) -> list[tuple[str, Path, subprocess.Popen[bytes]]]:
     """Two uploads of UPLOAD_STEPS steps, through the servers at `urls` in turn, each into an experiment of its own;
     trusting the certificate `trust` (a proxy's) if given."""
@@ -79,7 +90,8 @@ def uploads_started(
         name = f"upload-{index}"
         path = write_training_run(scratch / name / "train", range(UPLOAD_STEPS))
         experiment = store.create_experiment(name)
-        started.append((experiment, path, uploading(urls[index % len(urls)], name, scratch / name, trust)))
+        uploads.append(uploading(urls[index % len(urls)], name, scratch / name, trust))
+        started.append((experiment, path, uploads[-1]))
     return started
 
 
@@ -102,14 +114,14 @@ def assert_uploaded_once(url: str, started: list[tuple[str, Path, subprocess.Pop
 
 
 def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_uploads_finish_once(
-    restartable: RestartablePostgres, own_s3: S3Server, tmp_path: Path
+    restartable: RestartablePostgres, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
 ) -> None:
     store = team(restartable.server.create_database("restarted"), own_s3, tmp_path)
     with replicas(store, tmp_path) as running:
         urls = [replica.url for replica in running]
         _, paths = seeded(store, urls[0], tmp_path)
         with reading(urls, paths) as readers:
-            started = uploads_started(store, urls, tmp_path)
+            started = uploads_started(store, urls, tmp_path, uploads)
             wait_for_progress(urls[0], [experiment for experiment, _, _ in started])
             stopped = time.monotonic()
             restartable.stop()
@@ -135,7 +147,7 @@ def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_u
 
 
 def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and_finish_once(
-    restartable: RestartablePostgres, tmp_path: Path
+    restartable: RestartablePostgres, uploads: list[subprocess.Popen[bytes]], tmp_path: Path
 ) -> None:
     with restartable_s3_server(tmp_path / "s3") as s3:
         store = team(restartable.server.create_database("s3_stopped"), s3.server, tmp_path)
@@ -144,7 +156,7 @@ def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and
             _, paths = seeded(store, urls[0], tmp_path)
             blob = paths[-1]
             with reading(urls, paths) as readers:
-                started = uploads_started(store, urls, tmp_path)
+                started = uploads_started(store, urls, tmp_path, uploads)
                 wait_for_progress(urls[0], [experiment for experiment, _, _ in started])
                 stopped = time.monotonic()
                 s3.stop()
@@ -169,7 +181,7 @@ def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and
 
 
 def test_a_replica_killed_mid_request_behind_nginx_the_upload_retries_on_the_other_and_finishes_once(
-    restartable: RestartablePostgres, own_s3: S3Server, tmp_path: Path
+    restartable: RestartablePostgres, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
 ) -> None:
     """Through the document's nginx configuration: reads in flight on the killed replica are passed to the other by
     nginx (GETs are retried there); the upload's POST in flight is not (nginx does not repeat a request it has sent
@@ -181,7 +193,7 @@ def test_a_replica_killed_mid_request_behind_nginx_the_upload_retries_on_the_oth
         with nginx(addresses, tls, tmp_path / "nginx") as proxy:
             _, paths = seeded(store, running[0].url, tmp_path)
             with reading([proxy.url], paths, verify=tls.context()) as readers:
-                started = uploads_started(store, [proxy.url], tmp_path, trust=tls.certificate)
+                started = uploads_started(store, [proxy.url], tmp_path, uploads, trust=tls.certificate)
                 wait_for_progress(running[1].url, [experiment for experiment, _, _ in started])
                 killed = time.monotonic()
                 running[0].process.send_signal(signal.SIGKILL)
