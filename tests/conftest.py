@@ -33,6 +33,9 @@ LONGEST_GROUPS = (
     "generated-local",
     "generated-team",
     "upload/test_upload.py",
+    # A PostgreSQL restart and an S3 outage under 50 readers and two uploads (about 3 minutes); both proxies.
+    "team/faults",
+    "team/proxies",
     "packaging/test_wheel.py",
     "ingest/test_ingest_order.py",
     "analysis/test_projections.py",

@@ -124,3 +124,52 @@ def _run(command: list[str]) -> None:
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"{command!r} exited with {result.returncode}:\n{result.stdout}{result.stderr}")
+
+
+@dataclass(frozen=True, slots=True)
+class RestartablePostgres:
+    """A PostgreSQL of its own that a test stops and starts again on the same port, data kept (tests/team/faults)."""
+
+    server: PostgresServer
+    control: Callable[[str], list[str]]
+
+    def stop(self) -> None:
+        """Stop as an operator's restart does (`pg_ctl stop -m fast`: open sessions are ended)."""
+        _run(self.control("stop"))
+
+    def start(self) -> None:
+        _run(self.control("start"))
+
+
+@contextmanager
+def restartable_postgres_server() -> Iterator[RestartablePostgres]:
+    """As `postgres_server`, on a port it keeps across `stop()` and `start()`."""
+    binaries = server_binaries()
+    scratch = Path(tempfile.mkdtemp(prefix="trainboard-postgres-"))
+    as_server = _as_postgres_user if os.geteuid() == 0 else _as_ourselves
+    try:
+        data, sockets, log = scratch / "data", scratch / "sockets", scratch / "server.log"
+        sockets.mkdir()
+        if os.geteuid() == 0:
+            for path in (scratch, sockets):
+                shutil.chown(path, "postgres", "postgres")
+        _run(as_server([str(binaries / "initdb"), "-D", str(data), "-U", USER, "-A", "trust", "-E", "UTF8",
+                        "--no-locale", "--no-sync"]))  # fmt: skip
+        port = _start(as_server, binaries, data, sockets, log)
+        options = " ".join([f"-h 127.0.0.1 -p {port} -k {sockets}", *(f"-c {setting}" for setting in SETTINGS)])
+
+        def control(action: str) -> list[str]:
+            where = ["-D", str(data), "-l", str(log), "-w", "-t", "60"]
+            return as_server(
+                [str(binaries / "pg_ctl"), action, *where, *(["-m", "fast"] if action == "stop" else ["-o", options])]
+            )
+
+        try:
+            yield RestartablePostgres(PostgresServer(f"postgresql://{USER}@127.0.0.1:{port}/postgres", log), control)
+        finally:
+            subprocess.run(
+                as_server([str(binaries / "pg_ctl"), "stop", "-D", str(data), "-m", "immediate", "-w"]),
+                capture_output=True,
+            )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -298,10 +299,15 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def wait_until_ready(
-    process: subprocess.Popen[bytes], server: Server, ready: Callable[[httpx.Client], bool], timeout: float
+    process: subprocess.Popen[bytes],
+    server: Server,
+    ready: Callable[[httpx.Client], bool],
+    timeout: float,
+    verify: ssl.SSLContext | bool = True,
 ) -> None:
+    """Until `ready` holds; `verify` checks an https server's certificate (tests/team/proxies.py)."""
     deadline = time.monotonic() + timeout
-    with httpx.Client(base_url=server.url, timeout=5) as client:
+    with httpx.Client(base_url=server.url, timeout=5, verify=verify) as client:
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"{process.args!r} exited with {process.returncode}:\n{server.output()}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 class PublicError(Exception):
     http_code = 500
+    # The whole seconds a client should wait before it tries again (the response's Retry-After), if it should.
+    retry_after: int | None = None
     # TensorBoard prefixes its error texts with the kind of error ("Not found: ...").
     kind = "Internal error"
 

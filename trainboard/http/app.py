@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Mount
 from trainboard.access.accounts import Accounts
 from trainboard.access.audit import AuditLog
 from trainboard.access.single_sign_on import SingleSignOn
-from trainboard.errors import PublicError, TooManyRequestsError
+from trainboard.errors import PublicError
 from trainboard.http import admin, pins, probes, sessions, tensorboard, token_page, trainboard_api, tsvis
 from trainboard.http.compression import PARQUET, IsalGZipMiddleware
 from trainboard.http.context import Experiments
@@ -156,6 +156,6 @@ async def _public_error(request: Request, exc: Exception) -> Response:
     response = TextResponse(str(exc), status_code=exc.http_code)
     if exc.http_code == 401:
         response.headers["WWW-Authenticate"] = AUTHENTICATE
-    if isinstance(exc, TooManyRequestsError):
+    if exc.retry_after is not None:
         response.headers["Retry-After"] = str(exc.retry_after)
     return response

@@ -31,6 +31,7 @@ from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.postgres.accounts import PostgresAccounts
 from trainboard.store.postgres.distribution import distribute, keep_new_tables_plain
 from trainboard.store.postgres.migrations import BACKFILLS, MIGRATIONS, POINT
+from trainboard.store.postgres.pool import Pool
 from trainboard.store.postgres.run_metadata import PostgresRunMetadata
 from trainboard.store.run_filter import RunFilter
 from trainboard.store.run_filter_sql import POSTGRES, Matches, compile_filter
@@ -142,8 +143,9 @@ class PostgresDatabase:
                 _migrate(connection, self.location)
         except psycopg.OperationalError as error:
             raise StoreUnavailable(f"cannot reach the database {self.location}: {_reason(error)}") from None
-        self.pool = psycopg_pool.ConnectionPool(
+        self.pool = Pool(
             url,
+            location=self.location,
             min_size=1,
             max_size=pool_size,
             kwargs={"autocommit": True, "connect_timeout": CONNECT_SECONDS},
