@@ -155,7 +155,7 @@ def restartable_postgres_server() -> Iterator[RestartablePostgres]:
                 shutil.chown(path, "postgres", "postgres")
         _run(as_server([str(binaries / "initdb"), "-D", str(data), "-U", USER, "-A", "trust", "-E", "UTF8",
                         "--no-locale", "--no-sync"]))  # fmt: skip
-        port = _start(as_server, binaries, data, sockets, log)
+        port = _start(as_server, binaries, data, sockets, log, ())
         options = " ".join([f"-h 127.0.0.1 -p {port} -k {sockets}", *(f"-c {setting}" for setting in SETTINGS)])
 
         def control(action: str) -> list[str]:
