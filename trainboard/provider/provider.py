@@ -54,17 +54,20 @@ from trainboard.provider.values import (
     IndexRange,
     Listed,
     Run,
+    RunsTable,
     RunTagFilter,
     RunValues,
     ScalarColumns,
     ScalarDatum,
     SeriesPoints,
     StepRange,
+    TableQuery,
     TensorDatum,
     TensorRow,
     TimeSeries,
 )
 from trainboard.reader.logdir import walk_order
+from trainboard.settings import STALLED_AFTER
 from trainboard.store.reader import StoreReader
 from trainboard.store.store import EMPTY_SCALARS
 from trainboard.store.values import SeriesRow
@@ -78,9 +81,17 @@ _BLOB_KEY = re.compile(r"[0-9a-f]{64}")
 
 
 class DataProvider:
-    def __init__(self, store: StoreReader, *, max_points: dict[DataClass, int] | None = None) -> None:
+    def __init__(
+        self,
+        store: StoreReader,
+        *,
+        max_points: dict[DataClass, int] | None = None,
+        stalled_after: float = STALLED_AFTER,
+    ) -> None:
         self._store = store
         self._max_points = max_points or MAX_POINTS
+        # Seconds without a point after which a run without an end status is stalled (--stalled_after).
+        self._stalled_after = stalled_after
         # Unfiltered listings, and what callers derived from whole listings (`derived`).
         self._kept = GenerationCache(store.generation)
 
@@ -114,7 +125,7 @@ class DataProvider:
         pinned = self._store.pinned(experiment_id, pin)
         if pinned is None:
             raise NoSuchExperiment()
-        return DataProvider(pinned, max_points=self._max_points)
+        return DataProvider(pinned, max_points=self._max_points, stalled_after=self._stalled_after)
 
     def generation(self, *, experiment_id: str) -> int:
         """A number that changes whenever the data changes: a caller may keep what it derived until then."""
@@ -137,7 +148,13 @@ class DataProvider:
     def list_run_values(self, *, experiment_id: str, run_filter: Filter | None = None) -> list[RunValues]:
         """The runs the filter keeps (every run without one), in walk order, each with its hyperparameters and the last
         value of each of its scalar series; the store evaluates the filter (`trainboard.store.run_filter`)."""
-        return sorted(self._store.run_values(experiment_id, run_filter), key=lambda values: walk_order(values.run))
+        found = self._store.run_values(experiment_id, run_filter, stalled_after=self._stalled_after)
+        return sorted(found, key=lambda values: walk_order(values.run))
+
+    def runs_table(self, *, experiment_id: str, query: TableQuery) -> RunsTable:
+        """A page of the runs the query's filter keeps, sorted, with its columns (`trainboard.store.runs_table`), all
+        evaluated by the store; without a sort, by name."""
+        return self._store.runs_table(experiment_id, query, stalled_after=self._stalled_after)
 
     def list_series(
         self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None

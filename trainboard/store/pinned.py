@@ -17,9 +17,11 @@ from collections.abc import Collection
 from typing import Protocol
 
 from trainboard.normaliser.points import DataClass
+from trainboard.settings import STALLED_AFTER
 from trainboard.store.reader import StoreReader
 from trainboard.store.run_filter import Filter
 from trainboard.store.run_values import RunValues
+from trainboard.store.runs_table import RunsTable, TableQuery
 from trainboard.store.values import (
     BlobSequenceRow,
     ExperimentRow,
@@ -36,8 +38,22 @@ LAST_POINT = StepRange(latest=1)
 
 class PinnableReader(StoreReader, Protocol):
     def run_values(
-        self, experiment_id: str, where: Filter | None = None, *, pin_id: str | None = None
+        self,
+        experiment_id: str,
+        where: Filter | None = None,
+        *,
+        pin_id: str | None = None,
+        stalled_after: float = STALLED_AFTER,
     ) -> list[RunValues]: ...
+
+    def runs_table(
+        self,
+        experiment_id: str,
+        query: TableQuery,
+        *,
+        pin_id: str | None = None,
+        stalled_after: float = STALLED_AFTER,
+    ) -> RunsTable: ...
 
 
 class PinnedReader:
@@ -137,8 +153,15 @@ class PinnedReader:
             experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id, head)
         )
 
-    def run_values(self, experiment_id: str, where: Filter | None = None) -> list[RunValues]:
-        return self._store.run_values(experiment_id, where, pin_id=self.pin.id)
+    def run_values(
+        self, experiment_id: str, where: Filter | None = None, *, stalled_after: float = STALLED_AFTER
+    ) -> list[RunValues]:
+        return self._store.run_values(experiment_id, where, pin_id=self.pin.id, stalled_after=stalled_after)
+
+    def runs_table(self, experiment_id: str, query: TableQuery, *, stalled_after: float = STALLED_AFTER) -> RunsTable:
+        """Summaries as the pin kept them (none for a pin made before 0012_series_summaries but the last values);
+        statuses and times are the runs' now."""
+        return self._store.runs_table(experiment_id, query, pin_id=self.pin.id, stalled_after=stalled_after)
 
     def blob(self, key: str) -> bytes | None:
         return self._store.blob(key)

@@ -1,9 +1,13 @@
-"""A run filter (`trainboard.store.run_filter`) as a SQL condition on a run `r` (run_id, name), over a relation `vals`
-(run_id, kind 'h' or 'm', key, number, text) of each run's hyperparameters and, where no hyperparameter has the
-name, its final metric values: each backend builds both for its own tables and runs the condition.
+"""Terms and filters of the run filter language (`trainboard.store.run_filter`) as SQL over a run `r`, for the runs
+table and the run filter on every backend.
+
+Each backend describes where its runs, series summaries and hyperparameters are (`Source`, live or as of a pin) and
+how it writes a few things (`Dialect`); a term becomes a number expression and a text expression (either may be
+absent: a function has no text, a name no number), each evaluated by a lookup of one row per run through an index
+(a series by run and tag, a hyperparameter by run and name), so that no run is loaded into Python to be filtered.
 
 Regular expressions are not SQL's (neither backend has RE2): the store matches them first against the texts they
-could meet (`Matches`), and the condition asks for those texts.
+could meet (`Matches`: run names, statuses, the texts of one hyperparameter), and the condition asks for those texts.
 """
 
 from __future__ import annotations
@@ -12,11 +16,26 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from trainboard.store.run_filter import And, Compare, Filter, Not, Or
+from trainboard.store.run_filter import And, Compare, Filter, Not, Or, Term
+from trainboard.store.summaries import RUNNING, STALLED
 
-# For each `~` comparison, the texts (run names, or values of its field) its pattern matches.
+# For each `~` comparison, the texts (run names, statuses, or values of its field) its pattern matches.
 Matches = dict[Compare, list[str]]
 _SQL_OPERATORS = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+# Each function as an expression over a series' summary columns `s` (trainboard.store.summaries).
+_SUMMARIES = {
+    "last": "s.last_value",
+    "first": "s.first_value",
+    "min": "s.min_value",
+    "max": "s.max_value",
+    # NULLIF: a series without a finite value has no mean.
+    "mean": "s.value_sum / NULLIF(s.point_count - s.nonfinite_count, 0)",
+    "count": "s.point_count",
+    "step_of_min": "s.min_value_step",
+    "step_of_max": "s.max_value_step",
+}
+# The parameter the caller binds to the wall time before which a run without an end status is stalled.
+STALLED_SINCE = "stalled_since"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,18 +63,46 @@ POSTGRES = Dialect(
 )
 
 
-def compile_filter(tree: Filter | None, matches: Matches, dialect: Dialect) -> tuple[str, dict[str, object]]:
-    """The condition and its parameters (named f0, f1, ...); TRUE without a filter."""
-    params: dict[str, object] = {}
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a backend keeps what terms read, as SQL in its own placeholders."""
+
+    # A relation of the experiment's runs: run_id, name, start_time, last_step, last_wall_time, end_status.
+    runs: str
+    # FROM and WHERE of the summaries `s` of the scalar series of run `r` (a condition on the tag is appended).
+    series: str
+    # FROM and WHERE of the hyperparameters `h` (name, number, text) of run `r` (a condition on the name is appended).
+    hparams: str
+
+
+@dataclass(frozen=True, slots=True)
+class Expressions:
+    """A term as SQL: its number and its text (None where it has none)."""
+
+    number: str | None
+    text: str | None
+
+
+def compile_filter(
+    tree: Filter | None, matches: Matches, dialect: Dialect, source: Source, params: dict[str, object] | None = None
+) -> tuple[str, dict[str, object]]:
+    """The condition and its parameters (named f0, f1, ..., added to `params`); TRUE without a filter."""
+    params = {} if params is None else params
     if tree is None:
         return "1 = 1", params
-    return _Compiler(matches, dialect, params).condition(tree), params
+    return _Compiler(matches, dialect, source, params).condition(tree), params
+
+
+def compile_term(term: Term, dialect: Dialect, source: Source, params: dict[str, object]) -> Expressions:
+    """The term's expressions, their parameters added to `params`."""
+    return _Compiler({}, dialect, source, params).term(term)
 
 
 class _Compiler:
-    def __init__(self, matches: Matches, dialect: Dialect, params: dict[str, object]) -> None:
+    def __init__(self, matches: Matches, dialect: Dialect, source: Source, params: dict[str, object]) -> None:
         self._matches = matches
         self._dialect = dialect
+        self._source = source
         self._params = params
 
     def _param(self, value: object) -> str:
@@ -71,24 +118,48 @@ class _Compiler:
             return "(" + joiner.join(self.condition(operand) for operand in tree.operands) + ")"
         return self._compare(tree)
 
+    def term(self, term: Term) -> Expressions:
+        source = self._source
+        if term.kind == "name":
+            return Expressions(None, "r.name")
+        if term.kind == "status":
+            since = self._dialect.placeholder(STALLED_SINCE)
+            return Expressions(
+                None,
+                f"(CASE WHEN r.end_status IS NOT NULL THEN r.end_status WHEN COALESCE(r.last_wall_time, r.start_time)"
+                f" >= {since} THEN '{RUNNING}' ELSE '{STALLED}' END)",
+            )
+        if term.kind in ("start_time", "last_step"):
+            return Expressions(f"r.{term.kind}", None)
+        if term.kind == "duration":
+            return Expressions("(r.last_wall_time - r.start_time)", None)
+        tag = self._param(term.field)
+        if term.kind != "field":
+            return Expressions(f"(SELECT {_SUMMARIES[term.kind]} FROM {source.series} AND s.tag = {tag})", None)
+        # The run's hyperparameter of that name, else the last value of its series of that tag.
+        hparam = f"FROM {source.hparams} AND h.name = {tag}"
+        last = f"(SELECT s.last_value FROM {source.series} AND s.tag = {tag})"
+        return Expressions(
+            f"(CASE WHEN EXISTS (SELECT 1 {hparam}) THEN (SELECT h.number {hparam}) ELSE {last} END)",
+            f"(SELECT h.text {hparam})",
+        )
+
     def _compare(self, compare: Compare) -> str:
         collation = self._dialect.collation
-        if compare.operator == "~":
-            texts = self._matches.get(compare, [])
-            column = "r.name" if compare.is_name else "v.text"
-            # One parameter however many texts match: a list of thousands of run names stays one bound value.
-            test = self._dialect.member(column, self._param(self._dialect.texts(texts))) if texts else "1 = 0"
-        elif isinstance(compare.value, str):
-            column = "r.name" if compare.is_name else "v.text"
-            test = f"{column}{collation} {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}{collation}"
-        elif compare.is_name:
-            return "1 = 0"  # a name is text
+        expressions = self.term(compare.term)
+        if compare.operator == "~" or isinstance(compare.value, str):
+            column = expressions.text
+            if column is None:
+                return "1 = 0"  # a number is not text
+            if compare.operator == "~":
+                texts = self._matches.get(compare, [])
+                # One parameter however many texts match: a list of thousands of run names stays one bound value.
+                test = self._dialect.member(column, self._param(self._dialect.texts(texts))) if texts else "1 = 0"
+            else:
+                test = f"{column}{collation} {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}{collation}"
+        elif expressions.number is None:
+            return "1 = 0"  # text is not a number
         else:
-            test = f"v.number {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}"
-        if compare.is_name:
-            return test
-        # The field is the run's hyperparameter of that name, else its metric of that tag.
-        return (
-            f"EXISTS (SELECT 1 FROM vals v WHERE v.run_id = r.run_id AND v.key = {self._param(compare.field)}"
-            f" AND {test})"
-        )
+            test = f"{expressions.number} {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}"
+        # A value the run lacks (NULL) makes the comparison false, so that `not` of it is true.
+        return f"({test}) IS TRUE"

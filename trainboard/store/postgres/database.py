@@ -29,10 +29,18 @@ from trainboard.store.database import (
 from trainboard.store.errors import StaleOffsetError, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.postgres.accounts import PostgresAccounts
-from trainboard.store.postgres.migrations import BACKFILLS, MIGRATIONS, POINT
-from trainboard.store.run_filter import Filter
-from trainboard.store.run_filter_sql import POSTGRES, Matches, compile_filter
-from trainboard.store.run_values import HParamRow, ValueRow, final_value
+from trainboard.store.postgres.migrations import (
+    BACKFILLS,
+    MIGRATIONS,
+    POINT,
+    REFRESH_RUN_TIMES,
+    REFRESH_SERIES_SUMMARIES,
+)
+from trainboard.store.run_filter import Filter, Term
+from trainboard.store.run_filter_sql import POSTGRES, STALLED_SINCE, Matches, Source, compile_filter
+from trainboard.store.run_values import HParamRow, ValueRow
+from trainboard.store.runs_table import TableQuery, table_sql
+from trainboard.store.summaries import COLUMNS as SUMMARY_COLUMNS
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -85,6 +93,21 @@ DELETE_EXPERIMENT = (
     "DELETE FROM experiment_state WHERE experiment_id = %(experiment)s",
     "DELETE FROM experiments WHERE experiment_id = %(experiment)s",
 )
+# The binary COPY types of the summary columns.
+SUMMARY_TYPES = (
+    "int4",
+    "float8",
+    "int8",
+    "float8",
+    "int8",
+    "float8",
+    "int8",
+    "float8",
+    "float8",
+    "int8",
+    "float8",
+    "float8",
+)
 # One statement, so that the runs and the series are read from one snapshot.
 CREATE_PIN_SQL = (
     "WITH pin AS (INSERT INTO pins (experiment_id, pin_id, created, creator)"
@@ -93,31 +116,63 @@ CREATE_PIN_SQL = (
     " pinned_runs AS (INSERT INTO pin_runs (experiment_id, pin_id, run_id, name, start_time)"
     " SELECT r.experiment_id, pin.pin_id, r.run_id, r.name, r.start_time FROM pin JOIN runs r USING (experiment_id))"
     " INSERT INTO pin_series (experiment_id, pin_id, series_id, run_id, tag, point_count, max_step, max_wall_time,"
-    " max_length, last_value) SELECT s.experiment_id, pin.pin_id, s.series_id, s.run_id, s.tag, s.point_count,"
-    " s.max_step, s.max_wall_time, s.max_length, (SELECT c.last_value FROM scalar_chunks c"
-    " WHERE c.experiment_id = s.experiment_id AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
+    f" max_length, {', '.join(SUMMARY_COLUMNS)}) SELECT s.experiment_id, pin.pin_id, s.series_id, s.run_id, s.tag,"
+    f" s.point_count, s.max_step, s.max_wall_time, s.max_length, {', '.join(f's.{c}' for c in SUMMARY_COLUMNS)}"
     " FROM pin JOIN series s USING (experiment_id)"
 )
-# Each run with its hyperparameters (h) and final metric values (m), as `trainboard.store.run_filter_sql` reads them.
-_LIVE_VALUES = (
-    "WITH r AS (SELECT run_id, name FROM runs WHERE experiment_id = %(experiment)s),"
-    " m AS (SELECT s.run_id, s.tag AS key, (SELECT c.last_value FROM scalar_chunks c"
-    " WHERE c.experiment_id = s.experiment_id AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
-    " AS number FROM series s WHERE s.experiment_id = %(experiment)s AND s.data_class = %(scalar)s),"
+# Chunks' summaries merged into their series' (trainboard.store.summaries): the first points written set its first
+# point, ties keep the earlier min and max.
+_MERGE_SUMMARY = (
+    "UPDATE series s SET nonfinite_count = COALESCE(s.nonfinite_count, 0) + d.nonfinite_count,"
+    " value_sum = COALESCE(s.value_sum + d.value_sum, s.value_sum, d.value_sum),"
+    " min_value_step = CASE WHEN s.min_value IS NULL OR d.min_value < s.min_value THEN d.min_value_step"
+    " ELSE s.min_value_step END,"
+    " min_value = CASE WHEN s.min_value IS NULL OR d.min_value < s.min_value THEN d.min_value ELSE s.min_value END,"
+    " max_value_step = CASE WHEN s.max_value IS NULL OR d.max_value > s.max_value THEN d.max_value_step"
+    " ELSE s.max_value_step END,"
+    " max_value = CASE WHEN s.max_value IS NULL OR d.max_value > s.max_value THEN d.max_value ELSE s.max_value END,"
+    " first_wall_time = CASE WHEN s.first_step IS NULL THEN d.first_wall_time ELSE s.first_wall_time END,"
+    " first_value = CASE WHEN s.first_step IS NULL THEN d.first_value ELSE s.first_value END,"
+    " first_step = COALESCE(s.first_step, d.first_step),"
+    " last_step = d.last_step, last_wall_time = d.last_wall_time, last_value = d.last_value"
+    " FROM unnest(%s::bigint[], %s::int[], %s::float8[], %s::bigint[], %s::float8[], %s::bigint[], %s::float8[],"
+    " %s::bigint[], %s::float8[], %s::float8[], %s::bigint[], %s::float8[], %s::float8[])"
+    f" AS d (series_id, {', '.join(SUMMARY_COLUMNS)}) WHERE s.experiment_id = %s AND s.series_id = d.series_id"
 )
-_PINNED_VALUES = (
-    "WITH r AS (SELECT p.run_id, p.name FROM pin_runs p JOIN runs x ON x.experiment_id = p.experiment_id"
-    " AND x.run_id = p.run_id AND x.name = p.name WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s),"
-    " m AS (SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
+# What the run filter and the runs table read (trainboard.store.run_filter_sql), live and as of a pin.
+_LIVE = Source(
+    runs="SELECT run_id, name, start_time, last_step, last_wall_time, end_status FROM runs"
+    " WHERE experiment_id = %(experiment)s",
+    series="series s WHERE s.experiment_id = %(experiment)s AND s.run_id = r.run_id AND s.data_class = %(scalar)s",
+    hparams="run_hparams h WHERE h.experiment_id = %(experiment)s AND h.run_id = r.run_id",
+)
+_PINNED = Source(
+    runs="SELECT p.run_id, p.name, p.start_time, x.last_step, x.last_wall_time, x.end_status FROM pin_runs p"
+    " JOIN runs x ON x.experiment_id = p.experiment_id AND x.run_id = p.run_id AND x.name = p.name"
+    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s",
+    series="pin_series s JOIN series x ON x.experiment_id = s.experiment_id AND x.series_id = s.series_id"
+    " AND x.tag = s.tag AND x.data_class = %(scalar)s WHERE s.experiment_id = %(experiment)s AND s.pin_id = %(pin)s"
+    " AND s.run_id = r.run_id",
+    hparams=_LIVE.hparams,
+)
+# Each kept run with its hyperparameters (h) and final metric values (m), live or as of a pin.
+_LIVE_METRICS = (
+    "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = %(experiment)s"
+    " AND data_class = %(scalar)s"
+)
+_PINNED_METRICS = (
+    "SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
     " ON s.experiment_id = p.experiment_id AND s.series_id = p.series_id AND s.tag = p.tag"
-    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s AND s.data_class = %(scalar)s),"
+    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s AND s.data_class = %(scalar)s"
 )
 _VALUES = (
+    "WITH kept AS (SELECT r.run_id, r.name FROM ({runs}) r WHERE {condition}),"
     " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = %(experiment)s),"
+    " m AS ({metrics}),"
     " vals AS (SELECT run_id, 'h' AS kind, key, number, text FROM h UNION ALL SELECT run_id, 'm', key, number,"
     " NULL FROM m WHERE NOT EXISTS (SELECT 1 FROM h WHERE h.run_id = m.run_id AND h.key = m.key))"
-    " SELECT r.name, v.kind, v.key, v.number, v.text FROM r LEFT JOIN vals v ON v.run_id = r.run_id"
-    " WHERE {condition} ORDER BY r.run_id, v.kind, v.key"
+    " SELECT r.name, v.kind, v.key, v.number, v.text FROM kept r LEFT JOIN vals v ON v.run_id = r.run_id"
+    " ORDER BY r.run_id, v.kind, v.key"
 )
 
 
@@ -355,13 +410,46 @@ class PostgresDatabase:
         return _unpacked(b"".join(point for (point,) in rows))
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches
+        self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches, stalled_since: float
     ) -> list[ValueRow]:
-        condition, params = compile_filter(where, matches, POSTGRES)
+        source = _LIVE if pin_id is None else _PINNED
+        condition, params = compile_filter(where, matches, POSTGRES, source)
         params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
-        sql = (_PINNED_VALUES if pin_id is not None else _LIVE_VALUES) + _VALUES.format(condition=condition)
-        with self.pool.connection() as connection:
-            return connection.execute(sql.encode(), params).fetchall()
+        params[STALLED_SINCE] = stalled_since
+        metrics = _LIVE_METRICS if pin_id is None else _PINNED_METRICS
+        return self._rows(_VALUES.format(runs=source.runs, condition=condition, metrics=metrics), params)
+
+    def runs_table(
+        self,
+        experiment_id: str,
+        *,
+        pin_id: str | None,
+        query: TableQuery,
+        columns: tuple[Term, ...],
+        matches: Matches,
+        stalled_since: float,
+    ) -> list[tuple[object, ...]]:
+        sql, params = table_sql(query, columns, matches, POSTGRES, _LIVE if pin_id is None else _PINNED)
+        params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
+        params[STALLED_SINCE] = stalled_since
+        return self._rows(sql, params)
+
+    def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
+        hparams = self._rows(
+            'SELECT DISTINCT name COLLATE "C" FROM run_hparams WHERE experiment_id = %s ORDER BY 1', (experiment_id,)
+        )
+        tags = self._rows(
+            'SELECT DISTINCT tag COLLATE "C" FROM series WHERE experiment_id = %s AND data_class = %s ORDER BY 1',
+            (experiment_id, int(DataClass.SCALAR)),
+        )
+        return [name for (name,) in hparams], [tag for (tag,) in tags]
+
+    def hparam_texts(self, experiment_id: str, name: str) -> list[str]:
+        rows = self._rows(
+            "SELECT DISTINCT text FROM run_hparams WHERE experiment_id = %s AND name = %s AND text IS NOT NULL",
+            (experiment_id, name),
+        )
+        return [text for (text,) in rows]
 
     def last_scalars(
         self, experiment_id: str, series_ids: Collection[int]
@@ -578,9 +666,9 @@ class PostgresTransaction:
                 "max_wall_time",
                 "points",
                 "checksum",
-                "last_value",
+                *SUMMARY_COLUMNS,
             ),
-            ("int8", "int8", "int4", "int8", "int8", "float8", "bytea", "int8", "float8"),
+            ("int8", "int8", "int4", "int8", "int8", "float8", "bytea", "int8", *SUMMARY_TYPES),
             (
                 (
                     c.series_id,
@@ -591,7 +679,7 @@ class PostgresTransaction:
                     c.max_wall_time,
                     _packed(c.columns),
                     c.checksum,
-                    final_value(c.columns),
+                    *c.summary.row(),
                 )
                 for c in chunks
             ),
@@ -642,6 +730,25 @@ class PostgresTransaction:
                 self._experiment_id,
             ),
         )
+        summaries = [(d.series_id, d.scalars.row()) for d in deltas if d.scalars]
+        if summaries:
+            columns = [[series_id for series_id, _ in summaries]]
+            columns += [list(column) for column in zip(*(row for _, row in summaries), strict=True)]
+            self._db.execute(_MERGE_SUMMARY, (*columns, self._experiment_id))
+
+    def advance_run(self, run_id: int, last_step: int, last_wall_time: float) -> None:
+        # GREATEST ignores NULLs: a run's first points set them.
+        self._db.execute(
+            "UPDATE runs SET last_step = GREATEST(last_step, %s), last_wall_time = GREATEST(last_wall_time, %s)"
+            " WHERE experiment_id = %s AND run_id = %s",
+            (last_step, last_wall_time, self._experiment_id, run_id),
+        )
+
+    def save_end_status(self, run_id: int, status: str | None) -> None:
+        self._db.execute(
+            "UPDATE runs SET end_status = %s WHERE experiment_id = %s AND run_id = %s",
+            (status, self._experiment_id, run_id),
+        )
 
     def series_reaching(self, run_id: int, step: int, tags: Collection[str] | None) -> list[int]:
         sql = "SELECT series_id FROM series WHERE experiment_id = %s AND run_id = %s AND max_step >= %s"
@@ -669,7 +776,8 @@ class PostgresTransaction:
     def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None:
         self._db.execute(
             "UPDATE scalar_chunks SET point_count = %s, min_step = %s, max_step = %s, max_wall_time = %s, points = %s,"
-            " checksum = %s, last_value = %s WHERE experiment_id = %s AND chunk_id = %s",
+            f" checksum = %s, {', '.join(f'{c} = %s' for c in SUMMARY_COLUMNS)} WHERE experiment_id = %s"
+            " AND chunk_id = %s",
             (
                 len(chunk.columns),
                 chunk.min_step,
@@ -677,7 +785,7 @@ class PostgresTransaction:
                 chunk.max_wall_time,
                 _packed(chunk.columns),
                 chunk.checksum,
-                final_value(chunk.columns),
+                *chunk.summary.row(),
                 self._experiment_id,
                 chunk_id,
             ),
@@ -738,6 +846,8 @@ class PostgresTransaction:
             " WHERE s.experiment_id = %(e)s AND s.series_id = wanted.series_id",
             {"e": self._experiment_id, "s": list(series_ids)},
         )
+        self._db.execute(REFRESH_SERIES_SUMMARIES, {"e": self._experiment_id, "s": list(series_ids)})
+        self._db.execute(REFRESH_RUN_TIMES, {"e": self._experiment_id, "s": list(series_ids)})
 
     def unreferenced(self, blob_keys: Collection[str]) -> list[str]:
         if not blob_keys:
