@@ -250,14 +250,16 @@ def evaluate(tree: Filter, run: str, row: dict[Term, Any], hparams: dict[str, An
         return isinstance(value, str) and re2.search(str(tree.value), value) is not None
     if isinstance(value, str) != isinstance(tree.value, str):
         return False
-    return {
-        "=": value == tree.value,
-        "!=": value != tree.value,
-        "<": value < tree.value,
-        "<=": value <= tree.value,
-        ">": value > tree.value,
-        ">=": value >= tree.value,
-    }[tree.operator]
+    return bool(
+        {
+            "=": value == tree.value,
+            "!=": value != tree.value,
+            "<": value < tree.value,
+            "<=": value <= tree.value,
+            ">": value > tree.value,
+            ">=": value >= tree.value,
+        }[tree.operator]
+    )
 
 
 FILTERS = [
