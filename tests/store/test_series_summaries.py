@@ -4,6 +4,7 @@ a restart that purges steps, long series over many chunks and writes spread over
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import sqlite3
@@ -21,6 +22,7 @@ from torch.utils import tensorboard as torch_tensorboard
 from tests.store.conftest import StoreOpener
 from trainboard.errors import InvalidArgumentError
 from trainboard.ingest.loader import Loader
+from trainboard.provider.provider import DataProvider
 from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos import hparams_pb2
 from trainboard.store.opening import open_store
@@ -364,11 +366,13 @@ def _by_name_within_ties(order: list[str], every: list[dict[str, Any]], label: s
 def test_pages_and_the_total(loaded: tuple[Store, str]) -> None:
     store, experiment_id = loaded
     sort = (SortKey(Term("max", "loss"), descending=True),)
-    whole = store.runs_table(experiment_id, TableQuery(sort=sort), stalled_after=NEVER)
+    provider = DataProvider(store, stalled_after=NEVER)
+    whole = provider.runs_table(experiment_id=experiment_id, query=TableQuery(sort=sort))
     assert whole.total == 6 and len(whole.rows) == 6
     assert whole.columns[:4] == ("run", "status", "start_time", "last_step")
     assert "lr" in whole.columns and "optimizer" in whole.columns and "last(val/acc)" in whole.columns
-    pages = [store.runs_table(experiment_id, TableQuery(sort=sort, offset=o, limit=4)) for o in (0, 4, 8)]
+    query = TableQuery(columns=(Term("max", "loss"),), sort=sort)
+    pages = [store.runs_table(experiment_id, dataclasses.replace(query, offset=o, limit=4)) for o in (0, 4, 8)]
     assert [p.total for p in pages] == [6, 6, 6]
     assert [row[0] for page in pages for row in page.rows] == [row[0] for row in whole.rows]
     kept = store.runs_table(experiment_id, TableQuery(where=parse("name ~ '^sweep'", re2.compile), limit=1))
@@ -442,12 +446,17 @@ def test_a_store_from_before_summaries_is_filled_when_migrated(
     ]
     if backend == "sqlite":
         with sqlite3.connect(url) as db:
-            for statement in drops:
+            for statement in [
+                "DROP INDEX series_summaries",
+                "DROP INDEX series_tags",
+                "DROP INDEX run_hparams_values",
+                *drops,
+            ]:
                 db.execute(statement)
             db.execute("DELETE FROM migrations WHERE name = ?", (name,))
     else:
         with psycopg.connect(url) as connection:
-            for statement in drops:
+            for statement in [*drops, "DROP INDEX series_by_tag", "DROP INDEX run_hparams_by_name"]:
                 connection.execute(statement.encode())
             connection.execute("DELETE FROM migrations WHERE name = %s", (name,))
     store = open_store(url)

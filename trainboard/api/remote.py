@@ -11,6 +11,8 @@ import httpx
 from trainboard.api.frames import FrameLibrary, Table, check_backend, frame
 from trainboard.api.selection import Names, Steps, step_range
 from trainboard.api.transport import MEDIA_TYPE, from_arrow
+from trainboard.errors import InvalidArgumentError
+from trainboard.plugins.runs_table import Terms
 from trainboard.store.errors import StoreUnavailable
 
 TIMEOUT = httpx.Timeout(30.0, read=600.0)
@@ -39,8 +41,12 @@ class RemoteExperiment:
     def close(self) -> None:
         self._client.close()
 
-    def runs(self, *, backend: str | None = None) -> Any:
-        return self._frame("runs", backend)
+    def runs(
+        self, filter: str | None = None, sort: Terms = None, columns: Terms = None, *, backend: str | None = None
+    ) -> Any:
+        options = {"filter": filter, "sort": _joined(sort), "columns": _joined(columns)}
+        chosen: FrameLibrary = self.backend if backend is None else check_backend(backend)
+        return frame(self.table("runs", options=options), chosen)
 
     def hparams(self, *, backend: str | None = None) -> Any:
         return self._frame("hparams", backend)
@@ -73,9 +79,17 @@ class RemoteExperiment:
         return self._frame("text", backend, runs, tags, steps)
 
     def table(
-        self, kind: str, runs: Names = None, tags: Names = None, steps: Steps = None, *, plugin: str | None = None
+        self,
+        kind: str,
+        runs: Names = None,
+        tags: Names = None,
+        steps: Steps = None,
+        *,
+        plugin: str | None = None,
+        options: dict[str, str | None] | None = None,
     ) -> Table:
-        """The server's table of `kind` (runs, hparams, scalars, histograms, tensors, images, text)."""
+        """The server's table of `kind` (runs, hparams, scalars, histograms, tensors, images, text); `options`: more
+        query parameters (the runs table's filter, sort and columns), None for one not given."""
         import pyarrow as pa
 
         query: list[tuple[str, str | int | float | bool | None]] = [
@@ -85,6 +99,7 @@ class RemoteExperiment:
         ]
         if plugin is not None:
             query.append(("plugin", plugin))
+        query += [(name, value) for name, value in (options or {}).items() if value is not None]
         try:
             response = self._client.get(f"{self.url}data/trainboard/frames/{kind}", params=query)
         except httpx.HTTPError as error:
@@ -105,6 +120,11 @@ class RemoteExperiment:
     ) -> Any:
         chosen: FrameLibrary = self.backend if backend is None else check_backend(backend)
         return frame(self.table(kind, runs, tags, steps, plugin=plugin), chosen)
+
+
+def _joined(terms: Terms) -> str | None:
+    """Terms of the run filter language as one parameter: a list joined by commas."""
+    return terms if terms is None or isinstance(terms, str) else ", ".join(terms)
 
 
 def _names(name: str, wanted: Names) -> list[tuple[str, str]]:
@@ -130,6 +150,8 @@ def _check(response: httpx.Response) -> None:
         return
     text = response.text[:300].strip()
     where = str(response.request.url.copy_with(query=None))
+    if response.status_code == 400:
+        raise InvalidArgumentError(f"{where}: {text}")
     if response.status_code == 401:
         raise PermissionError(f"{where}: the server wants a valid token (token=...): {text}")
     if response.status_code == 403:

@@ -37,6 +37,7 @@ short-lived URL when the blob store can sign one. Errors are `trainboard.errors.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from typing import TypeVar
@@ -69,6 +70,8 @@ from trainboard.provider.values import (
 from trainboard.reader.logdir import walk_order
 from trainboard.settings import STALLED_AFTER
 from trainboard.store.reader import StoreReader
+from trainboard.store.run_filter import FUNCTIONS
+from trainboard.store.runs_table import default_columns
 from trainboard.store.store import EMPTY_SCALARS
 from trainboard.store.values import SeriesRow
 
@@ -153,7 +156,18 @@ class DataProvider:
 
     def runs_table(self, *, experiment_id: str, query: TableQuery) -> RunsTable:
         """A page of the runs the query's filter keeps, sorted, with its columns (`trainboard.store.runs_table`), all
-        evaluated by the store; without a sort, by name."""
+        evaluated by the store; without a sort, by name. Without columns: the run's own (status, start time, last
+        step), each hyperparameter and the last value of each scalar tag. A column or sort key that names no
+        hyperparameter or scalar tag of the experiment is an InvalidArgumentError (a filter may name any)."""
+        hparams, tags = self._store.table_fields(experiment_id)
+        if not query.columns:
+            query = dataclasses.replace(query, columns=default_columns(hparams, tags))
+        known_tags, known = set(tags), set(hparams) | set(tags)
+        for term in (*query.columns, *(key.term for key in query.sort)):
+            if term.kind == "field" and term.field not in known:
+                raise InvalidArgumentError(f"unknown column {term.label[:200]!r}: no hparam or scalar tag of that name")
+            if term.kind in FUNCTIONS and term.field not in known_tags:
+                raise InvalidArgumentError(f"unknown column {term.label[:200]!r}: no scalar tag {term.field[:200]!r}")
         return self._store.runs_table(experiment_id, query, stalled_after=self._stalled_after)
 
     def list_series(

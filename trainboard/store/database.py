@@ -16,7 +16,7 @@ from typing import Protocol
 from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.accounts import AccountsBackend
-from trainboard.store.run_filter import Filter, Term
+from trainboard.store.run_filter import Filter
 from trainboard.store.run_filter_sql import Matches
 from trainboard.store.run_values import HParamRow, ValueRow
 from trainboard.store.runs_table import TableQuery
@@ -224,7 +224,6 @@ class Database(Protocol):
         *,
         pin_id: str | None,
         query: TableQuery,
-        columns: tuple[Term, ...],
         matches: Matches,
         stalled_since: float,
     ) -> list[tuple[object, ...]]:

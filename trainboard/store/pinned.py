@@ -163,6 +163,9 @@ class PinnedReader:
         statuses and times are the runs' now."""
         return self._store.runs_table(experiment_id, query, pin_id=self.pin.id, stalled_after=stalled_after)
 
+    def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
+        return self._store.table_fields(experiment_id)
+
     def blob(self, key: str) -> bytes | None:
         return self._store.blob(key)
 

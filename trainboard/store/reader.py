@@ -94,6 +94,9 @@ class StoreReader(Protocol):
         """The runs table (`trainboard.store.runs_table`): a page of the runs the filter keeps, sorted, with the
         columns asked for, all evaluated by the database."""
 
+    def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
+        """The names of the experiment's hyperparameters and of its scalar tags, each sorted."""
+
     def blob(self, key: str) -> bytes | None: ...
 
     def blob_url(self, key: str) -> str | None:

@@ -3,8 +3,10 @@ table and the run filter on every backend.
 
 Each backend describes where its runs, series summaries and hyperparameters are (`Source`, live or as of a pin) and
 how it writes a few things (`Dialect`); a term becomes a number expression and a text expression (either may be
-absent: a function has no text, a name no number), each evaluated by a lookup of one row per run through an index
-(a series by run and tag, a hyperparameter by run and name), so that no run is loaded into Python to be filtered.
+absent: a function has no text, a name no number) over a run `r` and the rows LEFT JOINed to it: one series of each
+tag the terms name (through the index of series by run and tag) and one hyperparameter of each name, each joined once
+however many terms read it. Joins rather than subqueries: PostgreSQL then reads a tag's series of every run at once
+(a hash join) instead of one lookup per run; no run is loaded into Python to be filtered.
 
 Regular expressions are not SQL's (neither backend has RE2): the store matches them first against the texts they
 could meet (`Matches`: run names, statuses, the texts of one hyperparameter), and the condition asks for those texts.
@@ -24,15 +26,15 @@ Matches = dict[Compare, list[str]]
 _SQL_OPERATORS = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 # Each function as an expression over a series' summary columns `s` (trainboard.store.summaries).
 _SUMMARIES = {
-    "last": "s.last_value",
-    "first": "s.first_value",
-    "min": "s.min_value",
-    "max": "s.max_value",
+    "last": "{s}.last_value",
+    "first": "{s}.first_value",
+    "min": "{s}.min_value",
+    "max": "{s}.max_value",
     # NULLIF: a series without a finite value has no mean.
-    "mean": "s.value_sum / NULLIF(s.point_count - s.nonfinite_count, 0)",
-    "count": "s.point_count",
-    "step_of_min": "s.min_value_step",
-    "step_of_max": "s.max_value_step",
+    "mean": "{s}.value_sum / NULLIF({s}.point_count - {s}.nonfinite_count, 0)",
+    "count": "{s}.point_count",
+    "step_of_min": "{s}.min_value_step",
+    "step_of_max": "{s}.max_value_step",
 }
 # The parameter the caller binds to the wall time before which a run without an end status is stalled.
 STALLED_SINCE = "stalled_since"
@@ -69,9 +71,10 @@ class Source:
 
     # A relation of the experiment's runs: run_id, name, start_time, last_step, last_wall_time, end_status.
     runs: str
-    # FROM and WHERE of the summaries `s` of the scalar series of run `r` (a condition on the tag is appended).
+    # What to LEFT JOIN, and on what, for the summaries (trainboard.store.summaries) of the scalar series of run `r`
+    # as `{a}` (a condition on `{a}.tag` is appended).
     series: str
-    # FROM and WHERE of the hyperparameters `h` (name, number, text) of run `r` (a condition on the name is appended).
+    # The same for the hyperparameters (name, number, text) of run `r` as `{a}` (a condition on `{a}.name` follows).
     hparams: str
 
 
@@ -83,32 +86,42 @@ class Expressions:
     text: str | None
 
 
-def compile_filter(
-    tree: Filter | None, matches: Matches, dialect: Dialect, source: Source, params: dict[str, object] | None = None
-) -> tuple[str, dict[str, object]]:
-    """The condition and its parameters (named f0, f1, ..., added to `params`); TRUE without a filter."""
-    params = {} if params is None else params
-    if tree is None:
-        return "1 = 1", params
-    return _Compiler(matches, dialect, source, params).condition(tree), params
+class Compiler:
+    """Conditions and terms over `r` and the joins they need (`joins`), their parameters in `params` (named f0, f1,
+    ..., shared by the compilers of one query)."""
 
-
-def compile_term(term: Term, dialect: Dialect, source: Source, params: dict[str, object]) -> Expressions:
-    """The term's expressions, their parameters added to `params`."""
-    return _Compiler({}, dialect, source, params).term(term)
-
-
-class _Compiler:
-    def __init__(self, matches: Matches, dialect: Dialect, source: Source, params: dict[str, object]) -> None:
-        self._matches = matches
+    def __init__(
+        self, dialect: Dialect, source: Source, params: dict[str, object], matches: Matches | None = None
+    ) -> None:
+        self._matches = matches or {}
         self._dialect = dialect
         self._source = source
-        self._params = params
+        self.params = params
+        self._joined: dict[tuple[str, str], str] = {}
+        self._joins: list[str] = []
+
+    @property
+    def joins(self) -> str:
+        return "".join(self._joins)
+
+    def where(self, tree: Filter | None) -> str:
+        """The filter's condition; TRUE without one."""
+        return "1 = 1" if tree is None else self.condition(tree)
 
     def _param(self, value: object) -> str:
-        name = f"f{len(self._params)}"
-        self._params[name] = value
+        name = f"f{len(self.params)}"
+        self.params[name] = value
         return self._dialect.placeholder(name)
+
+    def _join(self, kind: str, name: str) -> str:
+        """The alias of the row of the series (kind "s") of tag `name` or of the hyperparameter ("h") `name`."""
+        alias = self._joined.get((kind, name))
+        if alias is None:
+            alias = self._joined[kind, name] = f"j{len(self._joined)}"
+            on = self._source.series if kind == "s" else self._source.hparams
+            column = "tag" if kind == "s" else "name"
+            self._joins.append(f" LEFT JOIN {on.format(a=alias)} AND {alias}.{column} = {self._param(name)}")
+        return alias
 
     def condition(self, tree: Filter) -> str:
         if isinstance(tree, Not):
@@ -119,7 +132,6 @@ class _Compiler:
         return self._compare(tree)
 
     def term(self, term: Term) -> Expressions:
-        source = self._source
         if term.kind == "name":
             return Expressions(None, "r.name")
         if term.kind == "status":
@@ -133,15 +145,12 @@ class _Compiler:
             return Expressions(f"r.{term.kind}", None)
         if term.kind == "duration":
             return Expressions("(r.last_wall_time - r.start_time)", None)
-        tag = self._param(term.field)
         if term.kind != "field":
-            return Expressions(f"(SELECT {_SUMMARIES[term.kind]} FROM {source.series} AND s.tag = {tag})", None)
+            return Expressions(f"({_SUMMARIES[term.kind].format(s=self._join('s', term.field))})", None)
         # The run's hyperparameter of that name, else the last value of its series of that tag.
-        hparam = f"FROM {source.hparams} AND h.name = {tag}"
-        last = f"(SELECT s.last_value FROM {source.series} AND s.tag = {tag})"
+        hparam, series = self._join("h", term.field), self._join("s", term.field)
         return Expressions(
-            f"(CASE WHEN EXISTS (SELECT 1 {hparam}) THEN (SELECT h.number {hparam}) ELSE {last} END)",
-            f"(SELECT h.text {hparam})",
+            f"(CASE WHEN {hparam}.name IS NULL THEN {series}.last_value ELSE {hparam}.number END)", f"{hparam}.text"
         )
 
     def _compare(self, compare: Compare) -> str:

@@ -39,7 +39,7 @@ from trainboard.store.pinned import PinnedReader
 from trainboard.store.run_filter import Filter, comparisons
 from trainboard.store.run_filter_sql import Matches
 from trainboard.store.run_values import RunValues, run_values, session_hparams
-from trainboard.store.runs_table import RunsTable, TableQuery, column_values, default_columns, labels
+from trainboard.store.runs_table import RunsTable, TableQuery, column_values, labels
 from trainboard.store.summaries import STATUSES, session_end_status
 from trainboard.store.values import (
     ALL_STEPS,
@@ -296,9 +296,6 @@ class Store:
         stalled_after: float = STALLED_AFTER,
     ) -> RunsTable:
         """`StoreReader.runs_table`."""
-        columns = query.columns
-        if columns is None:
-            columns = default_columns(*self.database.table_fields(experiment_id))
         matches = self._matches(experiment_id, query.where)
         stalled_since = time.time() - stalled_after
 
@@ -307,7 +304,6 @@ class Store:
                 experiment_id,
                 pin_id=pin_id,
                 query=query,
-                columns=columns,
                 matches=matches,
                 stalled_since=stalled_since,
             )
@@ -316,9 +312,12 @@ class Store:
         if not found and query.offset:
             # A page past the end: how many runs there are, from the first page.
             first = rows(dataclasses.replace(query, offset=0, limit=1))
-            return RunsTable(labels(columns), [], int(first[0][1]) if first else 0)  # type: ignore[call-overload]
-        total = int(found[0][1]) if found else 0  # type: ignore[call-overload]
-        return RunsTable(labels(columns), [column_values(row) for row in found], total)
+            return RunsTable(labels(query.columns), [], int(first[0][0]) if first else 0)  # type: ignore[call-overload]
+        total = int(found[0][0]) if found else 0  # type: ignore[call-overload]
+        return RunsTable(labels(query.columns), [column_values(row) for row in found], total)
+
+    def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
+        return self.database.table_fields(experiment_id)
 
     def _matches(self, experiment_id: str, where: Filter | None) -> Matches:
         """The texts each `~` of the filter matches: the database has no RE2, so patterns are matched here against

@@ -1,8 +1,8 @@
 """trainboard's own routes, beyond TensorBoard's and TS-VIS's APIs, under /data/trainboard/: every point as CSV, JSON
 or Parquet (`downloads`), lossless frames for `trainboard.open("http://...")` (`frames`), server-sent events when the
-data changes (`events`), what this server can do (`capabilities`), runs matching a filter (`runs`) and groups of runs
-with bands (`groups`). Each module is imported when the first request for one of its routes comes
-(`trainboard.http.lazy`): its handlers are named here, not imported."""
+data changes (`events`), what this server can do (`capabilities`), runs matching a filter (`runs`), the runs table
+(`runs_table`) and groups of runs with bands (`groups`). Each module is imported when the first request for one of
+its routes comes (`trainboard.http.lazy`): its handlers are named here, not imported."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def routes() -> list[BaseRoute]:
         PolicyRoute("/data/trainboard/events", _later("events", "events"), READ),
         PolicyRoute("/data/trainboard/capabilities", _later("capabilities", "capabilities"), READ),
         PolicyRoute("/data/trainboard/runs", _later("runs", "runs"), READ),
+        PolicyRoute("/data/trainboard/runs_table", _later("runs_table", "runs_table"), READ),
         PolicyRoute(
             "/data/trainboard/groups/scalars", _later("groups", "group_scalars"), READ, methods=["GET", "POST"]
         ),

@@ -36,8 +36,8 @@ from trainboard.store.postgres.migrations import (
     REFRESH_RUN_TIMES,
     REFRESH_SERIES_SUMMARIES,
 )
-from trainboard.store.run_filter import Filter, Term
-from trainboard.store.run_filter_sql import POSTGRES, STALLED_SINCE, Matches, Source, compile_filter
+from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter_sql import POSTGRES, STALLED_SINCE, Compiler, Matches, Source
 from trainboard.store.run_values import HParamRow, ValueRow
 from trainboard.store.runs_table import TableQuery, table_sql
 from trainboard.store.summaries import COLUMNS as SUMMARY_COLUMNS
@@ -143,17 +143,29 @@ _MERGE_SUMMARY = (
 _LIVE = Source(
     runs="SELECT run_id, name, start_time, last_step, last_wall_time, end_status FROM runs"
     " WHERE experiment_id = %(experiment)s",
-    series="series s WHERE s.experiment_id = %(experiment)s AND s.run_id = r.run_id AND s.data_class = %(scalar)s",
-    hparams="run_hparams h WHERE h.experiment_id = %(experiment)s AND h.run_id = r.run_id",
+    series="series {a} ON {a}.experiment_id = %(experiment)s AND {a}.run_id = r.run_id AND {a}.data_class = %(scalar)s",
+    hparams="run_hparams {a} ON {a}.experiment_id = %(experiment)s AND {a}.run_id = r.run_id",
 )
 _PINNED = Source(
     runs="SELECT p.run_id, p.name, p.start_time, x.last_step, x.last_wall_time, x.end_status FROM pin_runs p"
     " JOIN runs x ON x.experiment_id = p.experiment_id AND x.run_id = p.run_id AND x.name = p.name"
     " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s",
-    series="pin_series s JOIN series x ON x.experiment_id = s.experiment_id AND x.series_id = s.series_id"
-    " AND x.tag = s.tag AND x.data_class = %(scalar)s WHERE s.experiment_id = %(experiment)s AND s.pin_id = %(pin)s"
-    " AND s.run_id = r.run_id",
+    series="(SELECT p.* FROM pin_series p JOIN series x ON x.experiment_id = p.experiment_id"
+    " AND x.series_id = p.series_id AND x.tag = p.tag AND x.data_class = %(scalar)s"
+    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s) {a} ON {a}.run_id = r.run_id",
     hparams=_LIVE.hparams,
+)
+# An experiment's hyperparameter names and scalar tags, one index seek each (a DISTINCT would read every row).
+_DISTINCT_HPARAMS = (
+    "WITH RECURSIVE found (name) AS (SELECT min(name) FROM run_hparams WHERE experiment_id = %(experiment)s"
+    " UNION ALL SELECT (SELECT min(h.name) FROM run_hparams h WHERE h.experiment_id = %(experiment)s"
+    " AND h.name > found.name) FROM found WHERE found.name IS NOT NULL) SELECT name FROM found WHERE name IS NOT NULL"
+)
+_DISTINCT_TAGS = (
+    "WITH RECURSIVE found (tag) AS (SELECT min(tag) FROM series WHERE experiment_id = %(experiment)s"
+    " AND data_class = %(scalar)s UNION ALL SELECT (SELECT min(s.tag) FROM series s"
+    " WHERE s.experiment_id = %(experiment)s AND s.data_class = %(scalar)s AND s.tag > found.tag) FROM found"
+    " WHERE found.tag IS NOT NULL) SELECT tag FROM found WHERE tag IS NOT NULL"
 )
 # Each kept run with its hyperparameters (h) and final metric values (m), live or as of a pin.
 _LIVE_METRICS = (
@@ -166,7 +178,7 @@ _PINNED_METRICS = (
     " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s AND s.data_class = %(scalar)s"
 )
 _VALUES = (
-    "WITH kept AS (SELECT r.run_id, r.name FROM ({runs}) r WHERE {condition}),"
+    "WITH kept AS (SELECT r.run_id, r.name FROM ({runs}) r{joins} WHERE {condition}),"
     " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = %(experiment)s),"
     " m AS ({metrics}),"
     " vals AS (SELECT run_id, 'h' AS kind, key, number, text FROM h UNION ALL SELECT run_id, 'm', key, number,"
@@ -413,11 +425,13 @@ class PostgresDatabase:
         self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches, stalled_since: float
     ) -> list[ValueRow]:
         source = _LIVE if pin_id is None else _PINNED
-        condition, params = compile_filter(where, matches, POSTGRES, source)
-        params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
+        compiler = Compiler(POSTGRES, source, {}, matches)
+        condition = compiler.where(where)
+        params = compiler.params | {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
         params[STALLED_SINCE] = stalled_since
         metrics = _LIVE_METRICS if pin_id is None else _PINNED_METRICS
-        return self._rows(_VALUES.format(runs=source.runs, condition=condition, metrics=metrics), params)
+        sql = _VALUES.format(runs=source.runs, joins=compiler.joins, condition=condition, metrics=metrics)
+        return self._rows(sql, params)
 
     def runs_table(
         self,
@@ -425,24 +439,19 @@ class PostgresDatabase:
         *,
         pin_id: str | None,
         query: TableQuery,
-        columns: tuple[Term, ...],
         matches: Matches,
         stalled_since: float,
     ) -> list[tuple[object, ...]]:
-        sql, params = table_sql(query, columns, matches, POSTGRES, _LIVE if pin_id is None else _PINNED)
+        sql, params = table_sql(query, matches, POSTGRES, _LIVE if pin_id is None else _PINNED)
         params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
         params[STALLED_SINCE] = stalled_since
         return self._rows(sql, params)
 
     def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
-        hparams = self._rows(
-            'SELECT DISTINCT name COLLATE "C" FROM run_hparams WHERE experiment_id = %s ORDER BY 1', (experiment_id,)
-        )
-        tags = self._rows(
-            'SELECT DISTINCT tag COLLATE "C" FROM series WHERE experiment_id = %s AND data_class = %s ORDER BY 1',
-            (experiment_id, int(DataClass.SCALAR)),
-        )
-        return [name for (name,) in hparams], [tag for (tag,) in tags]
+        params = {"experiment": experiment_id, "scalar": int(DataClass.SCALAR)}
+        hparams = self._rows(_DISTINCT_HPARAMS, params)
+        tags = self._rows(_DISTINCT_TAGS, params)
+        return sorted(name for (name,) in hparams), sorted(tag for (tag,) in tags)
 
     def hparam_texts(self, experiment_id: str, name: str) -> list[str]:
         rows = self._rows(

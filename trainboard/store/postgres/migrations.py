@@ -346,7 +346,9 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     (
-        # Series summaries (trainboard.store.summaries): as SQLite's 0012_series_summaries.
+        # Series summaries (trainboard.store.summaries): as SQLite's 0012_series_summaries; series by tag and
+        # hyperparameters by name, so that the runs table reads one tag's series (one name's values) of every run
+        # at once (a hash join on run) rather than one lookup per run, and lists the tags and names with a seek each.
         "0013_series_summaries",
         """
         ALTER TABLE scalar_chunks ADD COLUMN nonfinite_count INTEGER,
@@ -383,6 +385,8 @@ MIGRATIONS: list[tuple[str, str]] = [
             ADD COLUMN first_value DOUBLE PRECISION,
             ADD COLUMN last_step BIGINT,
             ADD COLUMN last_wall_time DOUBLE PRECISION;
+        CREATE INDEX series_by_tag ON series (experiment_id, data_class, tag);
+        CREATE INDEX run_hparams_by_name ON run_hparams (experiment_id, name);
         ALTER TABLE runs ADD COLUMN last_step BIGINT,
             ADD COLUMN last_wall_time DOUBLE PRECISION,
             ADD COLUMN end_status TEXT;

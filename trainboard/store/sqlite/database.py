@@ -29,8 +29,8 @@ from trainboard.store.database import (
 )
 from trainboard.store.errors import StaleOffsetError, StoreDamaged, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
-from trainboard.store.run_filter import Filter, Term
-from trainboard.store.run_filter_sql import SQLITE, STALLED_SINCE, Matches, Source, compile_filter
+from trainboard.store.run_filter import Filter
+from trainboard.store.run_filter_sql import SQLITE, STALLED_SINCE, Compiler, Matches, Source
 from trainboard.store.run_values import HParamRow, ValueRow
 from trainboard.store.runs_table import TableQuery, table_sql
 from trainboard.store.sqlite.accounts import SqliteAccounts
@@ -116,15 +116,27 @@ _MERGE_SUMMARY = (
 _LIVE = Source(
     runs="SELECT id AS run_id, name, start_time, last_step, last_wall_time, end_status FROM runs"
     " WHERE experiment_id = :experiment",
-    series="series s WHERE s.run_id = r.run_id AND s.data_class = :scalar",
-    hparams="run_hparams h WHERE h.run_id = r.run_id",
+    series="series {a} ON {a}.run_id = r.run_id AND {a}.data_class = :scalar",
+    hparams="run_hparams {a} ON {a}.run_id = r.run_id",
 )
 _PINNED = Source(
     runs="SELECT p.run_id, p.name, p.start_time, x.last_step, x.last_wall_time, x.end_status FROM pin_runs p"
     " JOIN runs x ON x.id = p.run_id AND x.name = p.name WHERE p.experiment_id = :experiment AND p.pin_id = :pin",
-    series="pin_series s JOIN series x ON x.id = s.series_id AND x.tag = s.tag AND x.data_class = :scalar"
-    " WHERE s.experiment_id = :experiment AND s.pin_id = :pin AND s.run_id = r.run_id",
+    series="(SELECT p.* FROM pin_series p JOIN series x ON x.id = p.series_id AND x.tag = p.tag"
+    " AND x.data_class = :scalar WHERE p.experiment_id = :experiment AND p.pin_id = :pin) {a} ON {a}.run_id = r.run_id",
     hparams=_LIVE.hparams,
+)
+# An experiment's hyperparameter names and scalar tags, one index seek each (a DISTINCT would read every row).
+_DISTINCT_HPARAMS = (
+    "WITH RECURSIVE found (name) AS (SELECT MIN(name) FROM run_hparams WHERE experiment_id = :experiment"
+    " UNION ALL SELECT (SELECT MIN(h.name) FROM run_hparams h WHERE h.experiment_id = :experiment"
+    " AND h.name > found.name) FROM found WHERE found.name IS NOT NULL) SELECT name FROM found WHERE name IS NOT NULL"
+)
+_DISTINCT_TAGS = (
+    "WITH RECURSIVE found (tag) AS (SELECT MIN(tag) FROM series WHERE experiment_id = :experiment"
+    " AND data_class = :scalar UNION ALL SELECT (SELECT MIN(s.tag) FROM series s WHERE s.experiment_id = :experiment"
+    " AND s.data_class = :scalar AND s.tag > found.tag) FROM found WHERE found.tag IS NOT NULL)"
+    " SELECT tag FROM found WHERE tag IS NOT NULL"
 )
 # Each kept run with its hyperparameters (h) and final metric values (m), live or as of a pin.
 _LIVE_METRICS = (
@@ -136,7 +148,7 @@ _PINNED_METRICS = (
     " AND s.tag = p.tag WHERE p.experiment_id = :experiment AND p.pin_id = :pin AND s.data_class = :scalar"
 )
 _VALUES = (
-    "WITH kept AS (SELECT r.run_id, r.name FROM ({runs}) r WHERE {condition}),"
+    "WITH kept AS (SELECT r.run_id, r.name FROM ({runs}) r{joins} WHERE {condition}),"
     " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = :experiment),"
     " m AS ({metrics}),"
     " vals AS (SELECT run_id, 'h' AS kind, key, number, text FROM h UNION ALL SELECT run_id, 'm', key, number, NULL"
@@ -500,11 +512,12 @@ class SqliteDatabase(Guarded):
         self, experiment_id: str, *, pin_id: str | None, where: Filter | None, matches: Matches, stalled_since: float
     ) -> list[ValueRow]:
         source = _LIVE if pin_id is None else _PINNED
-        condition, params = compile_filter(where, matches, SQLITE, source)
-        params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
+        compiler = Compiler(SQLITE, source, {}, matches)
+        condition = compiler.where(where)
+        params = compiler.params | {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
         params[STALLED_SINCE] = stalled_since
         metrics = _LIVE_METRICS if pin_id is None else _PINNED_METRICS
-        sql = _VALUES.format(runs=source.runs, condition=condition, metrics=metrics)
+        sql = _VALUES.format(runs=source.runs, joins=compiler.joins, condition=condition, metrics=metrics)
         return self.read_connection().execute(sql, params).fetchall()
 
     def runs_table(
@@ -513,25 +526,20 @@ class SqliteDatabase(Guarded):
         *,
         pin_id: str | None,
         query: TableQuery,
-        columns: tuple[Term, ...],
         matches: Matches,
         stalled_since: float,
     ) -> list[tuple[object, ...]]:
-        sql, params = table_sql(query, columns, matches, SQLITE, _LIVE if pin_id is None else _PINNED)
+        sql, params = table_sql(query, matches, SQLITE, _LIVE if pin_id is None else _PINNED)
         params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
         params[STALLED_SINCE] = stalled_since
         return self.read_connection().execute(sql, params).fetchall()
 
     def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
         connection = self.read_connection()
-        hparams = connection.execute(
-            "SELECT DISTINCT name FROM run_hparams WHERE experiment_id = ? ORDER BY name", (experiment_id,)
-        )
-        tags = connection.execute(
-            "SELECT DISTINCT tag FROM series WHERE experiment_id = ? AND data_class = ? ORDER BY tag",
-            (experiment_id, int(DataClass.SCALAR)),
-        )
-        return [name for (name,) in hparams], [tag for (tag,) in tags]
+        params = {"experiment": experiment_id, "scalar": int(DataClass.SCALAR)}
+        hparams = connection.execute(_DISTINCT_HPARAMS, params)
+        tags = connection.execute(_DISTINCT_TAGS, params)
+        return sorted(name for (name,) in hparams), sorted(tag for (tag,) in tags)
 
     def hparam_texts(self, experiment_id: str, name: str) -> list[str]:
         rows = self.read_connection().execute(
