@@ -4,13 +4,15 @@ on SQLite and PostgreSQL, in the process (`Store.runs_table`: the SQL the HTTP r
     .venv/bin/python -m bench.runs_table [--runs 10000 --tags 50 --points 20] [--repeat 21]
 
 Each store is built directly (batches written as ingest writes them: an hparams session start and every tag's points
-per run, 100 runs per transaction); PostgreSQL is started here, on loopback, as the tests start it. Each query asks
-for a page of 100 rows with 6 columns; figures go to stdout.
+per run, 100 runs per transaction); PostgreSQL is started here, on loopback, as the tests start it. Each query goes
+through the provider (as the HTTP route and `runs()` do) and asks for a page of 100 rows with 6 columns; figures go
+to stdout, with the load average (the wall times of a shared machine are those of its load).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -22,6 +24,7 @@ import re2
 
 from tests.pgserver import postgres_server
 from trainboard.normaliser.points import Batch, DataClass, RunState, ScalarSeries, SeriesMetadata
+from trainboard.provider.provider import DataProvider
 from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
 from trainboard.reader.protos import hparams_pb2
 from trainboard.reader.tail import FileCursor
@@ -58,9 +61,7 @@ def build(store: Store, runs: int, tags: int, points: int) -> str:
     for first in range(0, runs, RUNS_PER_TRANSACTION):
         writes = []
         for run in range(first, min(runs, first + RUNS_PER_TRANSACTION)):
-            operations = [
-                ScalarSeries(name, steps, 1_700_000_000.0 + steps, rng.random(points)) for name in names
-            ]
+            operations = [ScalarSeries(name, steps, 1_700_000_000.0 + steps, rng.random(points)) for name in names]
             metadata = {name: scalar for name in names}
             metadata[SESSION_START_INFO_TAG] = _session(10.0 ** -(run % 4), ("adam", "sgd")[run % 2])
             cursor = FileCursor(path=f"/run{run}", offset=1, size=1, mtime=0.0, head=b"")
@@ -70,17 +71,20 @@ def build(store: Store, runs: int, tags: int, points: int) -> str:
     return experiment_id
 
 
-def p50(call: Callable[[], object], repeat: int) -> float:
+def p50(call: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Medians of the wall time and of this process's CPU time (SQLite's work; PostgreSQL's is its server's)."""
     call()  # warm-up
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         call()
         times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        cpu.append(time.process_time() - used)
+    return statistics.median(times), statistics.median(cpu)
 
 
 def measure(name: str, store: Store, experiment_id: str, repeat: int) -> None:
+    provider = DataProvider(store)
     columns = tuple(term for term, _ in parse_terms(COLUMNS))
     for label, (where, sort) in QUERIES.items():
         query = TableQuery(
@@ -91,9 +95,13 @@ def measure(name: str, store: Store, experiment_id: str, repeat: int) -> None:
             else (),
             limit=100,
         )
-        total = store.runs_table(experiment_id, query).total
-        seconds = p50(lambda query=query: store.runs_table(experiment_id, query), repeat)  # type: ignore[misc]
-        print(f"{name:10} {label:22} {seconds * 1000:7.1f} ms p50  ({total} runs kept)", flush=True)
+        total = provider.runs_table(experiment_id=experiment_id, query=query).total
+        seconds, cpu = p50(lambda query=query: provider.runs_table(experiment_id=experiment_id, query=query), repeat)  # type: ignore[misc]
+        print(
+            f"{name:10} {label:22} {seconds * 1000:7.1f} ms p50 wall, {cpu * 1000:6.1f} ms p50 CPU here"
+            f"  ({total} runs kept)",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -116,6 +124,7 @@ def main() -> None:
                 built = time.perf_counter() - started
                 print(f"{name:10} built {arguments.runs} runs x {arguments.tags} tags in {built:.0f} s", flush=True)
                 measure(name, store, experiment_id, arguments.repeat)
+                print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
             finally:
                 store.close()
 

@@ -14,7 +14,6 @@ in stored order, that has it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,34 +83,37 @@ class ChunkSummary:
 
 
 def _stored(value: float) -> float | None:
-    return None if math.isnan(value) else value
+    return None if value != value else value  # NaN
 
 
 def chunk_summary(columns: ScalarColumns) -> ChunkSummary:
-    values, steps = columns.values, columns.steps
+    values = columns.values
     finite = np.isfinite(values)
     # Positions in the chunk of the finite values (all of them, the common case, without a copy).
     chosen = None if finite.all() else np.flatnonzero(finite)
     kept = values if chosen is None else values[chosen]
-    low = high = None
-    if len(kept):
-        low, high = int(np.argmin(kept)), int(np.argmax(kept))
+    finite_count = len(kept)
+    low = high = total = None
+    if finite_count:
+        # argmin and argmax give the first position of the extreme: ties keep the first point.
+        low, high, total = int(kept.argmin()), int(kept.argmax()), float(kept.sum())
         if chosen is not None:
             low, high = int(chosen[low]), int(chosen[high])
+    steps, wall_times = columns.steps, columns.wall_times
     return ChunkSummary(
         count=len(values),
-        nonfinite_count=len(values) - len(kept),
-        min_value=None if low is None else float(values[low]),
-        min_value_step=None if low is None else int(steps[low]),
-        max_value=None if high is None else float(values[high]),
-        max_value_step=None if high is None else int(steps[high]),
-        value_sum=float(kept.sum()) if len(kept) else None,
-        first_step=int(steps[0]),
-        first_wall_time=float(columns.wall_times[0]),
-        first_value=_stored(float(values[0])),
-        last_step=int(steps[-1]),
-        last_wall_time=float(columns.wall_times[-1]),
-        last_value=_stored(float(values[-1])),
+        nonfinite_count=len(values) - finite_count,
+        min_value=None if low is None else values.item(low),
+        min_value_step=None if low is None else steps.item(low),
+        max_value=None if high is None else values.item(high),
+        max_value_step=None if high is None else steps.item(high),
+        value_sum=total,
+        first_step=steps.item(0),
+        first_wall_time=wall_times.item(0),
+        first_value=_stored(values.item(0)),
+        last_step=steps.item(-1),
+        last_wall_time=wall_times.item(-1),
+        last_value=_stored(values.item(-1)),
     )
 
 

@@ -122,8 +122,12 @@ CREATE_PIN_SQL = (
 )
 # Chunks' summaries merged into their series' (trainboard.store.summaries): the first points written set its first
 # point, ties keep the earlier min and max.
-_MERGE_SUMMARY = (
-    "UPDATE series s SET nonfinite_count = COALESCE(s.nonfinite_count, 0) + d.nonfinite_count,"
+_ADD_TO_SUMMARIES = (
+    "UPDATE series s SET point_count = s.point_count + d.count, max_step = GREATEST(s.max_step, d.max_step),"
+    " max_wall_time = GREATEST(s.max_wall_time, d.max_wall_time), max_length = GREATEST(s.max_length, d.max_length),"
+    # A delta without scalars (last_step NULL) leaves the scalar summary as it is.
+    " nonfinite_count = CASE WHEN d.last_step IS NULL THEN s.nonfinite_count"
+    " ELSE COALESCE(s.nonfinite_count, 0) + d.nonfinite_count END,"
     " value_sum = COALESCE(s.value_sum + d.value_sum, s.value_sum, d.value_sum),"
     " min_value_step = CASE WHEN s.min_value IS NULL OR d.min_value < s.min_value THEN d.min_value_step"
     " ELSE s.min_value_step END,"
@@ -134,11 +138,17 @@ _MERGE_SUMMARY = (
     " first_wall_time = CASE WHEN s.first_step IS NULL THEN d.first_wall_time ELSE s.first_wall_time END,"
     " first_value = CASE WHEN s.first_step IS NULL THEN d.first_value ELSE s.first_value END,"
     " first_step = COALESCE(s.first_step, d.first_step),"
-    " last_step = d.last_step, last_wall_time = d.last_wall_time, last_value = d.last_value"
-    " FROM unnest(%s::bigint[], %s::int[], %s::float8[], %s::bigint[], %s::float8[], %s::bigint[], %s::float8[],"
-    " %s::bigint[], %s::float8[], %s::float8[], %s::bigint[], %s::float8[], %s::float8[])"
-    f" AS d (series_id, {', '.join(SUMMARY_COLUMNS)}) WHERE s.experiment_id = %s AND s.series_id = d.series_id"
+    " last_step = COALESCE(d.last_step, s.last_step),"
+    " last_wall_time = CASE WHEN d.last_step IS NULL THEN s.last_wall_time ELSE d.last_wall_time END,"
+    " last_value = CASE WHEN d.last_step IS NULL THEN s.last_value ELSE d.last_value END"
+    " FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::float8[], %s::integer[], %s::int[], %s::float8[],"
+    " %s::bigint[], %s::float8[], %s::bigint[], %s::float8[], %s::bigint[], %s::float8[], %s::float8[], %s::bigint[],"
+    " %s::float8[], %s::float8[])"
+    f" AS d (series_id, count, max_step, max_wall_time, max_length, {', '.join(SUMMARY_COLUMNS)})"
+    " WHERE s.experiment_id = %s AND s.series_id = d.series_id"
 )
+# The summary columns of a delta without scalars.
+_NO_SCALARS = (None,) * len(SUMMARY_COLUMNS)
 # What the run filter and the runs table read (trainboard.store.run_filter_sql), live and as of a pin.
 _LIVE = Source(
     runs="SELECT run_id, name, start_time, last_step, last_wall_time, end_status FROM runs"
@@ -722,28 +732,21 @@ class PostgresTransaction:
     def add_to_summaries(self, deltas: list[SummaryDelta]) -> None:
         if not deltas:
             return
-        # GREATEST ignores NULLs: a series' first points set its maxima.
-        self._db.execute(
-            "UPDATE series s SET point_count = s.point_count + d.count, max_step = GREATEST(s.max_step, d.max_step),"
-            " max_wall_time = GREATEST(s.max_wall_time, d.max_wall_time),"
-            " max_length = GREATEST(s.max_length, d.max_length)"
-            " FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::float8[], %s::integer[])"
-            " AS d (series_id, count, max_step, max_wall_time, max_length)"
-            " WHERE s.experiment_id = %s AND s.series_id = d.series_id",
+        # GREATEST ignores NULLs: a series' first points set its maxima. One statement: each series' row is written
+        # once (twice would leave PostgreSQL twice the dead rows to clean).
+        rows = [
             (
-                [d.series_id for d in deltas],
-                [d.count for d in deltas],
-                [d.max_step for d in deltas],
-                [d.max_wall_time for d in deltas],
-                [d.max_length for d in deltas],
-                self._experiment_id,
-            ),
-        )
-        summaries = [(d.series_id, d.scalars.row()) for d in deltas if d.scalars]
-        if summaries:
-            columns = [[series_id for series_id, _ in summaries]]
-            columns += [list(column) for column in zip(*(row for _, row in summaries), strict=True)]
-            self._db.execute(_MERGE_SUMMARY, (*columns, self._experiment_id))
+                d.series_id,
+                d.count,
+                d.max_step,
+                d.max_wall_time,
+                d.max_length,
+                *(d.scalars.row() if d.scalars else _NO_SCALARS),
+            )
+            for d in deltas
+        ]
+        columns = [list(column) for column in zip(*rows, strict=True)]
+        self._db.execute(_ADD_TO_SUMMARIES, (*columns, self._experiment_id))
 
     def advance_run(self, run_id: int, last_step: int, last_wall_time: float) -> None:
         # GREATEST ignores NULLs: a run's first points set them.

@@ -98,8 +98,13 @@ DELETE_EXPERIMENT = (
 
 # Chunks' summaries merged into their series' (trainboard.store.summaries): the first points written set its first
 # point, ties keep the earlier min and max.
-_MERGE_SUMMARY = (
-    "UPDATE series SET nonfinite_count = COALESCE(nonfinite_count, 0) + :nonfinite_count,"
+_ADD_TO_SUMMARIES = (
+    "UPDATE series SET point_count = point_count + :count, max_step = MAX(COALESCE(max_step, :max_step), :max_step),"
+    " max_wall_time = MAX(COALESCE(max_wall_time, :max_wall_time), :max_wall_time),"
+    " max_length = MAX(max_length, :max_length),"
+    # A delta without scalars (last_step NULL) leaves the scalar summary as it is.
+    " nonfinite_count = CASE WHEN :last_step IS NULL THEN nonfinite_count"
+    " ELSE COALESCE(nonfinite_count, 0) + :nonfinite_count END,"
     " value_sum = COALESCE(value_sum + :value_sum, value_sum, :value_sum),"
     " min_value_step = CASE WHEN min_value IS NULL OR :min_value < min_value THEN :min_value_step"
     " ELSE min_value_step END,"
@@ -110,8 +115,12 @@ _MERGE_SUMMARY = (
     " first_wall_time = CASE WHEN first_step IS NULL THEN :first_wall_time ELSE first_wall_time END,"
     " first_value = CASE WHEN first_step IS NULL THEN :first_value ELSE first_value END,"
     " first_step = COALESCE(first_step, :first_step),"
-    " last_step = :last_step, last_wall_time = :last_wall_time, last_value = :last_value WHERE id = :id"
+    " last_step = COALESCE(:last_step, last_step),"
+    " last_wall_time = CASE WHEN :last_step IS NULL THEN last_wall_time ELSE :last_wall_time END,"
+    " last_value = CASE WHEN :last_step IS NULL THEN last_value ELSE :last_value END WHERE id = :id"
 )
+# The summary columns of a delta without scalars.
+_NO_SCALARS = dict.fromkeys(SUMMARY_COLUMNS)
 # What the run filter and the runs table read (trainboard.store.run_filter_sql), live and as of a pin.
 _LIVE = Source(
     runs="SELECT id AS run_id, name, start_time, last_step, last_wall_time, end_status FROM runs"
@@ -904,17 +913,20 @@ class SqliteTransaction(Guarded):
             )
 
     def add_to_summaries(self, deltas: list[SummaryDelta]) -> None:
+        # One statement: each series' row (and its index entries) is written once.
         self._db.executemany(
-            "UPDATE series SET point_count = point_count + ?, max_step = MAX(COALESCE(max_step, ?), ?),"
-            " max_wall_time = MAX(COALESCE(max_wall_time, ?), ?), max_length = MAX(max_length, ?) WHERE id = ?",
+            _ADD_TO_SUMMARIES,
             [
-                (d.count, d.max_step, d.max_step, d.max_wall_time, d.max_wall_time, d.max_length, d.series_id)
+                {
+                    "id": d.series_id,
+                    "count": d.count,
+                    "max_step": d.max_step,
+                    "max_wall_time": d.max_wall_time,
+                    "max_length": d.max_length,
+                    **(dict(zip(SUMMARY_COLUMNS, d.scalars.row(), strict=True)) if d.scalars else _NO_SCALARS),
+                }
                 for d in deltas
             ],
-        )
-        self._db.executemany(
-            _MERGE_SUMMARY,
-            [dict(zip(SUMMARY_COLUMNS, d.scalars.row(), strict=True), id=d.series_id) for d in deltas if d.scalars],
         )
 
     def advance_run(self, run_id: int, last_step: int, last_wall_time: float) -> None:
