@@ -36,7 +36,9 @@ MAX_FILTER_LENGTH = 4096
 MAX_DEPTH = 32
 MAX_COMPARISONS = 256
 RUN_NAME = "name"
-# The run's own terms besides its name (bare words; a field of the same name is quoted).
+# The run's own terms besides its name (bare words; a field of the same name is quoted). The run metadata's terms
+# (`label`, `starred`, `notes`: issue 25 item 5) join them here, with their expressions in
+# `trainboard.store.run_filter_sql.Compiler.term`.
 STATUS = "status"
 RUN_TERMS = (STATUS, "start_time", "last_step", "duration")
 # Functions of a scalar tag's series.

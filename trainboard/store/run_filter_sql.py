@@ -132,6 +132,7 @@ class Compiler:
         return self._compare(tree)
 
     def term(self, term: Term) -> Expressions:
+        # The run metadata's terms (label, starred, notes) go here beside the run's own, as joins of their tables.
         if term.kind == "name":
             return Expressions(None, "r.name")
         if term.kind == "status":
