@@ -467,3 +467,27 @@ def test_a_store_from_before_summaries_is_filled_when_migrated(
             assert all(_same(a, b) for a, b in zip(left, right, strict=True)), (left, right)
     finally:
         store.close()
+
+
+def test_a_pin_keeps_the_summaries_it_saw(loaded: tuple[Store, str], tmp_path: Path) -> None:
+    store, experiment_id = loaded
+    pin = store.create_pin(experiment_id)
+    assert pin is not None
+    query = TableQuery(columns=SUMMARY_TERMS)
+    before = store.runs_table(experiment_id, query).rows
+    _write(
+        tmp_path / "logdir" / "open",
+        {"loss": np.array([-1e35, 0.5]), "acc": np.array([0.5, 0.5])},
+        range(11000, 11002),
+        ".3",
+    )
+    Loader(LogDir(str(tmp_path / "logdir")), store, experiment_id, workers=0).poll()
+    live = {row[0]: row for row in store.runs_table(experiment_id, query).rows}
+    found = live["open"][1 + SUMMARY_TERMS.index(Term("min", "loss"))]
+    assert found < -1e34 and live["open"][1 + SUMMARY_TERMS.index(Term("count", "loss"))] == 11002
+    pinned = store.pinned(experiment_id, pin.id)
+    assert pinned is not None
+    assert pinned.runs_table(experiment_id, query).rows == before
+    kept = pinned.runs_table(experiment_id, TableQuery(where=parse("min(loss) < -1e34", re2.compile)))
+    assert [row[0] for row in kept.rows] == [] and kept.total == 0
+    assert store.runs_table(experiment_id, TableQuery(where=parse("min(loss) < -1e34", re2.compile))).total == 1
