@@ -483,7 +483,7 @@ def test_a_pin_keeps_the_summaries_it_saw(loaded: tuple[Store, str], tmp_path: P
     )
     Loader(LogDir(str(tmp_path / "logdir")), store, experiment_id, workers=0).poll()
     live = {row[0]: row for row in store.runs_table(experiment_id, query).rows}
-    found = live["open"][1 + SUMMARY_TERMS.index(Term("min", "loss"))]
+    found = float(live["open"][1 + SUMMARY_TERMS.index(Term("min", "loss"))])  # type: ignore[arg-type]
     assert found < -1e34 and live["open"][1 + SUMMARY_TERMS.index(Term("count", "loss"))] == 11002
     pinned = store.pinned(experiment_id, pin.id)
     assert pinned is not None
