@@ -16,6 +16,8 @@ from typing import TypeVar
 
 Value = TypeVar("Value")
 
+# --stalled_after's default, also that of a provider built without settings (the Python API's).
+STALLED_AFTER = 600.0
 # The commands that take a setting, by the names cli.py gives them.
 SERVING = ("trainboard", "serve")
 INGEST = ("trainboard", "ingest")
@@ -304,6 +306,13 @@ class Settings:
         " (per replica); 0: no limit.",
         parse_rate,
         commands=("serve",),
+    )
+    stalled_after: float = _setting(
+        STALLED_AFTER,
+        "Seconds without a new point after which a run without an hparams session end is stalled, not running (its"
+        " status in the runs table and the run filter).",
+        parse_seconds,
+        commands=(*SERVING, "serve"),
     )
     audit_days: float = _setting(
         365.0,

@@ -71,7 +71,7 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
     logdir = logdir_of(settings)
     loader = Loader(logdir, store, experiment.id, progress, workers=default_workers())
     experiments = Experiments(
-        DataProvider(store, writer=store),
+        DataProvider(store, writer=store, stalled_after=settings.stalled_after),
         store,
         progress={experiment.id: progress},
         elsewhere=IngestProgress.finished(),
@@ -124,7 +124,7 @@ def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Sta
     sessions expire, and times the audit log (its events older than --audit_days deleted at start and every hour)."""
     store = open_store(settings.db, settings.blobs or None)
     experiments = Experiments(
-        DataProvider(store, writer=store),
+        DataProvider(store, writer=store, stalled_after=settings.stalled_after),
         store,
         progress={},
         elsewhere=IngestProgress.finished(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -13,13 +14,31 @@ from trainboard.api.run_metadata import RunMetadataMethods
 from trainboard.api.selection import Names, Steps, chosen, step_range
 from trainboard.errors import NotFoundError
 from trainboard.normaliser.points import DataClass
+from trainboard.plugins.runs_table import Terms, table_query
 from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import RunTagFilter, ScalarColumns, SeriesPoints, TensorDatum
+from trainboard.provider.values import RunsTable, RunTagFilter, ScalarColumns, SeriesPoints, TensorDatum
+from trainboard.reader.logdir import walk_order
 from trainboard.store.run_metadata import RunMetadata, RunMetadataKeeper, checked_change
 
 HISTOGRAMS = "histograms"
 IMAGES = "images"
 TEXT = "text"
+
+
+def runs_columns(table: RunsTable) -> Table:
+    """The runs table's columns: int64 where every value is an integer, float64 (NaN where the run lacks the value)
+    where every value is a number, else objects (text, or text and numbers of an hparam of both)."""
+    columns: Table = {}
+    for index, name in enumerate(table.columns):
+        values = [row[index] for row in table.rows]
+        present = [value for value in values if value is not None]
+        if present and len(present) == len(values) and all(type(value) is int for value in present):
+            columns[name] = np.array(values, dtype=np.int64)
+        elif all(type(value) in (int, float) for value in present):
+            columns[name] = np.array([math.nan if value is None else value for value in values], dtype=np.float64)
+        else:
+            columns[name] = values
+    return columns
 
 
 class Experiment(RunMetadataMethods):
@@ -64,8 +83,10 @@ class Experiment(RunMetadataMethods):
 
     # Frames.
 
-    def runs(self, *, backend: str | None = None) -> Any:
-        return frame(self.runs_table(), self._backend(backend))
+    def runs(
+        self, filter: str | None = None, sort: Terms = None, columns: Terms = None, *, backend: str | None = None
+    ) -> Any:
+        return frame(self.runs_table(filter, sort, columns), self._backend(backend))
 
     def scalars(
         self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None
@@ -219,28 +240,14 @@ class Experiment(RunMetadataMethods):
                     table["image"].append(self.blob(key))
         return _labelled(table)
 
-    def runs_table(self) -> Table:
-        runs = self.provider.list_runs(experiment_id=self.id)
-        table: Table = {
-            "run": [run.run_name for run in runs],
-            "start_time": np.array([math.nan if r.start_time is None else r.start_time for r in runs]),
-        }
-        position = {run.run_name: i for i, run in enumerate(runs)}
-        hparams: dict[str, list[Any]] = {}
-        for session in self._sessions():
-            if session.name not in position:
-                continue
-            for name, value in sorted(session.hparams.items()):
-                column = hparams.setdefault(name, [None] * len(runs))
-                column[position[session.name]] = value
-        table.update({name: values for name, values in hparams.items() if name not in table})
-        finals: dict[str, np.ndarray] = {}
-        for run, tag, last in self._last_scalars():
-            if len(last) and run in position:
-                final = finals.setdefault(f"final/{tag}", np.full(len(runs), math.nan))
-                final[position[run]] = last.values[-1]
-        table.update(sorted(finals.items()))
-        return table
+    def runs_table(self, filter: str | None = None, sort: Terms = None, columns: Terms = None) -> Table:
+        """The runs table (`trainboard.plugins.runs_table`), every row, evaluated by the store; without a sort, in
+        the provider's run order."""
+        query = table_query(filter, sort, columns)
+        table = self.provider.runs_table(experiment_id=self.id, query=query)
+        if not query.sort:
+            table = dataclasses.replace(table, rows=sorted(table.rows, key=lambda row: walk_order(str(row[0]))))
+        return runs_columns(table)
 
     def hparams_table(self) -> Table:
         from trainboard.plugins.hparams.encoding import status_json
@@ -355,14 +362,6 @@ class Experiment(RunMetadataMethods):
             run_tag_filter=self._filter(DataClass.TENSOR, plugin, runs, tags),
             steps=step_range(steps),
         )
-
-    def _last_scalars(self) -> Iterator[tuple[str, str, ScalarColumns]]:
-        """The last point of every scalar series, of every plugin."""
-        for plugin in self.provider.list_plugins(experiment_id=self.id):
-            lasts = self.provider.read_scalar_columns(experiment_id=self.id, plugin_name=plugin, downsample=1)
-            for run, by_tag in lasts.items():
-                for tag, last in by_tag.items():
-                    yield run, tag, last
 
     def _sessions(self) -> list[Any]:
         from trainboard.plugins.hparams.experiment import all_starts, full_experiment, metric_names

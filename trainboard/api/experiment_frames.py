@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Protocol, Self
 
 from trainboard.api.selection import Names, Steps
+from trainboard.plugins.runs_table import Terms
 
 
 class ExperimentFrames(Protocol):
@@ -21,9 +22,15 @@ class ExperimentFrames(Protocol):
 
     def close(self) -> None: ...
 
-    def runs(self, *, backend: str | None = None) -> Any:
-        """One row per run: run, start_time, its hparams (by name) and the last value of each scalar tag
-        (`final/<tag>`, NaN where the run has no such tag)."""
+    def runs(
+        self, filter: str | None = None, sort: Terms = None, columns: Terms = None, *, backend: str | None = None
+    ) -> Any:
+        """The runs table: one row per run the filter keeps (every run without one), sorted by `sort` (by name
+        without one), with `run` and the `columns` asked for, each named as the run filter language writes it
+        (`trainboard.store.run_filter`): `last(val/acc)`, `max(val/acc)`, `step_of_max(val/acc)`, an hparam,
+        `status`, `start_time`, `last_step`, `duration`, ... Without columns: `status`, `start_time`, `last_step`,
+        each hparam by name and `last(<tag>)` of each scalar tag. NaN (None for text) where the run lacks a value.
+        Everything is evaluated by the store, over every point (trainboard.store.summaries)."""
 
     def hparams(self, *, backend: str | None = None) -> Any:
         """The HParams dashboard's table: one row per session (session, group, status, start_time, end_time), its

@@ -15,6 +15,7 @@ from trainboard.api.run_metadata import RunMetadataMethods
 from trainboard.api.selection import Names, Steps, step_range
 from trainboard.api.transport import MEDIA_TYPE, from_arrow
 from trainboard.errors import ConflictError, InvalidArgumentError, NotFoundError
+from trainboard.plugins.runs_table import Terms
 from trainboard.store.errors import StoreUnavailable
 from trainboard.store.run_metadata import RunMetadata
 
@@ -47,8 +48,12 @@ class RemoteExperiment(RunMetadataMethods):
     def close(self) -> None:
         self._client.close()
 
-    def runs(self, *, backend: str | None = None) -> Any:
-        return self._frame("runs", backend)
+    def runs(
+        self, filter: str | None = None, sort: Terms = None, columns: Terms = None, *, backend: str | None = None
+    ) -> Any:
+        options = {"filter": filter, "sort": _joined(sort), "columns": _joined(columns)}
+        chosen: FrameLibrary = self.backend if backend is None else check_backend(backend)
+        return frame(self.table("runs", options=options), chosen)
 
     def hparams(self, *, backend: str | None = None) -> Any:
         return self._frame("hparams", backend)
@@ -116,9 +121,17 @@ class RemoteExperiment(RunMetadataMethods):
         return frame(_group_columns(found["groups"]), chosen)
 
     def table(
-        self, kind: str, runs: Names = None, tags: Names = None, steps: Steps = None, *, plugin: str | None = None
+        self,
+        kind: str,
+        runs: Names = None,
+        tags: Names = None,
+        steps: Steps = None,
+        *,
+        plugin: str | None = None,
+        options: dict[str, str | None] | None = None,
     ) -> Table:
-        """The server's table of `kind` (runs, hparams, scalars, histograms, tensors, images, text)."""
+        """The server's table of `kind` (runs, hparams, scalars, histograms, tensors, images, text); `options`: more
+        query parameters (the runs table's filter, sort and columns), None for one not given."""
         import pyarrow as pa
 
         query: list[tuple[str, str | int | float | bool | None]] = [
@@ -128,6 +141,7 @@ class RemoteExperiment(RunMetadataMethods):
         ]
         if plugin is not None:
             query.append(("plugin", plugin))
+        query += [(name, value) for name, value in (options or {}).items() if value is not None]
         try:
             response = self._client.get(f"{self.url}data/trainboard/frames/{kind}", params=query)
         except httpx.HTTPError as error:
@@ -212,6 +226,11 @@ def _view(answer: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in answer.items() if key != "ok"}
 
 
+def _joined(terms: Terms) -> str | None:
+    """Terms of the run filter language as one parameter: a list joined by commas."""
+    return terms if terms is None or isinstance(terms, str) else ", ".join(terms)
+
+
 def _names(name: str, wanted: Names) -> list[tuple[str, str]]:
     """A list as the parameter repeated; one string as a regular expression (RE2 on the server, which `re` mostly
     agrees with)."""
@@ -235,6 +254,8 @@ def _check(response: httpx.Response) -> None:
         return
     text = response.text[:300].strip()
     where = str(response.request.url.copy_with(query=None))
+    if response.status_code == 400:
+        raise InvalidArgumentError(f"{where}: {text}")
     if response.status_code == 401:
         raise PermissionError(f"{where}: the server wants a valid token (token=...): {text}")
     if response.status_code == 403:

@@ -41,6 +41,7 @@ short-lived URL when the blob store can sign one. Errors are `trainboard.errors.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from typing import TypeVar
@@ -62,19 +63,24 @@ from trainboard.provider.values import (
     Listed,
     Run,
     RunFilter,
+    RunsTable,
     RunTagFilter,
     RunValues,
     ScalarColumns,
     ScalarDatum,
     SeriesPoints,
     StepRange,
+    TableQuery,
     TensorDatum,
     TensorRow,
     TimeSeries,
 )
 from trainboard.reader.logdir import walk_order
+from trainboard.settings import STALLED_AFTER
 from trainboard.store.downsample import sample_indices
 from trainboard.store.reader import StoreReader
+from trainboard.store.run_filter import FUNCTIONS
+from trainboard.store.runs_table import default_columns
 from trainboard.store.store import EMPTY_SCALARS
 from trainboard.store.values import Definition, SeriesRow
 
@@ -93,11 +99,14 @@ class DataProvider:
         *,
         max_points: dict[DataClass, int] | None = None,
         writer: DefinitionWriter | None = None,
+        stalled_after: float = STALLED_AFTER,
     ) -> None:
         self._store = store
         self._max_points = max_points or MAX_POINTS
         self._derived = DerivedMetrics(store)
         self._writer = writer
+        # Seconds without a point after which a run without an end status is stalled (--stalled_after).
+        self._stalled_after = stalled_after
         # Unfiltered listings, and what callers derived from whole listings (`derived`).
         self._kept = GenerationCache(store.generation)
 
@@ -131,7 +140,7 @@ class DataProvider:
         pinned = self._store.pinned(experiment_id, pin)
         if pinned is None:
             raise NoSuchExperiment()
-        return DataProvider(pinned, max_points=self._max_points)
+        return DataProvider(pinned, max_points=self._max_points, stalled_after=self._stalled_after)
 
     def generation(self, *, experiment_id: str) -> int:
         """A number that changes whenever the data changes: a caller may keep what it derived until then."""
@@ -174,7 +183,24 @@ class DataProvider:
     def list_run_values(self, *, experiment_id: str, run_filter: RunFilter | None = None) -> list[RunValues]:
         """The runs the filter keeps (every run without one), in walk order, each with its hyperparameters and the last
         value of each of its scalar series; the store evaluates the filter (`trainboard.store.run_filter`)."""
-        return sorted(self._store.run_values(experiment_id, run_filter), key=lambda values: walk_order(values.run))
+        found = self._store.run_values(experiment_id, run_filter, stalled_after=self._stalled_after)
+        return sorted(found, key=lambda values: walk_order(values.run))
+
+    def runs_table(self, *, experiment_id: str, query: TableQuery) -> RunsTable:
+        """A page of the runs the query's filter keeps, sorted, with its columns (`trainboard.store.runs_table`), all
+        evaluated by the store; without a sort, by name. Without columns: the run's own (status, start time, last
+        step), each hyperparameter and the last value of each scalar tag. A column or sort key that names no
+        hyperparameter or scalar tag of the experiment is an InvalidArgumentError (a filter may name any)."""
+        hparams, tags = self._store.table_fields(experiment_id)
+        if not query.columns:
+            query = dataclasses.replace(query, columns=default_columns(hparams, tags))
+        known_tags, known = set(tags), set(hparams) | set(tags)
+        for term in (*query.columns, *(key.term for key in query.sort)):
+            if term.kind == "field" and term.field not in known:
+                raise InvalidArgumentError(f"unknown column {term.label[:200]!r}: no hparam or scalar tag of that name")
+            if term.kind in FUNCTIONS and term.field not in known_tags:
+                raise InvalidArgumentError(f"unknown column {term.label[:200]!r}: no scalar tag {term.field[:200]!r}")
+        return self._store.runs_table(experiment_id, query, stalled_after=self._stalled_after)
 
     def list_series(
         self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None

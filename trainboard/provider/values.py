@@ -9,7 +9,11 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from trainboard.normaliser.points import DataClass, SeriesMetadata
 from trainboard.store import run_filter as _run_filter
 from trainboard.store.run_filter import RunFilter as RunFilter
+from trainboard.store.run_filter import Term as Term
 from trainboard.store.run_values import RunValues as RunValues
+from trainboard.store.runs_table import RunsTable as RunsTable
+from trainboard.store.runs_table import SortKey as SortKey
+from trainboard.store.runs_table import TableQuery as TableQuery
 from trainboard.store.values import ScalarColumns as ScalarColumns
 from trainboard.store.values import StepRange as StepRange
 from trainboard.store.values import TensorRow as TensorRow
@@ -21,6 +25,7 @@ Points = TypeVar("Points")
 
 # The run filter language, for plugins.
 parse_filter = _run_filter.parse
+parse_terms = _run_filter.parse_terms
 
 
 @dataclass(frozen=True, slots=True)

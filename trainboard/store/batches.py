@@ -1,5 +1,5 @@
-"""Writing one batch inside a backend's transaction: chunk packing, restart purges and series summaries, shared by
-every backend."""
+"""Writing one batch inside a backend's transaction: chunk packing, restart purges and series summaries
+(`trainboard.store.summaries`), shared by every backend."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from trainboard.store.database import (
     Transaction,
 )
 from trainboard.store.errors import StoreDamaged
+from trainboard.store.summaries import ChunkSummary, chunk_summary, merged
 from trainboard.store.values import ScalarColumns
 
 # Scalars of one series are packed into chunks of at most this many points.
@@ -45,12 +46,12 @@ def write_operations(
     pending: list[ScalarPoint | ScalarSeries | TensorPoint | BlobSequencePoint] = []
     for operation in batch.operations:
         if isinstance(operation, Purge):
-            _insert(transaction, experiment_id, file_id, series_ids, pending, new_blobs)
+            _insert(transaction, experiment_id, run_id, file_id, series_ids, pending, new_blobs)
             pending = []
             deleted += purge(transaction, run_id, operation)
         else:
             pending.append(operation)
-    _insert(transaction, experiment_id, file_id, series_ids, pending, new_blobs)
+    _insert(transaction, experiment_id, run_id, file_id, series_ids, pending, new_blobs)
     return deleted
 
 
@@ -74,6 +75,7 @@ def purge(transaction: Transaction, run_id: int, operation: Purge) -> list[str]:
 def _insert(
     transaction: Transaction,
     experiment_id: str,
+    run_id: int,
     file_id: int,
     series_ids: dict[str, int],
     points: list[ScalarPoint | ScalarSeries | TensorPoint | BlobSequencePoint],
@@ -106,10 +108,11 @@ def _insert(
     transaction.insert_scalar_chunks(chunks)
     transaction.insert_tensors(tensors)
     transaction.insert_blob_sequences(sequences)
-    deltas = [SummaryDelta(c.series_id, len(c.columns), c.max_step, c.max_wall_time) for c in chunks]
+    deltas = [SummaryDelta(c.series_id, len(c.columns), c.max_step, c.max_wall_time, 0, c.summary) for c in chunks]
     deltas += [SummaryDelta(t.series_id, 1, t.step, t.wall_time) for t in tensors]
     deltas += [SummaryDelta(s.series_id, 1, s.step, s.wall_time, len(s.blob_keys)) for s in sequences]
     transaction.add_to_summaries(_merged(deltas))
+    transaction.advance_run(run_id, max(d.max_step for d in deltas), max(d.max_wall_time for d in deltas))
 
 
 def _chunk(series_id: int, file_id: int, columns: ScalarColumns) -> ScalarChunk:
@@ -121,6 +124,7 @@ def _chunk(series_id: int, file_id: int, columns: ScalarColumns) -> ScalarChunk:
         max_step=int(columns.steps.max()),
         max_wall_time=float(columns.wall_times.max()),
         checksum=scalar_checksum(columns),
+        summary=chunk_summary(columns),
     )
 
 
@@ -138,9 +142,14 @@ def _merged(deltas: list[SummaryDelta]) -> list[SummaryDelta]:
                 max(old.max_step, delta.max_step),
                 max(old.max_wall_time, delta.max_wall_time),
                 max(old.max_length, delta.max_length),
+                _later(old.scalars, delta.scalars),
             )
         )
     return list(merged.values())
+
+
+def _later(earlier: ChunkSummary | None, later: ChunkSummary | None) -> ChunkSummary | None:
+    return later if earlier is None else earlier if later is None else merged(earlier, later)
 
 
 def _columns(pieces: list[ScalarPoint | ScalarSeries]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -20,6 +20,8 @@ from trainboard.store.run_filter import RunFilter
 from trainboard.store.run_filter_sql import Matches
 from trainboard.store.run_metadata import RunMetadataBackend
 from trainboard.store.run_values import HParamRow, ValueRow
+from trainboard.store.runs_table import TableQuery
+from trainboard.store.summaries import ChunkSummary
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -47,6 +49,7 @@ class ScalarChunk:
     max_wall_time: float
     # trainboard.store.checksums.scalar_checksum of the columns.
     checksum: int
+    summary: ChunkSummary
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +74,14 @@ class BlobSequenceRecord:
 
 @dataclass(frozen=True, slots=True)
 class SummaryDelta:
-    """Points added to a series: added to its count, its maxima raised."""
+    """Points added to a series: added to its count, its maxima raised, and for scalars merged into its summary."""
 
     series_id: int
     count: int
     max_step: int
     max_wall_time: float
     max_length: int = 0
+    scalars: ChunkSummary | None = None
 
 
 class Transaction(Protocol):
@@ -123,7 +127,13 @@ class Transaction(Protocol):
         the blob keys of the deleted points."""
 
     def refresh_summaries(self, series_ids: Collection[int]) -> None:
-        """Recompute the summaries of series after points were deleted."""
+        """Recompute the summaries of series after points were deleted, and their runs' last step and wall time."""
+
+    def advance_run(self, run_id: int, last_step: int, last_wall_time: float) -> None:
+        """Raise the run's last step and wall time to these, points having been added."""
+
+    def save_end_status(self, run_id: int, status: str | None) -> None:
+        """Record the end status of the run's hparams session (trainboard.store.summaries)."""
 
     def unreferenced(self, blob_keys: Collection[str]) -> list[str]:
         """Those of `blob_keys` that no point of the experiment holds any more."""
@@ -218,10 +228,28 @@ class Database(Protocol):
         """The last point of each series that has one, with its chunk's id and checksum (-1: none)."""
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches
+        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches, stalled_since: float
     ) -> list[ValueRow]:
         """The runs (as of the pin, if one is named) that the filter keeps, with their hyperparameters and final metric
-        values, in run order; `matches` as `trainboard.store.run_filter_sql` takes it."""
+        values, in run order; `matches` as `trainboard.store.run_filter_sql` takes it, and a run without an end status
+        and without points since `stalled_since` is stalled."""
+
+    def runs_table(
+        self,
+        experiment_id: str,
+        *,
+        pin_id: str | None,
+        query: TableQuery,
+        matches: Matches,
+        stalled_since: float,
+    ) -> list[tuple[object, ...]]:
+        """The rows of `trainboard.store.runs_table.table_sql` (as of the pin, if one is named)."""
+
+    def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
+        """The names of the experiment's hyperparameters and of its scalar tags, each sorted."""
+
+    def hparam_texts(self, experiment_id: str, name: str) -> list[str]:
+        """The texts the hyperparameter of this name has in the experiment's runs."""
 
     def tensor_index(self, experiment_id: str, series_id: int, steps: StepRange) -> PointIndex:
         """The series' tensor points within `steps` (bounds only), in order, without their values."""

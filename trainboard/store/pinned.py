@@ -17,9 +17,11 @@ from collections.abc import Collection
 from typing import Protocol
 
 from trainboard.normaliser.points import DataClass
+from trainboard.settings import STALLED_AFTER
 from trainboard.store.reader import StoreReader
 from trainboard.store.run_filter import RunFilter
 from trainboard.store.run_values import RunValues
+from trainboard.store.runs_table import RunsTable, TableQuery
 from trainboard.store.values import (
     BlobSequenceRow,
     Definition,
@@ -37,8 +39,22 @@ LAST_POINT = StepRange(latest=1)
 
 class PinnableReader(StoreReader, Protocol):
     def run_values(
-        self, experiment_id: str, where: RunFilter | None = None, *, pin_id: str | None = None
+        self,
+        experiment_id: str,
+        where: RunFilter | None = None,
+        *,
+        pin_id: str | None = None,
+        stalled_after: float = STALLED_AFTER,
     ) -> list[RunValues]: ...
+
+    def runs_table(
+        self,
+        experiment_id: str,
+        query: TableQuery,
+        *,
+        pin_id: str | None = None,
+        stalled_after: float = STALLED_AFTER,
+    ) -> RunsTable: ...
 
 
 class PinnedReader:
@@ -138,8 +154,18 @@ class PinnedReader:
             experiment_id, series_id, downsample=downsample, steps=steps, head=self._head(series_id, head)
         )
 
-    def run_values(self, experiment_id: str, where: RunFilter | None = None) -> list[RunValues]:
-        return self._store.run_values(experiment_id, where, pin_id=self.pin.id)
+    def run_values(
+        self, experiment_id: str, where: RunFilter | None = None, *, stalled_after: float = STALLED_AFTER
+    ) -> list[RunValues]:
+        return self._store.run_values(experiment_id, where, pin_id=self.pin.id, stalled_after=stalled_after)
+
+    def runs_table(self, experiment_id: str, query: TableQuery, *, stalled_after: float = STALLED_AFTER) -> RunsTable:
+        """Summaries as the pin kept them (none for a pin made before 0012_series_summaries but the last values);
+        statuses and times are the runs' now."""
+        return self._store.runs_table(experiment_id, query, pin_id=self.pin.id, stalled_after=stalled_after)
+
+    def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
+        return self._store.table_fields(experiment_id)
 
     def blob(self, key: str) -> bytes | None:
         return self._store.blob(key)

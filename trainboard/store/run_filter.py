@@ -1,18 +1,25 @@
-"""The run filter language: which runs to show, by their name, hyperparameters and final metric values.
+"""The run filter language: which runs to show, by their name, status, hyperparameters and metric summaries.
 
     lr < 0.01 and acc > 0.9
     optimizer = adam or name ~ "seed_[12]"
-    not (val/loss >= 1)
+    not (val/loss >= 1) and max(val/acc) > 0.9 and status = running
 
-A comparison is a field, an operator (= != < <= > >= ~) and a value: a number, true/false, a quoted string or a bare
-word (`sgd`, `resnet-50`: a string). The bare field `name` is the run's name; any other field is the run's
-hyperparameter of that name or, when it has none, the last value of its scalar series of that tag. A bare field or
-word starts with a letter or `_` and goes on with letters, digits, `_`, `/`, `.` and `-` (`val/loss`,
-`model.depth`); any other name is quoted in backticks (`` `loss (train)` ``). `~` is a regular expression search
-(RE2) on text. A comparison with a value the run lacks, or of another type (a number against text), is false; `and`
-binds tighter than `or`, `not` tighter than both; the keywords are case-insensitive.
+A comparison is a term, an operator (= != < <= > >= ~) and a value: a number, true/false, a quoted string or a bare
+word (`sgd`, `resnet-50`: a string). A term is one of:
+- `name`: the run's name; `status`: its status (running, finished, failed or stalled: trainboard.store.summaries);
+  `start_time`, `last_step`, `duration` (seconds from its start to its last point);
+- a function of a scalar tag, over every point of its series (trainboard.store.summaries): `last(t)`, `first(t)`,
+  `min(t)`, `max(t)`, `mean(t)`, `count(t)`, `step_of_min(t)`, `step_of_max(t)`;
+- any other field: the run's hyperparameter of that name or, when it has none, the last value of its scalar series of
+  that tag (`last(t)`).
+A bare field or word starts with a letter or `_` and goes on with letters, digits, `_`, `/`, `.` and `-` (`val/loss`,
+`model.depth`); any other name, and a field named as one of the run's own terms, is quoted in backticks
+(`` `loss (train)` ``, `` `status` ``). `~` is a regular expression search (RE2) on text. A comparison with a value
+the run lacks, or of another type (a number against text), is false; `and` binds tighter than `or`, `not` tighter
+than both; the keywords and function names are case-insensitive.
 
-`parse` gives the filter as a tree (`Compare`, `Not`, `And`, `Or`); `trainboard.store.run_filter_sql` compiles it.
+`parse` gives the filter as a tree (`Compare`, `Not`, `And`, `Or`), `parse_terms` a list of terms (the columns and
+the sort of the runs table); `trainboard.store.run_filter_sql` compiles them.
 """
 
 from __future__ import annotations
@@ -29,6 +36,13 @@ MAX_FILTER_LENGTH = 4096
 MAX_DEPTH = 32
 MAX_COMPARISONS = 256
 RUN_NAME = "name"
+# The run's own terms besides its name (bare words; a field of the same name is quoted). The run metadata's terms
+# (`label`, `starred`, `notes`: issue 25 item 5) join them here, with their expressions in
+# `trainboard.store.run_filter_sql.Compiler.term`.
+STATUS = "status"
+RUN_TERMS = (STATUS, "start_time", "last_step", "duration")
+# Functions of a scalar tag's series.
+FUNCTIONS = ("last", "first", "min", "max", "mean", "count", "step_of_min", "step_of_max")
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "~")
 
 _TOKEN = re.compile(
@@ -39,21 +53,51 @@ _TOKEN = re.compile(
     | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
     | (?P<operator>!=|<=|>=|=|<|>|~)
     | (?P<paren>[()])
+    | (?P<comma>,)
+    | (?P<minus>-)
     )""",
     re.VERBOSE | re.DOTALL,
 )
 _KEYWORDS = frozenset({"and", "or", "not", "true", "false"})
+_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
+
+
+def _reserved(word: str) -> bool:
+    return word.lower() in _KEYWORDS or word == RUN_NAME or word in RUN_TERMS
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """What a comparison, a column or a sort reads of a run: `kind` is "name", one of RUN_TERMS, one of FUNCTIONS
+    (of the tag `field`) or "field" (the hyperparameter `field`, else `last(field)`)."""
+
+    kind: str
+    field: str
+
+    @property
+    def label(self) -> str:
+        """The term as the language writes it (`max(val/acc)`, `` `loss (train)` ``)."""
+        if self.kind == "name" or self.kind in RUN_TERMS:
+            return self.kind
+        quoted = self.field if _BARE.fullmatch(self.field) and not _reserved(self.field) else f"`{self.field}`"
+        return quoted if self.kind == "field" else f"{self.kind}({quoted})"
 
 
 @dataclass(frozen=True, slots=True)
 class Compare:
-    # `name` with is_name: the run's name; else a hyperparameter or metric.
+    # `name` with is_name: the run's name; else a hyperparameter or metric, or what `function` says.
     field: str
     is_name: bool
     operator: str
     value: float | str
     # For `~`: the compiled pattern (its `search` is called on texts).
     pattern: Any = dataclass_field(default=None, compare=False, hash=False)
+    # One of RUN_TERMS (`field` is the same), or one of FUNCTIONS of the tag `field`; None for a field or the name.
+    function: str | None = None
+
+    @property
+    def term(self) -> Term:
+        return Term("name" if self.is_name else self.function or "field", self.field)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +145,27 @@ def parse(text: str, compile_pattern: Callable[[str], Any]) -> RunFilter:
     if end.kind != "end":
         raise FilterSyntaxError(end.position, "and, or or the end", _shown(end))
     return tree
+
+
+def parse_terms(text: str, *, descending: bool = False) -> list[tuple[Term, bool]]:
+    """Terms separated by commas (the columns of the runs table), each with whether a `-` before it asks for
+    descending order (its sort; refused unless `descending`)."""
+    parser = _Parser(_tokens(text), _no_pattern)
+    terms = []
+    while True:
+        minus = parser.peek()
+        if descending and minus.kind == "minus":
+            parser.take()
+        terms.append((parser.term(), minus.kind == "minus"))
+        separator = parser.take()
+        if separator.kind == "end":
+            return terms
+        if separator.kind != "comma":
+            raise FilterSyntaxError(separator.position, "',' or the end", _shown(separator))
+
+
+def _no_pattern(pattern: str) -> Any:
+    raise AssertionError("a term has no pattern")
 
 
 def comparisons(tree: RunFilter | None) -> Iterator[Compare]:
@@ -151,7 +216,7 @@ class _Parser:
     def peek(self) -> _Token:
         return self._tokens[self._next]
 
-    def _take(self) -> _Token:
+    def take(self) -> _Token:
         token = self._tokens[self._next]
         self._next += 1
         return token
@@ -159,14 +224,14 @@ class _Parser:
     def disjunction(self, depth: int) -> RunFilter:
         operands = [self._conjunction(depth)]
         while self.peek().kind == "or":
-            self._take()
+            self.take()
             operands.append(self._conjunction(depth))
         return operands[0] if len(operands) == 1 else Or(tuple(operands))
 
     def _conjunction(self, depth: int) -> RunFilter:
         operands = [self._negation(depth)]
         while self.peek().kind == "and":
-            self._take()
+            self.take()
             operands.append(self._negation(depth))
         return operands[0] if len(operands) == 1 else And(tuple(operands))
 
@@ -175,28 +240,51 @@ class _Parser:
         if depth > MAX_DEPTH:
             raise FilterSyntaxError(token.position, f"at most {MAX_DEPTH} nested not or parentheses", "more")
         if token.kind == "not":
-            self._take()
+            self.take()
             return Not(self._negation(depth + 1))
         if token.kind == "paren" and token.text == "(":
-            self._take()
+            self.take()
             inner = self.disjunction(depth + 1)
-            closing = self._take()
+            closing = self.take()
             if closing.kind != "paren" or closing.text != ")":
                 raise FilterSyntaxError(closing.position, "')'", _shown(closing))
             return inner
         return self._comparison()
 
-    def _comparison(self) -> Compare:
-        name = self._take()
+    def term(self) -> Term:
+        name = self.take()
         if name.kind not in ("word", "field"):
             raise FilterSyntaxError(name.position, "a field name, 'not' or '('", _shown(name))
+        following = self.peek()
+        if name.kind == "field" or following.kind != "paren" or following.text != "(":
+            bare = name.kind == "word"
+            if bare and name.text == RUN_NAME:
+                return Term("name", name.text)
+            return Term(name.text if bare and name.text in RUN_TERMS else "field", name.text)
+        function = name.text.lower()
+        if function not in FUNCTIONS:
+            raise FilterSyntaxError(name.position, f"a function ({', '.join(FUNCTIONS)})", _shown(name))
+        self.take()
+        tag = self.take()
+        if tag.kind not in ("word", "field"):
+            raise FilterSyntaxError(tag.position, "a tag name", _shown(tag))
+        closing = self.take()
+        if closing.kind != "paren" or closing.text != ")":
+            raise FilterSyntaxError(closing.position, "')'", _shown(closing))
+        return Term(function, tag.text)
+
+    def _comparison(self) -> Compare:
+        first = self.peek()
+        term = self.term()
         self._comparisons += 1
         if self._comparisons > MAX_COMPARISONS:
-            raise FilterSyntaxError(name.position, f"at most {MAX_COMPARISONS} comparisons", "more")
-        operator = self._take()
+            raise FilterSyntaxError(first.position, f"at most {MAX_COMPARISONS} comparisons", "more")
+        is_name = term.kind == "name"
+        function = None if term.kind in ("name", "field") else term.kind
+        operator = self.take()
         if operator.kind != "operator":
             raise FilterSyntaxError(operator.position, "an operator (= != < <= > >= ~)", _shown(operator))
-        value = self._take()
+        value = self.take()
         if operator.text == "~":
             if value.kind not in ("string", "word"):
                 raise FilterSyntaxError(
@@ -206,7 +294,7 @@ class _Parser:
                 pattern = self._compile_pattern(value.text)
             except InvalidArgumentError as error:
                 raise FilterSyntaxError(value.position, "a valid regular expression", error.message) from None
-            return Compare(name.text, name.kind == "word" and name.text == RUN_NAME, "~", value.text, pattern)
+            return Compare(term.field, is_name, "~", value.text, pattern, function)
         if value.kind == "number":
             literal: float | str = float(value.text)
         elif value.kind in ("true", "false"):
@@ -217,4 +305,4 @@ class _Parser:
             raise FilterSyntaxError(
                 value.position, "a value (a number, a word, a quoted string, true or false)", _shown(value)
             )
-        return Compare(name.text, name.kind == "word" and name.text == RUN_NAME, operator.text, literal)
+        return Compare(term.field, is_name, operator.text, literal, None, function)

@@ -1,9 +1,15 @@
-"""A run filter (`trainboard.store.run_filter`) as a SQL condition on a run `r` (run_id, name), over a relation `vals`
-(run_id, kind 'h' or 'm', key, number, text) of each run's hyperparameters and, where no hyperparameter has the
-name, its final metric values: each backend builds both for its own tables and runs the condition.
+"""Terms and filters of the run filter language (`trainboard.store.run_filter`) as SQL over a run `r`, for the runs
+table and the run filter on every backend.
+
+Each backend describes where its runs, series summaries and hyperparameters are (`Source`, live or as of a pin) and
+how it writes a few things (`Dialect`); a term becomes a number expression and a text expression (either may be
+absent: a function has no text, a name no number) over a run `r` and the rows LEFT JOINed to it: one series of each
+tag the terms name (through the index of series by run and tag) and one hyperparameter of each name, each joined once
+however many terms read it. Joins rather than subqueries: PostgreSQL then reads a tag's series of every run at once
+(a hash join) instead of one lookup per run; no run is loaded into Python to be filtered.
 
 Regular expressions are not SQL's (neither backend has RE2): the store matches them first against the texts they
-could meet (`Matches`), and the condition asks for those texts.
+could meet (`Matches`: run names, statuses, the texts of one hyperparameter), and the condition asks for those texts.
 """
 
 from __future__ import annotations
@@ -12,11 +18,26 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from trainboard.store.run_filter import And, Compare, Not, Or, RunFilter
+from trainboard.store.run_filter import And, Compare, Not, Or, RunFilter, Term
+from trainboard.store.summaries import RUNNING, STALLED
 
-# For each `~` comparison, the texts (run names, or values of its field) its pattern matches.
+# For each `~` comparison, the texts (run names, statuses, or values of its field) its pattern matches.
 Matches = dict[Compare, list[str]]
 _SQL_OPERATORS = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+# Each function as an expression over a series' summary columns `s` (trainboard.store.summaries).
+_SUMMARIES = {
+    "last": "{s}.last_value",
+    "first": "{s}.first_value",
+    "min": "{s}.min_value",
+    "max": "{s}.max_value",
+    # NULLIF: a series without a finite value has no mean.
+    "mean": "{s}.value_sum / NULLIF({s}.point_count - {s}.nonfinite_count, 0)",
+    "count": "{s}.point_count",
+    "step_of_min": "{s}.min_value_step",
+    "step_of_max": "{s}.max_value_step",
+}
+# The parameter the caller binds to the wall time before which a run without an end status is stalled.
+STALLED_SINCE = "stalled_since"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,24 +65,63 @@ POSTGRES = Dialect(
 )
 
 
-def compile_filter(tree: RunFilter | None, matches: Matches, dialect: Dialect) -> tuple[str, dict[str, object]]:
-    """The condition and its parameters (named f0, f1, ...); TRUE without a filter."""
-    params: dict[str, object] = {}
-    if tree is None:
-        return "1 = 1", params
-    return _Compiler(matches, dialect, params).condition(tree), params
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a backend keeps what terms read, as SQL in its own placeholders."""
+
+    # A relation of the experiment's runs: run_id, name, start_time, last_step, last_wall_time, end_status.
+    runs: str
+    # What to LEFT JOIN, and on what, for the summaries (trainboard.store.summaries) of the scalar series of run `r`
+    # as `{a}` (a condition on `{a}.tag` is appended).
+    series: str
+    # The same for the hyperparameters (name, number, text) of run `r` as `{a}` (a condition on `{a}.name` follows).
+    hparams: str
 
 
-class _Compiler:
-    def __init__(self, matches: Matches, dialect: Dialect, params: dict[str, object]) -> None:
-        self._matches = matches
+@dataclass(frozen=True, slots=True)
+class Expressions:
+    """A term as SQL: its number and its text (None where it has none)."""
+
+    number: str | None
+    text: str | None
+
+
+class Compiler:
+    """Conditions and terms over `r` and the joins they need (`joins`), their parameters in `params` (named f0, f1,
+    ..., shared by the compilers of one query)."""
+
+    def __init__(
+        self, dialect: Dialect, source: Source, params: dict[str, object], matches: Matches | None = None
+    ) -> None:
+        self._matches = matches or {}
         self._dialect = dialect
-        self._params = params
+        self._source = source
+        self.params = params
+        self._joined: dict[tuple[str, str], str] = {}
+        self._joins: list[str] = []
+
+    @property
+    def joins(self) -> str:
+        return "".join(self._joins)
+
+    def where(self, tree: RunFilter | None) -> str:
+        """The filter's condition; TRUE without one."""
+        return "1 = 1" if tree is None else self.condition(tree)
 
     def _param(self, value: object) -> str:
-        name = f"f{len(self._params)}"
-        self._params[name] = value
+        name = f"f{len(self.params)}"
+        self.params[name] = value
         return self._dialect.placeholder(name)
+
+    def _join(self, kind: str, name: str) -> str:
+        """The alias of the row of the series (kind "s") of tag `name` or of the hyperparameter ("h") `name`."""
+        alias = self._joined.get((kind, name))
+        if alias is None:
+            alias = self._joined[kind, name] = f"j{len(self._joined)}"
+            on = self._source.series if kind == "s" else self._source.hparams
+            column = "tag" if kind == "s" else "name"
+            self._joins.append(f" LEFT JOIN {on.format(a=alias)} AND {alias}.{column} = {self._param(name)}")
+        return alias
 
     def condition(self, tree: RunFilter) -> str:
         if isinstance(tree, Not):
@@ -71,24 +131,45 @@ class _Compiler:
             return "(" + joiner.join(self.condition(operand) for operand in tree.operands) + ")"
         return self._compare(tree)
 
+    def term(self, term: Term) -> Expressions:
+        # The run metadata's terms (label, starred, notes) go here beside the run's own, as joins of their tables.
+        if term.kind == "name":
+            return Expressions(None, "r.name")
+        if term.kind == "status":
+            since = self._dialect.placeholder(STALLED_SINCE)
+            return Expressions(
+                None,
+                f"(CASE WHEN r.end_status IS NOT NULL THEN r.end_status WHEN COALESCE(r.last_wall_time, r.start_time)"
+                f" >= {since} THEN '{RUNNING}' ELSE '{STALLED}' END)",
+            )
+        if term.kind in ("start_time", "last_step"):
+            return Expressions(f"r.{term.kind}", None)
+        if term.kind == "duration":
+            return Expressions("(r.last_wall_time - r.start_time)", None)
+        if term.kind != "field":
+            return Expressions(f"({_SUMMARIES[term.kind].format(s=self._join('s', term.field))})", None)
+        # The run's hyperparameter of that name, else the last value of its series of that tag.
+        hparam, series = self._join("h", term.field), self._join("s", term.field)
+        return Expressions(
+            f"(CASE WHEN {hparam}.name IS NULL THEN {series}.last_value ELSE {hparam}.number END)", f"{hparam}.text"
+        )
+
     def _compare(self, compare: Compare) -> str:
         collation = self._dialect.collation
-        if compare.operator == "~":
-            texts = self._matches.get(compare, [])
-            column = "r.name" if compare.is_name else "v.text"
-            # One parameter however many texts match: a list of thousands of run names stays one bound value.
-            test = self._dialect.member(column, self._param(self._dialect.texts(texts))) if texts else "1 = 0"
-        elif isinstance(compare.value, str):
-            column = "r.name" if compare.is_name else "v.text"
-            test = f"{column}{collation} {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}{collation}"
-        elif compare.is_name:
-            return "1 = 0"  # a name is text
+        expressions = self.term(compare.term)
+        if compare.operator == "~" or isinstance(compare.value, str):
+            column = expressions.text
+            if column is None:
+                return "1 = 0"  # a number is not text
+            if compare.operator == "~":
+                texts = self._matches.get(compare, [])
+                # One parameter however many texts match: a list of thousands of run names stays one bound value.
+                test = self._dialect.member(column, self._param(self._dialect.texts(texts))) if texts else "1 = 0"
+            else:
+                test = f"{column}{collation} {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}{collation}"
+        elif expressions.number is None:
+            return "1 = 0"  # text is not a number
         else:
-            test = f"v.number {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}"
-        if compare.is_name:
-            return test
-        # The field is the run's hyperparameter of that name, else its metric of that tag.
-        return (
-            f"EXISTS (SELECT 1 FROM vals v WHERE v.run_id = r.run_id AND v.key = {self._param(compare.field)}"
-            f" AND {test})"
-        )
+            test = f"{expressions.number} {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}"
+        # A value the run lacks (NULL) makes the comparison false, so that `not` of it is true.
+        return f"({test}) IS TRUE"

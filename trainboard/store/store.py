@@ -14,6 +14,7 @@ built again (`rebuild`); elsewhere the error says to ingest again or restore a b
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 import threading
@@ -25,7 +26,9 @@ import numpy as np
 from trainboard.errors import NotFoundError
 from trainboard.names import loggable
 from trainboard.normaliser.points import DataClass, RunState
+from trainboard.reader.hparams_names import SESSION_END_INFO_TAG
 from trainboard.reader.tail import FileCursor
+from trainboard.settings import STALLED_AFTER
 from trainboard.store.batches import ChunkDamaged, write_operations
 from trainboard.store.blobs import BlobStore, PendingBlobs
 from trainboard.store.checksums import VerifiedChunks, blob_matches, scalar_checksum, tensor_checksum
@@ -46,6 +49,8 @@ from trainboard.store.run_metadata import (
     unknown_runs,
 )
 from trainboard.store.run_values import RunValues, run_values, session_hparams
+from trainboard.store.runs_table import RunsTable, TableQuery, column_values, labels
+from trainboard.store.summaries import STATUSES, session_end_status
 from trainboard.store.values import (
     ALL_STEPS,
     BlobSequenceRow,
@@ -323,21 +328,72 @@ class Store:
         return {series_id: columns for series_id, (_, _, columns) in lasts.items()}
 
     def run_values(
-        self, experiment_id: str, where: RunFilter | None = None, *, pin_id: str | None = None
+        self,
+        experiment_id: str,
+        where: RunFilter | None = None,
+        *,
+        pin_id: str | None = None,
+        stalled_after: float = STALLED_AFTER,
     ) -> list[RunValues]:
-        patterns = [compare for compare in comparisons(where) if compare.operator == "~"]
+        rows = self.database.run_values(
+            experiment_id,
+            pin_id=pin_id,
+            where=where,
+            matches=self._matches(experiment_id, where),
+            stalled_since=time.time() - stalled_after,
+        )
+        return run_values(rows)
+
+    def runs_table(
+        self,
+        experiment_id: str,
+        query: TableQuery,
+        *,
+        pin_id: str | None = None,
+        stalled_after: float = STALLED_AFTER,
+    ) -> RunsTable:
+        """`StoreReader.runs_table`."""
+        matches = self._matches(experiment_id, query.where)
+        stalled_since = time.time() - stalled_after
+
+        def rows(query: TableQuery) -> list[tuple[object, ...]]:
+            return self.database.runs_table(
+                experiment_id,
+                pin_id=pin_id,
+                query=query,
+                matches=matches,
+                stalled_since=stalled_since,
+            )
+
+        found = rows(query)
+        if not found and query.offset:
+            # A page past the end: how many runs there are, from the first page.
+            first = rows(dataclasses.replace(query, offset=0, limit=1))
+            return RunsTable(labels(query.columns), [], int(first[0][0]) if first else 0)  # type: ignore[call-overload]
+        total = int(found[0][0]) if found else 0  # type: ignore[call-overload]
+        return RunsTable(labels(query.columns), [column_values(row) for row in found], total)
+
+    def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
+        return self.database.table_fields(experiment_id)
+
+    def _matches(self, experiment_id: str, where: RunFilter | None) -> Matches:
+        """The texts each `~` of the filter matches: the database has no RE2, so patterns are matched here against
+        the texts they could meet (run names, statuses, one hyperparameter's texts)."""
         matches: Matches = {}
-        if patterns:
-            # The database has no RE2: the patterns are matched here against the texts they could meet.
-            every = run_values(self.database.run_values(experiment_id, pin_id=pin_id, where=None, matches={}))
-            for compare in patterns:
-                texts = (
-                    [values.run for values in every]
-                    if compare.is_name
-                    else {str(v) for values in every if isinstance(v := values.hparams.get(compare.field), str)}
-                )
-                matches[compare] = sorted(text for text in texts if compare.pattern.search(text))
-        return run_values(self.database.run_values(experiment_id, pin_id=pin_id, where=where, matches=matches))
+        for compare in comparisons(where):
+            if compare.operator != "~":
+                continue
+            kind = compare.term.kind
+            if kind == "name":
+                texts: Collection[str] = [run.name for run in self.database.runs(experiment_id)]
+            elif kind == "status":
+                texts = STATUSES
+            elif kind == "field":
+                texts = self.database.hparam_texts(experiment_id, compare.field)
+            else:
+                texts = []  # a number
+            matches[compare] = sorted(text for text in texts if compare.pattern.search(text))
+        return matches
 
     def tensors(
         self,
@@ -455,6 +511,8 @@ class Store:
         hparams = session_hparams(write.batch.metadata)
         if hparams:
             transaction.save_hparams(run_id, hparams)
+        if SESSION_END_INFO_TAG in write.batch.metadata:
+            transaction.save_end_status(run_id, session_end_status(write.batch.metadata))
         deleted += write_operations(transaction, experiment_id, run_id, file_id, series_ids, write.batch, new_blobs)
         if write.restarted:
             transaction.refresh_summaries(series_ids.values())

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
@@ -21,15 +22,19 @@ from trainboard.http.trainboard_api.capabilities import has_pyarrow
 from trainboard.http.trainboard_api.downloads import NotAcceptableError
 from trainboard.http.trainboard_api.selection import PARAMETERS, Selection, api_experiment, selection
 from trainboard.http.trainboard_api.sinks import Chunks
+from trainboard.plugins.runs_table import MAX_TERMS_LENGTH
+from trainboard.store.run_filter import MAX_FILTER_LENGTH
 
 # Rows sent per record batch.
 BATCH = 1 << 20
 
 
-def _kinds(api: Experiment, chosen: Selection, plugin: str | None) -> dict[str, Callable[[], Table]]:
+def _kinds(api: Experiment, chosen: Selection, query: QueryParams) -> dict[str, Callable[[], Table]]:
     runs, tags, steps = chosen.runs, chosen.tags, chosen.steps
+    plugin = params.optional(query, "plugin")
+    filter, sort, columns = (params.optional(query, name) for name in ("filter", "sort", "columns"))
     return {
-        "runs": api.runs_table,
+        "runs": lambda: api.runs_table(filter, sort, columns),
         "hparams": api.hparams_table,
         "scalars": lambda: api.scalars_table(runs, tags, steps),
         "histograms": lambda: api.histograms_table(runs, tags, steps),
@@ -47,6 +52,9 @@ KINDS = ("runs", "hparams", "scalars", "histograms", "tensors", "images", "text"
     "an Arrow IPC stream: what trainboard.open(server URL) reads",
     *PARAMETERS,
     text("plugin", max_length=1024),
+    text("filter", max_length=MAX_FILTER_LENGTH),
+    text("sort", max_length=MAX_TERMS_LENGTH),
+    text("columns", max_length=MAX_TERMS_LENGTH),
     returns=MEDIA_TYPE,
 )
 def frames(request: Request) -> StreamingResponse:
@@ -59,7 +67,7 @@ def frames(request: Request) -> StreamingResponse:
         )
     api = api_experiment(request)
     chosen = selection(request, api)
-    read = _kinds(api, chosen, params.optional(request.query_params, "plugin"))[kind]
+    read = _kinds(api, chosen, request.query_params)[kind]
     # Built before the answer starts, so that a read the provider refuses is a 400.
     return StreamingResponse(_stream(to_arrow(read())), media_type=MEDIA_TYPE, headers=SECURITY_HEADERS)
 

@@ -30,12 +30,20 @@ from trainboard.store.errors import StaleOffsetError, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.postgres.accounts import PostgresAccounts
 from trainboard.store.postgres.distribution import distribute, keep_new_tables_plain
-from trainboard.store.postgres.migrations import BACKFILLS, MIGRATIONS, POINT
+from trainboard.store.postgres.migrations import (
+    BACKFILLS,
+    MIGRATIONS,
+    POINT,
+    REFRESH_RUN_TIMES,
+    REFRESH_SERIES_SUMMARIES,
+)
 from trainboard.store.postgres.pool import Pool
 from trainboard.store.postgres.run_metadata import PostgresRunMetadata
 from trainboard.store.run_filter import RunFilter
-from trainboard.store.run_filter_sql import POSTGRES, Matches, compile_filter
-from trainboard.store.run_values import HParamRow, ValueRow, final_value
+from trainboard.store.run_filter_sql import POSTGRES, STALLED_SINCE, Compiler, Matches, Source
+from trainboard.store.run_values import HParamRow, ValueRow
+from trainboard.store.runs_table import TableQuery, table_sql
+from trainboard.store.summaries import COLUMNS as SUMMARY_COLUMNS
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -93,6 +101,21 @@ DELETE_EXPERIMENT = (
     "DELETE FROM experiment_state WHERE experiment_id = %(experiment)s",
     "DELETE FROM experiments WHERE experiment_id = %(experiment)s",
 )
+# The binary COPY types of the summary columns.
+SUMMARY_TYPES = (
+    "int4",
+    "float8",
+    "int8",
+    "float8",
+    "int8",
+    "float8",
+    "int8",
+    "float8",
+    "float8",
+    "int8",
+    "float8",
+    "float8",
+)
 # One statement, so that the runs and the series are read from one snapshot.
 CREATE_PIN_SQL = (
     "WITH pin AS (INSERT INTO pins (experiment_id, pin_id, created, creator)"
@@ -101,31 +124,85 @@ CREATE_PIN_SQL = (
     " pinned_runs AS (INSERT INTO pin_runs (experiment_id, pin_id, run_id, name, start_time)"
     " SELECT r.experiment_id, pin.pin_id, r.run_id, r.name, r.start_time FROM pin JOIN runs r USING (experiment_id))"
     " INSERT INTO pin_series (experiment_id, pin_id, series_id, run_id, tag, point_count, max_step, max_wall_time,"
-    " max_length, last_value) SELECT s.experiment_id, pin.pin_id, s.series_id, s.run_id, s.tag, s.point_count,"
-    " s.max_step, s.max_wall_time, s.max_length, (SELECT c.last_value FROM scalar_chunks c"
-    " WHERE c.experiment_id = s.experiment_id AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
+    f" max_length, {', '.join(SUMMARY_COLUMNS)}) SELECT s.experiment_id, pin.pin_id, s.series_id, s.run_id, s.tag,"
+    f" s.point_count, s.max_step, s.max_wall_time, s.max_length, {', '.join(f's.{c}' for c in SUMMARY_COLUMNS)}"
     " FROM pin JOIN series s USING (experiment_id)"
 )
-# Each run with its hyperparameters (h) and final metric values (m), as `trainboard.store.run_filter_sql` reads them.
-_LIVE_VALUES = (
-    "WITH r AS (SELECT run_id, name FROM runs WHERE experiment_id = %(experiment)s),"
-    " m AS (SELECT s.run_id, s.tag AS key, (SELECT c.last_value FROM scalar_chunks c"
-    " WHERE c.experiment_id = %(experiment)s AND c.series_id = s.series_id ORDER BY c.chunk_id DESC LIMIT 1)"
-    " AS number FROM series s WHERE s.experiment_id = %(experiment)s AND s.data_class = %(scalar)s),"
+# Chunks' summaries merged into their series' (trainboard.store.summaries): the first points written set its first
+# point, ties keep the earlier min and max.
+_ADD_TO_SUMMARIES = (
+    "UPDATE series s SET point_count = s.point_count + d.count, max_step = GREATEST(s.max_step, d.max_step),"
+    " max_wall_time = GREATEST(s.max_wall_time, d.max_wall_time), max_length = GREATEST(s.max_length, d.max_length),"
+    # A delta without scalars (last_step NULL) leaves the scalar summary as it is.
+    " nonfinite_count = CASE WHEN d.last_step IS NULL THEN s.nonfinite_count"
+    " ELSE COALESCE(s.nonfinite_count, 0) + d.nonfinite_count END,"
+    " value_sum = COALESCE(s.value_sum + d.value_sum, s.value_sum, d.value_sum),"
+    " min_value_step = CASE WHEN s.min_value IS NULL OR d.min_value < s.min_value THEN d.min_value_step"
+    " ELSE s.min_value_step END,"
+    " min_value = CASE WHEN s.min_value IS NULL OR d.min_value < s.min_value THEN d.min_value ELSE s.min_value END,"
+    " max_value_step = CASE WHEN s.max_value IS NULL OR d.max_value > s.max_value THEN d.max_value_step"
+    " ELSE s.max_value_step END,"
+    " max_value = CASE WHEN s.max_value IS NULL OR d.max_value > s.max_value THEN d.max_value ELSE s.max_value END,"
+    " first_wall_time = CASE WHEN s.first_step IS NULL THEN d.first_wall_time ELSE s.first_wall_time END,"
+    " first_value = CASE WHEN s.first_step IS NULL THEN d.first_value ELSE s.first_value END,"
+    " first_step = COALESCE(s.first_step, d.first_step),"
+    " last_step = COALESCE(d.last_step, s.last_step),"
+    " last_wall_time = CASE WHEN d.last_step IS NULL THEN s.last_wall_time ELSE d.last_wall_time END,"
+    " last_value = CASE WHEN d.last_step IS NULL THEN s.last_value ELSE d.last_value END"
+    " FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::float8[], %s::integer[], %s::int[], %s::float8[],"
+    " %s::bigint[], %s::float8[], %s::bigint[], %s::float8[], %s::bigint[], %s::float8[], %s::float8[], %s::bigint[],"
+    " %s::float8[], %s::float8[])"
+    f" AS d (series_id, count, max_step, max_wall_time, max_length, {', '.join(SUMMARY_COLUMNS)})"
+    " WHERE s.experiment_id = %s AND s.series_id = d.series_id"
 )
-_PINNED_VALUES = (
-    "WITH r AS (SELECT p.run_id, p.name FROM pin_runs p JOIN runs x ON x.experiment_id = p.experiment_id"
-    " AND x.run_id = p.run_id AND x.name = p.name WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s),"
-    " m AS (SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
+# The summary columns of a delta without scalars.
+_NO_SCALARS = (None,) * len(SUMMARY_COLUMNS)
+# What the run filter and the runs table read (trainboard.store.run_filter_sql), live and as of a pin.
+_LIVE = Source(
+    runs="SELECT run_id, name, start_time, last_step, last_wall_time, end_status FROM runs"
+    " WHERE experiment_id = %(experiment)s",
+    series="series {a} ON {a}.experiment_id = %(experiment)s AND {a}.run_id = r.run_id AND {a}.data_class = %(scalar)s",
+    hparams="run_hparams {a} ON {a}.experiment_id = %(experiment)s AND {a}.run_id = r.run_id",
+)
+_PINNED = Source(
+    runs="SELECT p.run_id, p.name, p.start_time, x.last_step, x.last_wall_time, x.end_status FROM pin_runs p"
+    " JOIN runs x ON x.experiment_id = p.experiment_id AND x.run_id = p.run_id AND x.name = p.name"
+    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s",
+    series="(SELECT p.* FROM pin_series p JOIN series x ON x.experiment_id = p.experiment_id"
+    " AND x.series_id = p.series_id AND x.tag = p.tag AND x.data_class = %(scalar)s"
+    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s) {a} ON {a}.run_id = r.run_id",
+    hparams=_LIVE.hparams,
+)
+# An experiment's hyperparameter names and scalar tags, one index seek each (a DISTINCT would read every row).
+_DISTINCT_HPARAMS = (
+    "WITH RECURSIVE found (name) AS (SELECT min(name) FROM run_hparams WHERE experiment_id = %(experiment)s"
+    " UNION ALL SELECT (SELECT min(h.name) FROM run_hparams h WHERE h.experiment_id = %(experiment)s"
+    " AND h.name > found.name) FROM found WHERE found.name IS NOT NULL) SELECT name FROM found WHERE name IS NOT NULL"
+)
+_DISTINCT_TAGS = (
+    "WITH RECURSIVE found (tag) AS (SELECT min(tag) FROM series WHERE experiment_id = %(experiment)s"
+    " AND data_class = %(scalar)s UNION ALL SELECT (SELECT min(s.tag) FROM series s"
+    " WHERE s.experiment_id = %(experiment)s AND s.data_class = %(scalar)s AND s.tag > found.tag) FROM found"
+    " WHERE found.tag IS NOT NULL) SELECT tag FROM found WHERE tag IS NOT NULL"
+)
+# Each kept run with its hyperparameters (h) and final metric values (m), live or as of a pin.
+_LIVE_METRICS = (
+    "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = %(experiment)s"
+    " AND data_class = %(scalar)s"
+)
+_PINNED_METRICS = (
+    "SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
     " ON s.experiment_id = p.experiment_id AND s.series_id = p.series_id AND s.tag = p.tag"
-    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s AND s.data_class = %(scalar)s),"
+    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s AND s.data_class = %(scalar)s"
 )
 _VALUES = (
+    "WITH kept AS (SELECT r.run_id, r.name FROM ({runs}) r{joins} WHERE {condition}),"
     " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = %(experiment)s),"
+    " m AS ({metrics}),"
     " vals AS (SELECT run_id, 'h' AS kind, key, number, text FROM h UNION ALL SELECT run_id, 'm', key, number,"
     " NULL FROM m WHERE NOT EXISTS (SELECT 1 FROM h WHERE h.run_id = m.run_id AND h.key = m.key))"
-    " SELECT r.name, v.kind, v.key, v.number, v.text FROM r LEFT JOIN vals v ON v.run_id = r.run_id"
-    " WHERE {condition} ORDER BY r.run_id, v.kind, v.key"
+    " SELECT r.name, v.kind, v.key, v.number, v.text FROM kept r LEFT JOIN vals v ON v.run_id = r.run_id"
+    " ORDER BY r.run_id, v.kind, v.key"
 )
 
 
@@ -398,13 +475,43 @@ class PostgresDatabase:
         return _unpacked(b"".join(point for (point,) in rows))
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches
+        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches, stalled_since: float
     ) -> list[ValueRow]:
-        condition, params = compile_filter(where, matches, POSTGRES)
+        source = _LIVE if pin_id is None else _PINNED
+        compiler = Compiler(POSTGRES, source, {}, matches)
+        condition = compiler.where(where)
+        params = compiler.params | {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
+        params[STALLED_SINCE] = stalled_since
+        metrics = _LIVE_METRICS if pin_id is None else _PINNED_METRICS
+        sql = _VALUES.format(runs=source.runs, joins=compiler.joins, condition=condition, metrics=metrics)
+        return self._rows(sql, params)
+
+    def runs_table(
+        self,
+        experiment_id: str,
+        *,
+        pin_id: str | None,
+        query: TableQuery,
+        matches: Matches,
+        stalled_since: float,
+    ) -> list[tuple[object, ...]]:
+        sql, params = table_sql(query, matches, POSTGRES, _LIVE if pin_id is None else _PINNED)
         params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
-        sql = (_PINNED_VALUES if pin_id is not None else _LIVE_VALUES) + _VALUES.format(condition=condition)
-        with self.pool.connection() as connection:
-            return connection.execute(sql.encode(), params).fetchall()
+        params[STALLED_SINCE] = stalled_since
+        return self._rows(sql, params)
+
+    def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
+        params = {"experiment": experiment_id, "scalar": int(DataClass.SCALAR)}
+        hparams = self._rows(_DISTINCT_HPARAMS, params)
+        tags = self._rows(_DISTINCT_TAGS, params)
+        return sorted(name for (name,) in hparams), sorted(tag for (tag,) in tags)
+
+    def hparam_texts(self, experiment_id: str, name: str) -> list[str]:
+        rows = self._rows(
+            "SELECT DISTINCT text FROM run_hparams WHERE experiment_id = %s AND name = %s AND text IS NOT NULL",
+            (experiment_id, name),
+        )
+        return [text for (text,) in rows]
 
     def last_scalars(
         self, experiment_id: str, series_ids: Collection[int]
@@ -621,9 +728,9 @@ class PostgresTransaction:
                 "max_wall_time",
                 "points",
                 "checksum",
-                "last_value",
+                *SUMMARY_COLUMNS,
             ),
-            ("int8", "int8", "int4", "int8", "int8", "float8", "bytea", "int8", "float8"),
+            ("int8", "int8", "int4", "int8", "int8", "float8", "bytea", "int8", *SUMMARY_TYPES),
             (
                 (
                     c.series_id,
@@ -634,7 +741,7 @@ class PostgresTransaction:
                     c.max_wall_time,
                     _packed(c.columns),
                     c.checksum,
-                    final_value(c.columns),
+                    *c.summary.row(),
                 )
                 for c in chunks
             ),
@@ -668,22 +775,34 @@ class PostgresTransaction:
     def add_to_summaries(self, deltas: list[SummaryDelta]) -> None:
         if not deltas:
             return
-        # GREATEST ignores NULLs: a series' first points set its maxima.
-        self._db.execute(
-            "UPDATE series s SET point_count = s.point_count + d.count, max_step = GREATEST(s.max_step, d.max_step),"
-            " max_wall_time = GREATEST(s.max_wall_time, d.max_wall_time),"
-            " max_length = GREATEST(s.max_length, d.max_length)"
-            " FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::float8[], %s::integer[])"
-            " AS d (series_id, count, max_step, max_wall_time, max_length)"
-            " WHERE s.experiment_id = %s AND s.series_id = d.series_id",
+        # GREATEST ignores NULLs: a series' first points set its maxima. One statement: each series' row is written
+        # once (twice would leave PostgreSQL twice the dead rows to clean).
+        rows = [
             (
-                [d.series_id for d in deltas],
-                [d.count for d in deltas],
-                [d.max_step for d in deltas],
-                [d.max_wall_time for d in deltas],
-                [d.max_length for d in deltas],
-                self._experiment_id,
-            ),
+                d.series_id,
+                d.count,
+                d.max_step,
+                d.max_wall_time,
+                d.max_length,
+                *(d.scalars.row() if d.scalars else _NO_SCALARS),
+            )
+            for d in deltas
+        ]
+        columns = [list(column) for column in zip(*rows, strict=True)]
+        self._db.execute(_ADD_TO_SUMMARIES, (*columns, self._experiment_id))
+
+    def advance_run(self, run_id: int, last_step: int, last_wall_time: float) -> None:
+        # GREATEST ignores NULLs: a run's first points set them.
+        self._db.execute(
+            "UPDATE runs SET last_step = GREATEST(last_step, %s), last_wall_time = GREATEST(last_wall_time, %s)"
+            " WHERE experiment_id = %s AND run_id = %s",
+            (last_step, last_wall_time, self._experiment_id, run_id),
+        )
+
+    def save_end_status(self, run_id: int, status: str | None) -> None:
+        self._db.execute(
+            "UPDATE runs SET end_status = %s WHERE experiment_id = %s AND run_id = %s",
+            (status, self._experiment_id, run_id),
         )
 
     def series_reaching(self, run_id: int, step: int, tags: Collection[str] | None) -> list[int]:
@@ -712,7 +831,8 @@ class PostgresTransaction:
     def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None:
         self._db.execute(
             "UPDATE scalar_chunks SET point_count = %s, min_step = %s, max_step = %s, max_wall_time = %s, points = %s,"
-            " checksum = %s, last_value = %s WHERE experiment_id = %s AND chunk_id = %s",
+            f" checksum = %s, {', '.join(f'{c} = %s' for c in SUMMARY_COLUMNS)} WHERE experiment_id = %s"
+            " AND chunk_id = %s",
             (
                 len(chunk.columns),
                 chunk.min_step,
@@ -720,7 +840,7 @@ class PostgresTransaction:
                 chunk.max_wall_time,
                 _packed(chunk.columns),
                 chunk.checksum,
-                final_value(chunk.columns),
+                *chunk.summary.row(),
                 self._experiment_id,
                 chunk_id,
             ),
@@ -781,6 +901,8 @@ class PostgresTransaction:
             " WHERE s.experiment_id = %(e)s AND s.series_id = wanted.series_id",
             {"e": self._experiment_id, "s": list(series_ids)},
         )
+        self._db.execute(REFRESH_SERIES_SUMMARIES, {"e": self._experiment_id, "s": list(series_ids)})
+        self._db.execute(REFRESH_RUN_TIMES, {"e": self._experiment_id, "s": list(series_ids)})
 
     def unreferenced(self, blob_keys: Collection[str]) -> list[str]:
         if not blob_keys:

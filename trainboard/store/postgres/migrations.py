@@ -13,12 +13,36 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_START_INFO_TAG
+from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_END_INFO_TAG, SESSION_START_INFO_TAG
 from trainboard.store.run_values import final_value, hparam_rows
+from trainboard.store.summaries import COLUMNS, chunk_summary, end_status
 from trainboard.store.values import ScalarColumns
 
 # One packed scalar point of `scalar_chunks.points`.
 POINT = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
+
+# A series' summaries from its chunks' (trainboard.store.summaries), for the series %(s)s of experiment %(e)s.
+_IN_CHUNKS = "FROM scalar_chunks c WHERE c.experiment_id = s.experiment_id AND c.series_id = s.series_id"
+REFRESH_SERIES_SUMMARIES = (
+    "UPDATE series s SET (nonfinite_count, value_sum, min_value, max_value) ="
+    f" (SELECT sum(c.nonfinite_count), sum(c.value_sum), min(c.min_value), max(c.max_value) {_IN_CHUNKS}),"
+    f" min_value_step = (SELECT c.min_value_step {_IN_CHUNKS} AND c.min_value IS NOT NULL"
+    " ORDER BY c.min_value, c.chunk_id LIMIT 1),"
+    f" max_value_step = (SELECT c.max_value_step {_IN_CHUNKS} AND c.max_value IS NOT NULL"
+    " ORDER BY c.max_value DESC, c.chunk_id LIMIT 1),"
+    " (first_step, first_wall_time, first_value) ="
+    f" (SELECT c.first_step, c.first_wall_time, c.first_value {_IN_CHUNKS} ORDER BY c.chunk_id LIMIT 1),"
+    " (last_step, last_wall_time, last_value) ="
+    f" (SELECT c.last_step, c.last_wall_time, c.last_value {_IN_CHUNKS} ORDER BY c.chunk_id DESC LIMIT 1)"
+    " WHERE s.experiment_id = %(e)s AND s.series_id = ANY(%(s)s::bigint[])"
+)
+# The last step and wall time (of any point) of the runs of series %(s)s of experiment %(e)s, from their series'.
+REFRESH_RUN_TIMES = (
+    "UPDATE runs r SET (last_step, last_wall_time) = (SELECT max(s.max_step), max(s.max_wall_time) FROM series s"
+    " WHERE s.experiment_id = r.experiment_id AND s.run_id = r.run_id)"
+    " WHERE r.experiment_id = %(e)s AND r.run_id IN"
+    " (SELECT run_id FROM series WHERE experiment_id = %(e)s AND series_id = ANY(%(s)s::bigint[]))"
+)
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -322,6 +346,53 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     (
+        # Series summaries (trainboard.store.summaries): as SQLite's 0012_series_summaries; series by tag and
+        # hyperparameters by name, so that the runs table reads one tag's series (one name's values) of every run
+        # at once (a hash join on run) rather than one lookup per run, and lists the tags and names with a seek each.
+        "0013_series_summaries",
+        """
+        ALTER TABLE scalar_chunks ADD COLUMN nonfinite_count INTEGER,
+            ADD COLUMN min_value DOUBLE PRECISION,
+            ADD COLUMN min_value_step BIGINT,
+            ADD COLUMN max_value DOUBLE PRECISION,
+            ADD COLUMN max_value_step BIGINT,
+            ADD COLUMN value_sum DOUBLE PRECISION,
+            ADD COLUMN first_step BIGINT,
+            ADD COLUMN first_wall_time DOUBLE PRECISION,
+            ADD COLUMN first_value DOUBLE PRECISION,
+            ADD COLUMN last_step BIGINT,
+            ADD COLUMN last_wall_time DOUBLE PRECISION;
+        ALTER TABLE series ADD COLUMN nonfinite_count INTEGER,
+            ADD COLUMN min_value DOUBLE PRECISION,
+            ADD COLUMN min_value_step BIGINT,
+            ADD COLUMN max_value DOUBLE PRECISION,
+            ADD COLUMN max_value_step BIGINT,
+            ADD COLUMN value_sum DOUBLE PRECISION,
+            ADD COLUMN first_step BIGINT,
+            ADD COLUMN first_wall_time DOUBLE PRECISION,
+            ADD COLUMN first_value DOUBLE PRECISION,
+            ADD COLUMN last_step BIGINT,
+            ADD COLUMN last_wall_time DOUBLE PRECISION,
+            ADD COLUMN last_value DOUBLE PRECISION;
+        ALTER TABLE pin_series ADD COLUMN nonfinite_count INTEGER,
+            ADD COLUMN min_value DOUBLE PRECISION,
+            ADD COLUMN min_value_step BIGINT,
+            ADD COLUMN max_value DOUBLE PRECISION,
+            ADD COLUMN max_value_step BIGINT,
+            ADD COLUMN value_sum DOUBLE PRECISION,
+            ADD COLUMN first_step BIGINT,
+            ADD COLUMN first_wall_time DOUBLE PRECISION,
+            ADD COLUMN first_value DOUBLE PRECISION,
+            ADD COLUMN last_step BIGINT,
+            ADD COLUMN last_wall_time DOUBLE PRECISION;
+        CREATE INDEX series_by_tag ON series (experiment_id, data_class, tag);
+        CREATE INDEX run_hparams_by_name ON run_hparams (experiment_id, name);
+        ALTER TABLE runs ADD COLUMN last_step BIGINT,
+            ADD COLUMN last_wall_time DOUBLE PRECISION,
+            ADD COLUMN end_status TEXT;
+        """,
+    ),
+    (
         # Run metadata and saved views: as SQLite's 0013_run_metadata. Keyed by experiment first, as every table.
         "0014_run_metadata",
         """
@@ -397,5 +468,40 @@ def _backfill_run_values(connection: psycopg.Connection[Any]) -> None:
         )
 
 
+def _backfill_series_summaries(connection: psycopg.Connection[Any]) -> None:
+    """The summaries of the chunks, series and runs stored before 0013, and their runs' end status."""
+    assignments = ", ".join(f"{name} = %s" for name in COLUMNS)
+    with connection.cursor(name="chunks") as chunks:
+        chunks.execute("SELECT experiment_id, chunk_id, points FROM scalar_chunks")
+        for experiment_id, chunk_id, packed in chunks:
+            points = np.frombuffer(packed, POINT)
+            if len(points):
+                summary = chunk_summary(ScalarColumns(points["step"], points["wall_time"], points["value"]))
+                connection.execute(
+                    f"UPDATE scalar_chunks SET {assignments} WHERE experiment_id = %s AND chunk_id = %s",
+                    (*summary.row(), experiment_id, chunk_id),
+                )
+    for (experiment_id,) in connection.execute("SELECT experiment_id FROM experiments").fetchall():
+        series_ids = [
+            series_id
+            for (series_id,) in connection.execute(
+                "SELECT series_id FROM series WHERE experiment_id = %s", (experiment_id,)
+            ).fetchall()
+        ]
+        connection.execute(REFRESH_SERIES_SUMMARIES, {"e": experiment_id, "s": series_ids})
+        connection.execute(REFRESH_RUN_TIMES, {"e": experiment_id, "s": series_ids})
+    for experiment_id, run_id, content in connection.execute(
+        "SELECT experiment_id, run_id, plugin_content FROM series WHERE plugin_name = %s AND tag = %s",
+        (HPARAMS_PLUGIN, SESSION_END_INFO_TAG),
+    ).fetchall():
+        connection.execute(
+            "UPDATE runs SET end_status = %s WHERE experiment_id = %s AND run_id = %s",
+            (end_status(content), experiment_id, run_id),
+        )
+
+
 # Run after a migration, in its transaction: what SQL alone cannot fill.
-BACKFILLS: dict[str, Callable[[psycopg.Connection[Any]], None]] = {"0008_run_values": _backfill_run_values}
+BACKFILLS: dict[str, Callable[[psycopg.Connection[Any]], None]] = {
+    "0008_run_values": _backfill_run_values,
+    "0013_series_summaries": _backfill_series_summaries,
+}

@@ -30,13 +30,21 @@ from trainboard.store.database import (
 from trainboard.store.errors import StaleOffsetError, StoreDamaged, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.run_filter import RunFilter
-from trainboard.store.run_filter_sql import SQLITE, Matches, compile_filter
-from trainboard.store.run_values import HParamRow, ValueRow, final_value
+from trainboard.store.run_filter_sql import SQLITE, STALLED_SINCE, Compiler, Matches, Source
+from trainboard.store.run_values import HParamRow, ValueRow
+from trainboard.store.runs_table import TableQuery, table_sql
 from trainboard.store.sqlite.accounts import SqliteAccounts
 from trainboard.store.sqlite.first_load import FirstLoad, sync
 from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
-from trainboard.store.sqlite.migrations import BACKFILLS, MIGRATIONS, OLD_MIGRATIONS
+from trainboard.store.sqlite.migrations import (
+    BACKFILLS,
+    MIGRATIONS,
+    OLD_MIGRATIONS,
+    REFRESH_RUN_TIMES,
+    REFRESH_SERIES_SUMMARIES,
+)
 from trainboard.store.sqlite.run_metadata import SqliteRunMetadata
+from trainboard.store.summaries import COLUMNS as SUMMARY_COLUMNS
 from trainboard.store.values import (
     BlobSequenceRow,
     ChunkIndex,
@@ -94,27 +102,74 @@ DELETE_EXPERIMENT = (
 )
 
 
-# Each run with its hyperparameters (h) and final metric values (m), as `trainboard.store.run_filter_sql` reads them.
-_LIVE_VALUES = (
-    "WITH r AS (SELECT id AS run_id, name FROM runs WHERE experiment_id = :experiment),"
-    " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = :experiment),"
-    " m AS (SELECT s.run_id, s.tag AS key, (SELECT c.last_value FROM scalar_chunks c WHERE c.series_id = s.id"
-    " ORDER BY c.id DESC LIMIT 1) AS number FROM series s WHERE s.experiment_id = :experiment"
-    " AND s.data_class = :scalar),"
+# Chunks' summaries merged into their series' (trainboard.store.summaries): the first points written set its first
+# point, ties keep the earlier min and max.
+_ADD_TO_SUMMARIES = (
+    "UPDATE series SET point_count = point_count + :count, max_step = MAX(COALESCE(max_step, :max_step), :max_step),"
+    " max_wall_time = MAX(COALESCE(max_wall_time, :max_wall_time), :max_wall_time),"
+    " max_length = MAX(max_length, :max_length),"
+    # A delta without scalars (last_step NULL) leaves the scalar summary as it is.
+    " nonfinite_count = CASE WHEN :last_step IS NULL THEN nonfinite_count"
+    " ELSE COALESCE(nonfinite_count, 0) + :nonfinite_count END,"
+    " value_sum = COALESCE(value_sum + :value_sum, value_sum, :value_sum),"
+    " min_value_step = CASE WHEN min_value IS NULL OR :min_value < min_value THEN :min_value_step"
+    " ELSE min_value_step END,"
+    " min_value = CASE WHEN min_value IS NULL OR :min_value < min_value THEN :min_value ELSE min_value END,"
+    " max_value_step = CASE WHEN max_value IS NULL OR :max_value > max_value THEN :max_value_step"
+    " ELSE max_value_step END,"
+    " max_value = CASE WHEN max_value IS NULL OR :max_value > max_value THEN :max_value ELSE max_value END,"
+    " first_wall_time = CASE WHEN first_step IS NULL THEN :first_wall_time ELSE first_wall_time END,"
+    " first_value = CASE WHEN first_step IS NULL THEN :first_value ELSE first_value END,"
+    " first_step = COALESCE(first_step, :first_step),"
+    " last_step = COALESCE(:last_step, last_step),"
+    " last_wall_time = CASE WHEN :last_step IS NULL THEN last_wall_time ELSE :last_wall_time END,"
+    " last_value = CASE WHEN :last_step IS NULL THEN last_value ELSE :last_value END WHERE id = :id"
 )
-_PINNED_VALUES = (
-    "WITH r AS (SELECT p.run_id, p.name FROM pin_runs p JOIN runs x ON x.id = p.run_id AND x.name = p.name"
-    " WHERE p.experiment_id = :experiment AND p.pin_id = :pin),"
-    " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = :experiment),"
-    " m AS (SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
-    " ON s.id = p.series_id AND s.tag = p.tag WHERE p.experiment_id = :experiment AND p.pin_id = :pin"
-    " AND s.data_class = :scalar),"
+# The summary columns of a delta without scalars.
+_NO_SCALARS = dict.fromkeys(SUMMARY_COLUMNS)
+# What the run filter and the runs table read (trainboard.store.run_filter_sql), live and as of a pin.
+_LIVE = Source(
+    runs="SELECT id AS run_id, name, start_time, last_step, last_wall_time, end_status FROM runs"
+    " WHERE experiment_id = :experiment",
+    series="series {a} ON {a}.run_id = r.run_id AND {a}.data_class = :scalar",
+    hparams="run_hparams {a} ON {a}.run_id = r.run_id",
+)
+_PINNED = Source(
+    runs="SELECT p.run_id, p.name, p.start_time, x.last_step, x.last_wall_time, x.end_status FROM pin_runs p"
+    " JOIN runs x ON x.id = p.run_id AND x.name = p.name WHERE p.experiment_id = :experiment AND p.pin_id = :pin",
+    series="(SELECT p.* FROM pin_series p JOIN series x ON x.id = p.series_id AND x.tag = p.tag"
+    " AND x.data_class = :scalar WHERE p.experiment_id = :experiment AND p.pin_id = :pin) {a} ON {a}.run_id = r.run_id",
+    hparams=_LIVE.hparams,
+)
+# An experiment's hyperparameter names and scalar tags, one index seek each (a DISTINCT would read every row).
+_DISTINCT_HPARAMS = (
+    "WITH RECURSIVE found (name) AS (SELECT MIN(name) FROM run_hparams WHERE experiment_id = :experiment"
+    " UNION ALL SELECT (SELECT MIN(h.name) FROM run_hparams h WHERE h.experiment_id = :experiment"
+    " AND h.name > found.name) FROM found WHERE found.name IS NOT NULL) SELECT name FROM found WHERE name IS NOT NULL"
+)
+_DISTINCT_TAGS = (
+    "WITH RECURSIVE found (tag) AS (SELECT MIN(tag) FROM series WHERE experiment_id = :experiment"
+    " AND data_class = :scalar UNION ALL SELECT (SELECT MIN(s.tag) FROM series s WHERE s.experiment_id = :experiment"
+    " AND s.data_class = :scalar AND s.tag > found.tag) FROM found WHERE found.tag IS NOT NULL)"
+    " SELECT tag FROM found WHERE tag IS NOT NULL"
+)
+# Each kept run with its hyperparameters (h) and final metric values (m), live or as of a pin.
+_LIVE_METRICS = (
+    "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = :experiment"
+    " AND data_class = :scalar"
+)
+_PINNED_METRICS = (
+    "SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s ON s.id = p.series_id"
+    " AND s.tag = p.tag WHERE p.experiment_id = :experiment AND p.pin_id = :pin AND s.data_class = :scalar"
 )
 _VALUES = (
+    "WITH kept AS (SELECT r.run_id, r.name FROM ({runs}) r{joins} WHERE {condition}),"
+    " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = :experiment),"
+    " m AS ({metrics}),"
     " vals AS (SELECT run_id, 'h' AS kind, key, number, text FROM h UNION ALL SELECT run_id, 'm', key, number, NULL"
     " FROM m WHERE NOT EXISTS (SELECT 1 FROM h WHERE h.run_id = m.run_id AND h.key = m.key))"
-    " SELECT r.name, v.kind, v.key, v.number, v.text FROM r LEFT JOIN vals v ON v.run_id = r.run_id"
-    " WHERE {condition} ORDER BY r.run_id, v.kind, v.key"
+    " SELECT r.name, v.kind, v.key, v.number, v.text FROM kept r LEFT JOIN vals v ON v.run_id = r.run_id"
+    " ORDER BY r.run_id, v.kind, v.key"
 )
 
 
@@ -470,12 +525,44 @@ class SqliteDatabase(Guarded):
         return [by_id[chunk_id] for chunk_id in chunk_ids if chunk_id in by_id]
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches
+        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches, stalled_since: float
     ) -> list[ValueRow]:
-        condition, params = compile_filter(where, matches, SQLITE)
-        params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
-        sql = (_PINNED_VALUES if pin_id is not None else _LIVE_VALUES) + _VALUES.format(condition=condition)
+        source = _LIVE if pin_id is None else _PINNED
+        compiler = Compiler(SQLITE, source, {}, matches)
+        condition = compiler.where(where)
+        params = compiler.params | {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
+        params[STALLED_SINCE] = stalled_since
+        metrics = _LIVE_METRICS if pin_id is None else _PINNED_METRICS
+        sql = _VALUES.format(runs=source.runs, joins=compiler.joins, condition=condition, metrics=metrics)
         return self.read_connection().execute(sql, params).fetchall()
+
+    def runs_table(
+        self,
+        experiment_id: str,
+        *,
+        pin_id: str | None,
+        query: TableQuery,
+        matches: Matches,
+        stalled_since: float,
+    ) -> list[tuple[object, ...]]:
+        sql, params = table_sql(query, matches, SQLITE, _LIVE if pin_id is None else _PINNED)
+        params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
+        params[STALLED_SINCE] = stalled_since
+        return self.read_connection().execute(sql, params).fetchall()
+
+    def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
+        connection = self.read_connection()
+        params = {"experiment": experiment_id, "scalar": int(DataClass.SCALAR)}
+        hparams = connection.execute(_DISTINCT_HPARAMS, params)
+        tags = connection.execute(_DISTINCT_TAGS, params)
+        return sorted(name for (name,) in hparams), sorted(tag for (tag,) in tags)
+
+    def hparam_texts(self, experiment_id: str, name: str) -> list[str]:
+        rows = self.read_connection().execute(
+            "SELECT DISTINCT text FROM run_hparams WHERE experiment_id = ? AND name = ? AND text IS NOT NULL",
+            (experiment_id, name),
+        )
+        return [text for (text,) in rows]
 
     def last_scalars(
         self, experiment_id: str, series_ids: Collection[int]
@@ -657,9 +744,8 @@ class SqliteDatabase(Guarded):
             )
             db.execute(
                 "INSERT INTO pin_series (experiment_id, pin_id, series_id, run_id, tag, point_count, max_step,"
-                " max_wall_time, max_length, last_value) SELECT experiment_id, :pin, id, run_id, tag, point_count,"
-                " max_step, max_wall_time, max_length, (SELECT c.last_value FROM scalar_chunks c"
-                " WHERE c.series_id = series.id ORDER BY c.id DESC LIMIT 1)"
+                f" max_wall_time, max_length, {', '.join(SUMMARY_COLUMNS)}) SELECT experiment_id, :pin, id, run_id,"
+                f" tag, point_count, max_step, max_wall_time, max_length, {', '.join(SUMMARY_COLUMNS)}"
                 " FROM series WHERE experiment_id = :experiment",
                 params,
             )
@@ -806,7 +892,8 @@ class SqliteTransaction(Guarded):
     def insert_scalar_chunks(self, chunks: list[ScalarChunk]) -> None:
         self._db.executemany(
             "INSERT INTO scalar_chunks (series_id, file_id, point_count, min_step, max_step, max_wall_time, steps,"
-            " wall_times, scalar_values, checksum, last_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f" wall_times, scalar_values, checksum, {', '.join(SUMMARY_COLUMNS)})"
+            f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {', '.join('?' * len(SUMMARY_COLUMNS))})",
             [
                 (
                     c.series_id,
@@ -817,7 +904,7 @@ class SqliteTransaction(Guarded):
                     c.max_wall_time,
                     *_packed(c),
                     c.checksum,
-                    final_value(c.columns),
+                    *c.summary.row(),
                 )
                 for c in chunks
             ],
@@ -860,14 +947,31 @@ class SqliteTransaction(Guarded):
             )
 
     def add_to_summaries(self, deltas: list[SummaryDelta]) -> None:
+        # One statement: each series' row (and its index entries) is written once.
         self._db.executemany(
-            "UPDATE series SET point_count = point_count + ?, max_step = MAX(COALESCE(max_step, ?), ?),"
-            " max_wall_time = MAX(COALESCE(max_wall_time, ?), ?), max_length = MAX(max_length, ?) WHERE id = ?",
+            _ADD_TO_SUMMARIES,
             [
-                (d.count, d.max_step, d.max_step, d.max_wall_time, d.max_wall_time, d.max_length, d.series_id)
+                {
+                    "id": d.series_id,
+                    "count": d.count,
+                    "max_step": d.max_step,
+                    "max_wall_time": d.max_wall_time,
+                    "max_length": d.max_length,
+                    **(dict(zip(SUMMARY_COLUMNS, d.scalars.row(), strict=True)) if d.scalars else _NO_SCALARS),
+                }
                 for d in deltas
             ],
         )
+
+    def advance_run(self, run_id: int, last_step: int, last_wall_time: float) -> None:
+        self._db.execute(
+            "UPDATE runs SET last_step = MAX(COALESCE(last_step, :step), :step),"
+            " last_wall_time = MAX(COALESCE(last_wall_time, :time), :time) WHERE id = :run",
+            {"step": last_step, "time": last_wall_time, "run": run_id},
+        )
+
+    def save_end_status(self, run_id: int, status: str | None) -> None:
+        self._db.execute("UPDATE runs SET end_status = ? WHERE id = ?", (status, run_id))
 
     def series_reaching(self, run_id: int, step: int, tags: Collection[str] | None) -> list[int]:
         sql = "SELECT id FROM series WHERE run_id = ? AND experiment_id = ? AND max_step >= ?"
@@ -897,7 +1001,8 @@ class SqliteTransaction(Guarded):
     def replace_chunk(self, chunk_id: int, chunk: ScalarChunk) -> None:
         self._db.execute(
             "UPDATE scalar_chunks SET point_count = ?, min_step = ?, max_step = ?, max_wall_time = ?, steps = ?,"
-            " wall_times = ?, scalar_values = ?, checksum = ?, last_value = ? WHERE id = ?",
+            f" wall_times = ?, scalar_values = ?, checksum = ?, {', '.join(f'{c} = ?' for c in SUMMARY_COLUMNS)}"
+            " WHERE id = ?",
             (
                 len(chunk.columns),
                 chunk.min_step,
@@ -905,7 +1010,7 @@ class SqliteTransaction(Guarded):
                 chunk.max_wall_time,
                 *_packed(chunk),
                 chunk.checksum,
-                final_value(chunk.columns),
+                *chunk.summary.row(),
                 chunk_id,
             ),
         )
@@ -966,6 +1071,15 @@ class SqliteTransaction(Guarded):
             " max_length = COALESCE((SELECT MAX(length) FROM blob_points WHERE series_id = series.id), 0)"
             " WHERE id IN (SELECT value FROM json_each(?)) AND experiment_id = ?",
             (_json(series_ids), self._experiment_id),
+        )
+        chosen = (_json(series_ids), self._experiment_id)
+        self._db.execute(
+            f"{REFRESH_SERIES_SUMMARIES} WHERE id IN (SELECT value FROM json_each(?)) AND experiment_id = ?", chosen
+        )
+        self._db.execute(
+            f"{REFRESH_RUN_TIMES} WHERE id IN (SELECT run_id FROM series WHERE id IN (SELECT value FROM json_each(?))"
+            " AND experiment_id = ?)",
+            chosen,
         )
 
     def unreferenced(self, blob_keys: Collection[str]) -> list[str]:
