@@ -187,7 +187,6 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
         here = local.compare(a="lr = 0.1", b="lr = 0.01", metric="max(gap)")
         assert here["p_value"] == pytest.approx(compared["p_value"], rel=1e-12)
         np.testing.assert_allclose(local.scalars(runs=[RUN], tags=["gap"])["value"].to_numpy(), expected, rtol=1e-12)
-        assert "final/gap" in local.runs().columns
         bands = local.groups("gap", "hparam:lr", band="ci", align="asof")
         assert set(bands["group"]) == {"0.001", "0.01", "0.1"} and (bands["count"] == 6).all()
         with pytest.raises(ExpressionError):
