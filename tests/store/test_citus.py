@@ -30,7 +30,8 @@ from trainboard.store.postgres.blobs import PostgresBlobs
 from trainboard.store.postgres.database import PostgresDatabase
 from trainboard.store.postgres.distribution import DISTRIBUTION_COLUMN, TABLES
 from trainboard.store.postgres.migrations import MIGRATIONS
-from trainboard.store.run_filter import parse
+from trainboard.store.run_filter import parse, parse_terms
+from trainboard.store.runs_table import SortKey, TableQuery
 from trainboard.store.store import Store
 from trainboard.store.values import StepRange
 
@@ -233,6 +234,8 @@ def hot_reads(store: Store, experiment_id: str) -> dict[str, Callable[[], object
     blobs = next(row for row in series if row.metadata.data_class == DataClass.BLOB_SEQUENCE)
     (pin,) = store.pins(experiment_id)
     sweep = parse("loss < 1 or name ~ 'r'", re.compile)
+    summaries = tuple(term for term, _ in parse_terms("max(loss), step_of_min(loss), mean(loss), status, last_step"))
+    table = TableQuery(where=sweep, columns=summaries, sort=(SortKey(summaries[0], descending=True),), limit=10)
     return {
         "runs": lambda: store.runs(experiment_id),
         "series listing": lambda: store.series(experiment_id),
@@ -245,6 +248,8 @@ def hot_reads(store: Store, experiment_id: str) -> dict[str, Callable[[], object
         "run values": lambda: store.run_values(experiment_id),
         "run filter": lambda: store.run_values(experiment_id, sweep),
         "pinned run filter": lambda: store.run_values(experiment_id, sweep, pin_id=pin.id),
+        "runs table": lambda: store.runs_table(experiment_id, table),
+        "pinned runs table": lambda: store.runs_table(experiment_id, table, pin_id=pin.id),
         "run state": lambda: store.run_state(experiment_id, "tensorboard"),
         "file cursors": lambda: store.file_cursors(experiment_id),
     }

@@ -21,8 +21,9 @@ from trainboard.store.values import ScalarColumns
 # One packed scalar point of `scalar_chunks.points`.
 POINT = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
 
-# A series' summaries from its chunks' (trainboard.store.summaries), for the series %(s)s of experiment %(e)s.
-_IN_CHUNKS = "FROM scalar_chunks c WHERE c.experiment_id = s.experiment_id AND c.series_id = s.series_id"
+# A series' summaries from its chunks' (trainboard.store.summaries), for the series %(s)s of experiment %(e)s. Every
+# subquery names the experiment itself, not through the outer row: Citus plans it on one shard only then.
+_IN_CHUNKS = "FROM scalar_chunks c WHERE c.experiment_id = %(e)s AND c.series_id = s.series_id"
 REFRESH_SERIES_SUMMARIES = (
     "UPDATE series s SET (nonfinite_count, value_sum, min_value, max_value) ="
     f" (SELECT sum(c.nonfinite_count), sum(c.value_sum), min(c.min_value), max(c.max_value) {_IN_CHUNKS}),"
@@ -39,7 +40,7 @@ REFRESH_SERIES_SUMMARIES = (
 # The last step and wall time (of any point) of the runs of series %(s)s of experiment %(e)s, from their series'.
 REFRESH_RUN_TIMES = (
     "UPDATE runs r SET (last_step, last_wall_time) = (SELECT max(s.max_step), max(s.max_wall_time) FROM series s"
-    " WHERE s.experiment_id = r.experiment_id AND s.run_id = r.run_id)"
+    " WHERE s.experiment_id = %(e)s AND s.run_id = r.run_id)"
     " WHERE r.experiment_id = %(e)s AND r.run_id IN"
     " (SELECT run_id FROM series WHERE experiment_id = %(e)s AND series_id = ANY(%(s)s::bigint[]))"
 )
