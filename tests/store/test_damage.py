@@ -154,7 +154,8 @@ def test_a_damaged_store_serves_the_logdir_or_a_clear_error_and_rebuilds_itself(
 
 def settle(logdir: Path, scratch: Path, cold: dict[str, Any], holder: str) -> tuple[str, str]:
     """Serve the damaged store in `scratch` until every route answers as the cold load: every answer on the way is
-    the cold one or a 503 until damage is found (then the store built again answers as it ingests); "rebuilt" when it found damage (at open or on the way), else "unharmed"; and its log."""
+    the cold one or a 503 until damage is found (then the store built again answers as it ingests); "rebuilt" when it
+    found damage (at open or on the way), else "unharmed"; and its log."""
     db = scratch / "store.sqlite"
     with serving(logdir, scratch) as (client, log):
         deadline = time.monotonic() + SETTLE_SECONDS
