@@ -25,6 +25,7 @@ from trainboard.ingest.loader import Loader
 from trainboard.reader.logdir import LogDir
 from trainboard.store.errors import StoreDamaged
 from trainboard.store.opening import open_store, redacted
+from trainboard.store.sqlite.database import SqliteDatabase
 from trainboard.store.store import Store
 
 GARBAGE = bytes(range(7, 256, 3)) * 3
@@ -71,8 +72,20 @@ def serving(logdir: Path, scratch: Path) -> Iterator[tuple[httpx.Client, Path]]:
 
 def wait_for_passes(client: httpx.Client, passes: int) -> None:
     deadline = time.monotonic() + SETTLE_SECONDS
-    while client.get("/data/ingest_progress").json()["passes"] < passes:
+    while ingest_passes(client) < passes:
         assert time.monotonic() < deadline, "ingest did not end its pass"
+        time.sleep(0.02)
+
+
+def ingest_passes(client: httpx.Client) -> int:
+    """The ingest passes ended; while the store is being built again the answer may be its 503, asked again."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        response = client.get("/data/ingest_progress")
+        if response.status_code == 200:
+            return int(response.json()["passes"])
+        assert response.status_code == 503 and "is damaged" in response.text, (response.status_code, response.text)
+        assert time.monotonic() < deadline, "the store was not built again"
         time.sleep(0.02)
 
 
@@ -160,7 +173,7 @@ def settle(logdir: Path, scratch: Path, cold: dict[str, Any], holder: str) -> tu
     with serving(logdir, scratch) as (client, log):
         deadline = time.monotonic() + SETTLE_SECONDS
         while True:
-            passes = client.get("/data/ingest_progress").json()["passes"]
+            passes = ingest_passes(client)
             found = answers(client)
             rebuilding = "damaged" in log.read_text(errors="replace")
             for url, (status, body) in found.items():
@@ -237,3 +250,15 @@ def test_a_blob_overwritten_in_s3_is_a_clear_error(s3_blobs_url: str, logdir: Pa
             store.blob(key)
     finally:
         store.close()
+
+
+def test_a_database_found_damaged_answers_every_later_error_as_damage(tmp_path: Path) -> None:
+    """A request that took the database before it was moved aside may open its path while the one built in its place
+    has no tables yet: "no such table" is then the damage already found (a 503), not an error of its own (a 500)."""
+    database = SqliteDatabase(tmp_path / "store.sqlite")
+    database.writer.execute("DROP TABLE runs")
+    with pytest.raises(sqlite3.OperationalError):
+        database.runs("e")
+    database.damaged(sqlite3.DatabaseError("database disk image is malformed"))
+    with pytest.raises(StoreDamaged, match="is damaged"):
+        database.runs("e")

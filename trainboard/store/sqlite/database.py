@@ -214,14 +214,16 @@ class Guarded:
 
 
 def guarded(method: Callable[Concatenate[Self, Params], Result]) -> Callable[Concatenate[Self, Params], Result]:
-    """`method`, raising `StoreDamaged` (structural) where SQLite finds its structure broken, never its own error."""
+    """`method`, raising `StoreDamaged` (structural) where SQLite finds its structure broken, never its own error; and
+    for any error of a database already found damaged: a request that took it before it was moved aside may open its
+    path while the new one there has no tables yet ("no such table")."""
 
     @functools.wraps(method)
     def checked(self: Self, *args: Params.args, **kwargs: Params.kwargs) -> Result:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as error:
-            if not is_damage(error):
+            if not is_damage(error) and self.sqlite.damage is None:
                 raise
             raise self.sqlite.damaged(error) from None
 
