@@ -57,7 +57,7 @@ def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, 
     from trainboard.store.sqlite.database import SqliteDatabase, is_damage
 
     path = sqlite_path(db)
-    first_load = _first_load(path) if rebuildable else None
+    first_load, moved = _first_load(path) if rebuildable else (None, None)
     try:
         sqlite = SqliteDatabase(path, first_load)
     except (sqlite3.DatabaseError, StoreDamaged) as error:
@@ -69,12 +69,15 @@ def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, 
         sqlite = _opened_sqlite(path, first_load)
     except OSError as error:
         raise StoreUnavailable(_sqlite_failure(path, error)) from None
+    if moved is not None:
+        _carry_authored(moved, sqlite)
 
     def renew(old: Database) -> tuple[Database, BlobStore, str]:
         assert isinstance(old, SqliteDatabase)
         moved = move_aside(path)
         new = _opened_sqlite(path)
         new.adopt_claims(old)
+        _carry_authored(moved, new)
         return new, _blob_store(blobs) or SqliteBlobs(new), moved
 
     return Store(
@@ -82,9 +85,9 @@ def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, 
     )
 
 
-def _first_load(path: Path) -> FirstLoad | None:
+def _first_load(path: Path) -> tuple[FirstLoad | None, str | None]:
     """A rebuildable store's first load, to make here (trainboard.store.sqlite.first_load); a store left by one that
-    did not end is moved aside."""
+    did not end is moved aside (where to, the second value)."""
     from trainboard.store.sqlite.first_load import FirstLoad
 
     try:
@@ -95,7 +98,20 @@ def _first_load(path: Path) -> FirstLoad | None:
     if first_load is not None and first_load.interrupted:
         moved = move_aside(path)
         logger.warning("the first load of the store %s did not end: moved it aside to %s; loading again", path, moved)
-    return first_load
+        return first_load, moved
+    return first_load, None
+
+
+def _carry_authored(moved: str, new: SqliteDatabase) -> None:
+    """What users wrote in the store moved aside (notes, labels, views, definitions), into the one in its place."""
+    from trainboard.store.sqlite.salvage import salvage
+
+    with new.write_lock:
+        copied = salvage(moved, new.writer)
+    if copied:
+        logger.warning(
+            "carried %d rows written by users (run notes, labels, views, definitions) from %s", copied, moved
+        )
 
 
 def _opened_sqlite(path: Path, first_load: FirstLoad | None = None) -> SqliteDatabase:
