@@ -30,6 +30,7 @@ from trainboard.store.errors import StaleOffsetError, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.postgres.accounts import PostgresAccounts
 from trainboard.store.postgres.distribution import distribute, keep_new_tables_plain
+from trainboard.store.postgres.float_sums import added
 from trainboard.store.postgres.migrations import (
     BACKFILLS,
     MIGRATIONS,
@@ -136,7 +137,7 @@ _ADD_TO_SUMMARIES = (
     # A delta without scalars (last_step NULL) leaves the scalar summary as it is.
     " nonfinite_count = CASE WHEN d.last_step IS NULL THEN s.nonfinite_count"
     " ELSE COALESCE(s.nonfinite_count, 0) + d.nonfinite_count END,"
-    " value_sum = COALESCE(s.value_sum + d.value_sum, s.value_sum, d.value_sum),"
+    f" value_sum = COALESCE({added('s.value_sum', 'd.value_sum')}, s.value_sum, d.value_sum),"
     " min_value_step = CASE WHEN s.min_value IS NULL OR d.min_value < s.min_value THEN d.min_value_step"
     " ELSE s.min_value_step END,"
     " min_value = CASE WHEN s.min_value IS NULL OR d.min_value < s.min_value THEN d.min_value ELSE s.min_value END,"

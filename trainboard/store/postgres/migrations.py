@@ -14,6 +14,7 @@ import numpy as np
 import psycopg
 
 from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_END_INFO_TAG, SESSION_START_INFO_TAG
+from trainboard.store.postgres.float_sums import summed
 from trainboard.store.run_values import final_value, hparam_rows
 from trainboard.store.summaries import COLUMNS, chunk_summary, end_status
 from trainboard.store.values import ScalarColumns
@@ -26,7 +27,7 @@ POINT = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
 _IN_CHUNKS = "FROM scalar_chunks c WHERE c.experiment_id = %(e)s AND c.series_id = s.series_id"
 REFRESH_SERIES_SUMMARIES = (
     "UPDATE series s SET (nonfinite_count, value_sum, min_value, max_value) ="
-    f" (SELECT sum(c.nonfinite_count), sum(c.value_sum), min(c.min_value), max(c.max_value) {_IN_CHUNKS}),"
+    f" (SELECT sum(c.nonfinite_count), {summed('c.value_sum')}, min(c.min_value), max(c.max_value) {_IN_CHUNKS}),"
     f" min_value_step = (SELECT c.min_value_step {_IN_CHUNKS} AND c.min_value IS NOT NULL"
     " ORDER BY c.min_value, c.chunk_id LIMIT 1),"
     f" max_value_step = (SELECT c.max_value_step {_IN_CHUNKS} AND c.max_value IS NOT NULL"
