@@ -56,6 +56,9 @@ export interface ExperimentEntry {
   /** The caller's role; null without accounts. */
   role: Role | null;
   public: boolean;
+  /** Whether the caller owns it, and its owner's name (null without accounts, or ingested without an owner). */
+  owned: boolean;
+  owner: string | null;
 }
 
 export interface Access {

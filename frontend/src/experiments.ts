@@ -182,6 +182,7 @@ function experimentRow(entry: api.ExperimentEntry): HTMLElement {
       { class: "name" },
       h("a", { href: experimentPath(entry.id), class: "open" }, entry.name),
       entry.description ? h("div", { class: "description" }, entry.description) : null,
+      entry.owner && !entry.owned ? h("div", { class: "owner" }, `Owner: ${entry.owner}`) : null,
     ),
     h("td", { class: "number" }, formatCount(entry.runCount)),
     h("td", { title: new Date(entry.lastUpdate * 1000).toString() }, formatAge(entry.lastUpdate)),

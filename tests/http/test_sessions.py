@@ -164,7 +164,9 @@ def test_experiments_are_created_owned_by_the_caller_and_listed_with_roles(team:
     listed = {e["name"]: e for e in loopback.get(url, headers=browser).raise_for_status().json()}
     assert sorted(listed) == ["eves", "eves-too", "other"]
     assert (listed["eves"]["id"], listed["eves"]["runCount"], listed["eves"]["description"]) == (eves["id"], 0, "mine")
-    assert all((e["role"], e["public"], e["owned"]) == ("admin", False, True) for e in listed.values())
+    assert all(
+        (e["role"], e["public"], e["owned"], e["owner"]) == ("admin", False, True, "eve") for e in listed.values()
+    )
     assert loopback.get(f"{team.url}/experiment/{eves['id']}/data/runs", headers=browser).json() == []
 
     # Roles as each caller has them, and public experiments read by anyone.
@@ -181,6 +183,11 @@ def test_experiments_are_created_owned_by_the_caller_and_listed_with_roles(team:
         "other": ("admin", False),
         "private": ("read", True),
     }
+    # Whose each one is (ingested, `private` has no owner).
+    eves_admin = f"{team.url}/experiment/{eves['id']}/admin/public"
+    assert loopback.post(eves_admin, headers=bearer(team.stranger), json={"public": True}).is_success
+    owners = {e["name"]: e["owner"] for e in loopback.get(url, headers=bearer(team.reader)).json()}
+    assert owners == {"eves": "eve", "private": None}
 
 
 def test_an_admin_lists_who_has_access(team: Team) -> None:

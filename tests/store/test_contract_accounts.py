@@ -148,6 +148,8 @@ def test_sharing_names_the_owner_and_every_other_role(store: Store) -> None:
     assert sharing is not None and (sharing.owner, sharing.public) == ("ada", True)
     assert list(sharing.shares.items()) == [("bob", Role.READ), ("cy", Role.WRITE)]
     assert accounts.sharing("no-such-experiment") is None
+    unowned = store.create_experiment("unowned").id
+    assert accounts.owners() == {experiment: "ada"} and unowned not in accounts.owners()
 
 
 def test_roles_owner_public_and_token_limits(store: Store) -> None:

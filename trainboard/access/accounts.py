@@ -263,6 +263,10 @@ class Accounts:
         limit = principal.token.experiment_id
         return owned if limit is None else owned & {limit}
 
+    def owners(self) -> dict[str, str]:
+        """experiment id -> its owner's name, of every experiment that has one."""
+        return self.backend.owners()
+
     # Experiments.
 
     def create_experiment(self, principal: Principal, name: str, description: str = "") -> str:

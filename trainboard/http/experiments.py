@@ -26,17 +26,20 @@ if TYPE_CHECKING:
 def list_experiments(request: Request) -> JSONResponse:
     """The store's experiments that the request may read, newest update first (TensorBoard's fields `id`, `name`,
     `startTime`, and more); with accounts, the caller's `role` on each, whether it is `public` and whether the caller
-    `owned` it (names are unique per owner: `trainboard.store.experiment_names`). Without accounts, null, false and
-    false: there is no access control at all."""
+    `owned` it (names are unique per owner: `trainboard.store.experiment_names`) and its `owner`'s name (null for
+    one ingested without an owner). Without accounts, null, false, false and null: there is no access control at
+    all."""
     experiments: Experiments = request.app.state.experiments
     listed = sorted(experiments.provider.list_experiments(), key=lambda e: e.last_update, reverse=True)
     accounts: Accounts | None = request.app.state.accounts
     roles: dict[str, Role] = {}
     public: set[str] = set()
     owned: set[str] = set()
+    owners: dict[str, str] = {}
     if accounts is not None:
         principal = principal_of(request)
         roles, public, owned = accounts.roles(principal), accounts.public(), accounts.owned(principal)
+        owners = accounts.owners()
         listed = [e for e in listed if e.experiment_id in roles]
     return JSONResponse(
         [
@@ -51,6 +54,7 @@ def list_experiments(request: Request) -> JSONResponse:
                 "role": str(roles[e.experiment_id]) if e.experiment_id in roles else None,
                 "public": e.experiment_id in public,
                 "owned": e.experiment_id in owned,
+                "owner": owners.get(e.experiment_id),
             }
             for e in listed
         ]

@@ -110,4 +110,7 @@ class AccountsBackend(AuditBackend, Protocol):
 
     def owned(self, user_id: int) -> list[str]: ...
 
+    def owners(self) -> dict[str, str]:
+        """experiment id -> its owner's user name, of every experiment that has an owner."""
+
     def public_experiments(self) -> list[str]: ...

@@ -181,6 +181,12 @@ class SqlAccounts(SqlAudit, ABC):
         )
         return [eid for (eid,) in rows]
 
+    def owners(self) -> dict[str, str]:
+        rows = self._rows(
+            "SELECT e.{experiment_id}, u.name FROM experiments e JOIN users u ON u.{user_id} = e.owner_id"
+        )
+        return dict(rows)
+
     def public_experiments(self) -> list[str]:
         rows = self._rows("SELECT {experiment_id} FROM experiments WHERE public ORDER BY {experiment_id}")
         return [eid for (eid,) in rows]
