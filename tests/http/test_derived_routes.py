@@ -187,6 +187,13 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
         here = local.compare(a="lr = 0.1", b="lr = 0.01", metric="max(gap)")
         assert here["p_value"] == pytest.approx(compared["p_value"], rel=1e-12)
         np.testing.assert_allclose(local.scalars(runs=[RUN], tags=["gap"])["value"].to_numpy(), expected, rtol=1e-12)
+        assert "last(gap)" in local.runs().columns
+        table = local.runs(filter="max(gap) > -1", sort="-max(gap)", columns="last(gap), max(gap), mean(gap)")
+        row = table[table["run"] == RUN].iloc[0]
+        assert row["last(gap)"] == pytest.approx(expected[-1], rel=1e-12)
+        assert row["max(gap)"] == pytest.approx(expected.max(), rel=1e-12)
+        assert row["mean(gap)"] == pytest.approx(expected.mean(), rel=1e-12)
+        assert table["max(gap)"].is_monotonic_decreasing and "baseline" not in set(table["run"])
         bands = local.groups("gap", "hparam:lr", band="ci", align="asof")
         assert set(bands["group"]) == {"0.001", "0.01", "0.1"} and (bands["count"] == 6).all()
         with pytest.raises(ExpressionError):

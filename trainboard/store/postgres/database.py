@@ -40,7 +40,7 @@ from trainboard.store.postgres.migrations import (
 from trainboard.store.postgres.pool import Pool
 from trainboard.store.postgres.run_metadata import PostgresRunMetadata
 from trainboard.store.run_filter import RunFilter
-from trainboard.store.run_filter_sql import POSTGRES, STALLED_SINCE, Compiler, Matches, Source
+from trainboard.store.run_filter_sql import POSTGRES, STALLED_SINCE, Compiler, Derived, Matches, Source
 from trainboard.store.run_values import HParamRow, ValueRow
 from trainboard.store.runs_table import TableQuery, table_sql
 from trainboard.store.summaries import COLUMNS as SUMMARY_COLUMNS
@@ -475,10 +475,17 @@ class PostgresDatabase:
         return _unpacked(b"".join(point for (point,) in rows))
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches, stalled_since: float
+        self,
+        experiment_id: str,
+        *,
+        pin_id: str | None,
+        where: RunFilter | None,
+        matches: Matches,
+        stalled_since: float,
+        derived: Derived,
     ) -> list[ValueRow]:
         source = _LIVE if pin_id is None else _PINNED
-        compiler = Compiler(POSTGRES, source, {}, matches)
+        compiler = Compiler(POSTGRES, source, {}, matches, derived)
         condition = compiler.where(where)
         params = compiler.params | {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
         params[STALLED_SINCE] = stalled_since
@@ -494,8 +501,9 @@ class PostgresDatabase:
         query: TableQuery,
         matches: Matches,
         stalled_since: float,
+        derived: Derived,
     ) -> list[tuple[object, ...]]:
-        sql, params = table_sql(query, matches, POSTGRES, _LIVE if pin_id is None else _PINNED)
+        sql, params = table_sql(query, matches, POSTGRES, _LIVE if pin_id is None else _PINNED, derived)
         params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
         params[STALLED_SINCE] = stalled_since
         return self._rows(sql, params)

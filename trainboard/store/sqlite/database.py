@@ -30,7 +30,7 @@ from trainboard.store.database import (
 from trainboard.store.errors import StaleOffsetError, StoreDamaged, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.run_filter import RunFilter
-from trainboard.store.run_filter_sql import SQLITE, STALLED_SINCE, Compiler, Matches, Source
+from trainboard.store.run_filter_sql import SQLITE, STALLED_SINCE, Compiler, Derived, Matches, Source
 from trainboard.store.run_values import HParamRow, ValueRow
 from trainboard.store.runs_table import TableQuery, table_sql
 from trainboard.store.sqlite.accounts import SqliteAccounts
@@ -527,10 +527,17 @@ class SqliteDatabase(Guarded):
         return [by_id[chunk_id] for chunk_id in chunk_ids if chunk_id in by_id]
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches, stalled_since: float
+        self,
+        experiment_id: str,
+        *,
+        pin_id: str | None,
+        where: RunFilter | None,
+        matches: Matches,
+        stalled_since: float,
+        derived: Derived,
     ) -> list[ValueRow]:
         source = _LIVE if pin_id is None else _PINNED
-        compiler = Compiler(SQLITE, source, {}, matches)
+        compiler = Compiler(SQLITE, source, {}, matches, derived)
         condition = compiler.where(where)
         params = compiler.params | {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
         params[STALLED_SINCE] = stalled_since
@@ -546,8 +553,9 @@ class SqliteDatabase(Guarded):
         query: TableQuery,
         matches: Matches,
         stalled_since: float,
+        derived: Derived,
     ) -> list[tuple[object, ...]]:
-        sql, params = table_sql(query, matches, SQLITE, _LIVE if pin_id is None else _PINNED)
+        sql, params = table_sql(query, matches, SQLITE, _LIVE if pin_id is None else _PINNED, derived)
         params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
         params[STALLED_SINCE] = stalled_since
         return self.read_connection().execute(sql, params).fetchall()
