@@ -19,6 +19,7 @@ import pytest
 from scipy import stats  # type: ignore[import-untyped]
 
 import trainboard
+from tests.http.teams import Team, bearer, denial
 from tests.logdirs import write_sweep_logdir
 from tests.servers import in_process
 from trainboard.errors import ExpressionError, InvalidArgumentError
@@ -202,3 +203,22 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
     assert [d["name"] for d in remote.definitions()] == ["gap"]
     remote.close()
     assert not math.isnan(compared["p_value"])
+
+
+def test_on_a_team_server_writers_define_readers_read_and_both_writes_are_audited(team: Team) -> None:
+    base = f"{team.url}/experiment/{team.private}{DEFINITIONS}"
+    body = {"name": "twice", "expression": "loss * 2"}
+    assert httpx.post(base, json=body, headers=bearer(team.reader)).text == denial(team.private)
+    assert httpx.post(base, json=body).status_code == 401
+    defined = httpx.post(base, json=body, headers=bearer(team.admin)).raise_for_status().json()
+    assert httpx.post(base, json={"name": "bad", "expression": "nope"}, headers=bearer(team.admin)).status_code == 400
+    assert httpx.get(base, headers=bearer(team.reader)).json() == {"definitions": [defined]}
+    assert httpx.delete(base, params={"name": "twice"}, headers=bearer(team.reader)).text == denial(team.private)
+    assert httpx.delete(base, params={"name": "twice"}, headers=bearer(team.admin)).json() == {"ok": True}
+    assert httpx.delete(base, params={"name": "twice"}, headers=bearer(team.admin)).status_code == 404
+    events = httpx.get(f"{team.url}/experiment/{team.private}/admin/audit", headers=bearer(team.admin)).json()
+    found = [(e["event"], e["user"], e["experiment"], e["detail"]) for e in events["events"] if "define" in e["event"]]
+    assert found == [
+        ("undefine", "ada", team.private, {"name": "twice"}),
+        ("define", "ada", team.private, {"name": "twice", "expression": "loss * 2", "align": "exact"}),
+    ]
