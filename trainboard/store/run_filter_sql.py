@@ -151,6 +151,8 @@ class Source:
     series: str
     # The same for the hyperparameters (name, number, text) of run `r` as `{a}` (a condition on `{a}.name` follows).
     hparams: str
+    # A relation of the last value of each scalar series of the experiment's runs: run_id, key (its tag), number.
+    metrics: str
 
 
 @dataclass(frozen=True, slots=True)
