@@ -19,6 +19,7 @@ import pytest
 from scipy import stats  # type: ignore[import-untyped]
 
 import trainboard
+from tests.http.teams import Team, bearer, denial
 from tests.logdirs import write_sweep_logdir
 from tests.servers import in_process
 from trainboard.errors import ExpressionError, InvalidArgumentError
@@ -187,6 +188,13 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
         here = local.compare(a="lr = 0.1", b="lr = 0.01", metric="max(gap)")
         assert here["p_value"] == pytest.approx(compared["p_value"], rel=1e-12)
         np.testing.assert_allclose(local.scalars(runs=[RUN], tags=["gap"])["value"].to_numpy(), expected, rtol=1e-12)
+        assert "last(gap)" in local.runs().columns
+        table = local.runs(filter="max(gap) > -1", sort="-max(gap)", columns="last(gap), max(gap), mean(gap)")
+        row = table[table["run"] == RUN].iloc[0]
+        assert row["last(gap)"] == pytest.approx(expected[-1], rel=1e-12)
+        assert row["max(gap)"] == pytest.approx(expected.max(), rel=1e-12)
+        assert row["mean(gap)"] == pytest.approx(expected.mean(), rel=1e-12)
+        assert table["max(gap)"].is_monotonic_decreasing and "baseline" not in set(table["run"])
         bands = local.groups("gap", "hparam:lr", band="ci", align="asof")
         assert set(bands["group"]) == {"0.001", "0.01", "0.1"} and (bands["count"] == 6).all()
         with pytest.raises(ExpressionError):
@@ -195,3 +203,22 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
     assert [d["name"] for d in remote.definitions()] == ["gap"]
     remote.close()
     assert not math.isnan(compared["p_value"])
+
+
+def test_on_a_team_server_writers_define_readers_read_and_both_writes_are_audited(team: Team) -> None:
+    base = f"{team.url}/experiment/{team.private}{DEFINITIONS}"
+    body = {"name": "twice", "expression": "loss * 2"}
+    assert httpx.post(base, json=body, headers=bearer(team.reader)).text == denial(team.private)
+    assert httpx.post(base, json=body).status_code == 401
+    defined = httpx.post(base, json=body, headers=bearer(team.admin)).raise_for_status().json()
+    assert httpx.post(base, json={"name": "bad", "expression": "nope"}, headers=bearer(team.admin)).status_code == 400
+    assert httpx.get(base, headers=bearer(team.reader)).json() == {"definitions": [defined]}
+    assert httpx.delete(base, params={"name": "twice"}, headers=bearer(team.reader)).text == denial(team.private)
+    assert httpx.delete(base, params={"name": "twice"}, headers=bearer(team.admin)).json() == {"ok": True}
+    assert httpx.delete(base, params={"name": "twice"}, headers=bearer(team.admin)).status_code == 404
+    events = httpx.get(f"{team.url}/experiment/{team.private}/admin/audit", headers=bearer(team.admin)).json()
+    found = [(e["event"], e["user"], e["experiment"], e["detail"]) for e in events["events"] if "define" in e["event"]]
+    assert found == [
+        ("undefine", "ada", team.private, {"name": "twice"}),
+        ("define", "ada", team.private, {"name": "twice", "expression": "loss * 2", "align": "exact"}),
+    ]

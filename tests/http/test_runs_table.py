@@ -99,6 +99,47 @@ def test_rows_sorted_paged_and_exported(served: tuple[TestClient, Experiment]) -
     assert sorted(kept.run) == sorted(frame.run[wanted]) and len(kept) >= 2
 
 
+def test_run_metadata_columns_filters_and_exports(served: tuple[TestClient, Experiment]) -> None:
+    client, api = served
+    change = {"runs": ["sweep/a", "odd"], "add_labels": ["base, line", "b"], "starred": True, "notes": "Diverged."}
+    client.post("/data/trainboard/run_metadata", json=change).raise_for_status()
+    client.post("/data/trainboard/run_metadata", json={"runs": ["open"], "color": "#aabbcc"}).raise_for_status()
+    columns = "labels, starred, notes, display_name, color"
+    whole = client.get(TABLE, params={"columns": columns, "sort": "-starred, color"}).json()
+    assert whole["rows"] == [
+        ["odd", ["b", "base, line"], True, "Diverged.", "", None],
+        ["sweep/a", ["b", "base, line"], True, "Diverged.", "", None],
+        ["open", [], False, "", "", "#aabbcc"],
+        *([run, [], False, "", "", None] for run in ("one", "restart", "sweep/b")),
+    ]
+    default = client.get(TABLE).json()["columns"]
+    assert default[:9] == [
+        "run",
+        "status",
+        "start_time",
+        "last_step",
+        "display_name",
+        "color",
+        "labels",
+        "starred",
+        "notes",
+    ]
+    kept = client.get(TABLE, params={"filter": "label = 'base, line' and notes ~ '(?i)^diverged'"}).json()
+    assert sorted(row[0] for row in kept["rows"]) == ["odd", "sweep/a"]
+    assert client.get(TABLE, params={"filter": "not starred and color ~ aab"}).json()["total"] == 1
+    lines = list(csv.reader(io.StringIO(client.get(TABLE, params={"columns": columns, "format": "csv"}).text)))
+    assert (
+        lines[0] == ["run", *columns.split(", ")]
+        and ["odd", '["b", "base, line"]', "True", "Diverged.", "", ""] in lines
+    )
+    parquet = client.get(TABLE, params={"columns": columns, "sort": "-starred, color", "format": "parquet"})
+    table = pq.read_table(io.BytesIO(parquet.content)).to_pandas()
+    assert table["starred"].dtype == bool and list(table["labels"][0]) == ["b", "base, line"]
+    frame = api.runs(filter="starred", columns=columns)
+    assert sorted(frame.run) == ["odd", "sweep/a"] and frame["starred"].dtype == bool
+    assert [list(labels) for labels in frame["labels"]] == [["b", "base, line"]] * 2
+
+
 def _csv(value: object) -> str:
     if value is None:
         return ""

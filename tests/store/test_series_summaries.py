@@ -8,6 +8,7 @@ import dataclasses
 import math
 import random
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from trainboard.reader.logdir import LogDir
 from trainboard.reader.protos import hparams_pb2
 from trainboard.store.opening import open_store
 from trainboard.store.run_filter import FUNCTIONS, And, Compare, Not, Or, RunFilter, Term, parse, parse_terms
+from trainboard.store.run_metadata import MetadataChange, RunMetadata
 from trainboard.store.runs_table import SortKey, TableQuery
 from trainboard.store.store import Store
 
@@ -286,15 +288,15 @@ FILTERS = [
 ]
 
 
-def _random_filter(rng: random.Random, depth: int = 0) -> str:
+def _random_filter(rng: random.Random, depth: int = 0, tags: tuple[str, ...] = ("loss", "acc", "`val/acc`")) -> str:
     roll = rng.random()
     if depth < 2 and roll < 0.3:
         joiner = rng.choice([" and ", " or "])
-        return "(" + joiner.join(_random_filter(rng, depth + 1) for _ in range(2)) + ")"
+        return "(" + joiner.join(_random_filter(rng, depth + 1, tags) for _ in range(2)) + ")"
     if depth < 2 and roll < 0.4:
-        return "not " + _random_filter(rng, depth + 1)
+        return "not " + _random_filter(rng, depth + 1, tags)
     operator = rng.choice(["=", "!=", "<", "<=", ">", ">="])
-    term = rng.choice([f"{f}({t})" for f in FUNCTIONS for t in ("loss", "acc", "`val/acc`")])
+    term = rng.choice([f"{f}({t})" for f in FUNCTIONS for t in tags])
     threshold = rng.choice(["0", "0.5", "1", "2", "-7.25", "100", "150", "1e30", "-1e30"])
     return f"{term} {operator} {threshold}"
 
@@ -491,3 +493,203 @@ def test_a_pin_keeps_the_summaries_it_saw(loaded: tuple[Store, str], tmp_path: P
     kept = pinned.runs_table(experiment_id, TableQuery(where=parse("min(loss) < -1e34", re2.compile)))
     assert [row[0] for row in kept.rows] == [] and kept.total == 0
     assert store.runs_table(experiment_id, TableQuery(where=parse("min(loss) < -1e34", re2.compile))).total == 1
+
+
+# Run metadata as the filter and the table read it (a run without any: no labels, not starred, notes "").
+METADATA = {
+    "sweep/a": MetadataChange(add_labels=("baseline", "lr sweep"), starred=True, notes="Diverged at step 40.\nRetry."),
+    "sweep/b": MetadataChange(add_labels=("lr sweep",), notes="ok", display_name="B", color="#00aa11"),
+    "open": MetadataChange(add_labels=("baseline",), display_name="the long one"),
+    "odd": MetadataChange(starred=True, add_labels=("a", "ab", "a b")),
+}
+METADATA_TERMS = tuple(Term(name, name) for name in ("labels", "starred", "notes", "display_name", "color"))
+METADATA_FILTERS = [
+    "label = baseline",
+    "labels = baseline",
+    "label != baseline",
+    "not label = baseline",
+    "label = 'lr sweep' and label = baseline",
+    "label ~ '^a'",
+    "label ~ 'nothing'",
+    "label > b",
+    "label = 3",
+    "starred",
+    "not starred",
+    "starred = true",
+    "starred = false and max(loss) > 1",
+    "starred or label = baseline",
+    "notes ~ '(?i)diverged'",
+    "notes ~ '^$'",
+    "notes = ''",
+    "notes != ok",
+    "display_name ~ long",
+    "display_name = B",
+    "color = '#00aa11'",
+    "color ~ '.'",
+    "not color ~ '.'",
+    "name ~ '^sweep/' and not starred",
+]
+
+
+@pytest.fixture
+def with_metadata(loaded: tuple[Store, str]) -> tuple[Store, str]:
+    store, experiment_id = loaded
+    for run, change in METADATA.items():
+        store.change_run_metadata(experiment_id, [run], change)
+    return store, experiment_id
+
+
+def _metadata_value(term: Term, metadata: RunMetadata) -> Any:
+    return metadata.as_json()[term.kind] if term.kind != "starred" else float(metadata.starred)
+
+
+def _metadata_holds(compare: Compare, metadata: RunMetadata) -> bool:
+    """The metadata terms' meaning in Python: a label compares as any of the run's labels, `!=` as none of them."""
+    if compare.term.kind != "labels":
+        value = _metadata_value(compare.term, metadata)
+        return value is not None and _compared(compare, value)
+    if compare.operator == "!=":
+        return isinstance(compare.value, str) and compare.value not in metadata.labels
+    return any(_compared(compare, label) for label in metadata.labels)
+
+
+def _compared(compare: Compare, value: Any) -> bool:
+    tree = dataclasses.replace(compare, field="x", function=None, is_name=False)
+    return evaluate(tree, "", {}, {"x": value}, "")
+
+
+def _holds(tree: RunFilter, run: str, metadata: RunMetadata, others: Callable[[Compare], bool]) -> bool:
+    if isinstance(tree, Not):
+        return not _holds(tree.operand, run, metadata, others)
+    if isinstance(tree, And | Or):
+        results = [_holds(operand, run, metadata, others) for operand in tree.operands]
+        return all(results) if isinstance(tree, And) else any(results)
+    if tree.term.kind in METADATA_NAMES:
+        return _metadata_holds(tree, metadata)
+    return others(tree)
+
+
+METADATA_NAMES = {term.kind for term in METADATA_TERMS}
+
+
+def test_the_database_filters_on_run_metadata_as_python_does(with_metadata: tuple[Store, str]) -> None:
+    store, experiment_id = with_metadata
+    expected = expected_table(store, experiment_id)
+    kept = {found.run: found for found in store.run_metadata(experiment_id)}
+    every = {run: kept.get(run, RunMetadata(run)) for run in expected}
+    rng = random.Random(26)
+    randoms = [
+        " and ".join(rng.sample(METADATA_FILTERS, 2)) if rng.random() < 0.5 else "not " + rng.choice(METADATA_FILTERS)
+        for _ in range(40)
+    ]
+    split = 0
+    for text in METADATA_FILTERS + randoms:
+        tree = parse(text, re2.compile)
+        want = sorted(
+            run
+            for run, metadata in every.items()
+            if _holds(tree, run, metadata, lambda compare, run=run: evaluate(compare, run, expected[run], {}, ""))
+        )
+        found = sorted(row["run"] for row in _table(store, experiment_id, where=tree, columns=()))
+        assert found == want, text
+        assert sorted(v.run for v in store.run_values(experiment_id, tree, stalled_after=NEVER)) == want, text
+        split += 0 < len(want) < len(expected)
+    assert split > 30
+
+
+def test_run_metadata_columns_and_their_sort(with_metadata: tuple[Store, str]) -> None:
+    store, experiment_id = with_metadata
+    rows = {row["run"]: row for row in _table(store, experiment_id, columns=METADATA_TERMS)}
+    assert rows["odd"]["labels"] == ["a", "a b", "ab"] and rows["odd"]["starred"] is True
+    assert rows["sweep/b"] == {
+        "run": "sweep/b",
+        "labels": ["lr sweep"],
+        "starred": False,
+        "notes": "ok",
+        "display_name": "B",
+        "color": "#00aa11",
+    }
+    assert rows["one"] == {"run": "one", "labels": [], "starred": False, "notes": "", "display_name": "", "color": None}
+    for term in METADATA_TERMS:
+        for descending in (False, True):
+            found = [row["run"] for row in _table(store, experiment_id, columns=(), sort=(SortKey(term, descending),))]
+            # Python's order (lists of labels compare element by element), ties by name, missing values last.
+            value = {run: row[term.label] for run, row in rows.items()}
+            present = sorted((run for run in value if value[run] not in (None, [])), key=lambda run: run)
+            present.sort(key=lambda run: value[run], reverse=descending)
+            missing = sorted(run for run in value if value[run] in (None, []))
+            assert found == _by_name_within_ties(present, list(rows.values()), term.label) + missing, term.label
+
+
+def test_run_metadata_terms_are_words_of_the_language() -> None:
+    terms = parse_terms("label, labels, starred, notes, display_name, color, `notes`, `label`")
+    assert [term.label for term, _ in terms] == [
+        "labels",
+        "labels",
+        "starred",
+        "notes",
+        "display_name",
+        "color",
+        "`notes`",
+        "`label`",
+    ]
+    assert parse("not starred", re2.compile) == Not(Compare("starred", False, "=", 1.0, None, "starred"))
+    with pytest.raises(InvalidArgumentError, match="position 10: expected a value"):
+        parse("starred = and", re2.compile)
+
+
+# Derived metrics: differences, a division by values that reach 0, -0.0, NaN and ±inf, and an asof alignment over
+# tags logged at other steps (`val/acc` every other step in sweep/b).
+DEFINITIONS = {"gap": ("loss - acc", "exact"), "ratio": ("acc / loss", "exact"), "late": ("`val/acc` - loss", "asof")}
+DERIVED_TERMS = tuple(Term(function, name) for name in DEFINITIONS for function in FUNCTIONS)
+
+
+def test_derived_metrics_in_the_table_and_the_filter_as_pandas_over_every_point(loaded: tuple[Store, str]) -> None:
+    store, experiment_id = loaded
+    provider = DataProvider(store, writer=store, stalled_after=NEVER)
+    for name, (expression, align) in DEFINITIONS.items():
+        provider.define(experiment_id=experiment_id, name=name, expression=expression, align=align)
+    series = provider.read_scalar_columns(
+        experiment_id=experiment_id, plugin_name="scalars", downsample=None, run_tag_filter=None
+    )
+    expected: dict[str, dict[Term, Any]] = {run.name: {} for run in store.runs(experiment_id)}
+    for run, by_tag in series.items():
+        for tag, points in by_tag.items():
+            frame = pd.DataFrame({"step": points.steps, "value": points.values})
+            finite = frame[np.isfinite(frame.value)]
+            row = expected[run]
+            row[Term("count", tag)] = len(frame)
+            row[Term("first", tag)] = _known(frame.value.iloc[0])
+            row[Term("last", tag)] = _known(frame.value.iloc[-1])
+            row[Term("min", tag)] = finite.value.min() if len(finite) else None
+            row[Term("max", tag)] = finite.value.max() if len(finite) else None
+            row[Term("mean", tag)] = finite.value.mean() if len(finite) else None
+            row[Term("step_of_min", tag)] = int(finite.step[finite.value.idxmin()]) if len(finite) else None
+            row[Term("step_of_max", tag)] = int(finite.step[finite.value.idxmax()]) if len(finite) else None
+    assert {run for run, by_tag in series.items() if "late" in by_tag} == {"sweep/b", "one"}
+    assert len(series["open"]["ratio"]) == 11000 and not np.isfinite(series["odd"]["ratio"].values).all()
+    table = provider.runs_table(experiment_id=experiment_id, query=TableQuery(columns=DERIVED_TERMS))
+    checked = 0
+    for run, *values in table.rows:
+        for term, value in zip(DERIVED_TERMS, values, strict=True):
+            want = expected[str(run)].get(term)
+            assert _same(value, want), (run, term.label, value, want)
+            checked += want is not None
+    assert checked > 70
+    rng = random.Random(27)
+    fixed = ["max(gap) < 0.1", "last(ratio) > 1", "gap < 0 and not max(late) > 0", "count(late) > 0 or lr < 0.05"]
+    split = 0
+    for text in fixed + [_random_filter(rng, tags=tuple(DEFINITIONS)) for _ in range(60)]:
+        tree = parse(text, re2.compile)
+        hparams = {values.run: values.hparams for values in store.run_values(experiment_id)}
+        want = sorted(run for run in expected if evaluate(tree, run, expected[run], hparams[run], ""))
+        query = TableQuery(where=tree, columns=(Term("name", "name"),))
+        assert sorted(str(row[0]) for row in provider.runs_table(experiment_id=experiment_id, query=query).rows) == want
+        assert sorted(v.run for v in provider.list_run_values(experiment_id=experiment_id, run_filter=tree)) == want
+        split += 0 < len(want) < len(expected)
+    assert split > 20
+    # Sorted on a derived column, missing values last.
+    sort = (SortKey(Term("max", "gap"), descending=True),)
+    order = [row[0] for row in provider.runs_table(experiment_id=experiment_id, query=TableQuery(sort=sort)).rows]
+    maxima = {run: expected[run].get(Term("max", "gap")) for run in expected}
+    assert order == sorted(maxima, key=lambda run: (maxima[run] is None, -(maxima[run] or 0), run))

@@ -52,6 +52,9 @@ class Event(StrEnum):
     VIEW_SAVE = "view_save"
     VIEW_RENAME = "view_rename"
     VIEW_DELETE = "view_delete"
+    # A derived metric defined (or replaced), or removed (detail `name`; `expression` and `align` when defined).
+    DEFINE = "define"
+    UNDEFINE = "undefine"
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,13 +26,16 @@ TEXT = "text"
 
 
 def runs_columns(table: RunsTable) -> Table:
-    """The runs table's columns: int64 where every value is an integer, float64 (NaN where the run lacks the value)
-    where every value is a number, else objects (text, or text and numbers of an hparam of both)."""
+    """The runs table's columns: bool where every value is one (`starred`), int64 where every value is an integer,
+    float64 (NaN where the run lacks the value) where every value is a number, else objects (text, the lists of
+    `labels`, or text and numbers of an hparam of both)."""
     columns: Table = {}
     for index, name in enumerate(table.columns):
         values = [row[index] for row in table.rows]
         present = [value for value in values if value is not None]
-        if present and len(present) == len(values) and all(type(value) is int for value in present):
+        if present and all(type(value) is bool for value in values):
+            columns[name] = np.array(values, dtype=np.bool_)
+        elif present and len(present) == len(values) and all(type(value) is int for value in present):
             columns[name] = np.array(values, dtype=np.int64)
         elif all(type(value) in (int, float) for value in present):
             columns[name] = np.array([math.nan if value is None else value for value in values], dtype=np.float64)

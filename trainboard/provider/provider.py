@@ -44,6 +44,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import TypeVar
 
 import numpy as np
@@ -79,9 +80,11 @@ from trainboard.reader.logdir import walk_order
 from trainboard.settings import STALLED_AFTER
 from trainboard.store.downsample import sample_indices
 from trainboard.store.reader import StoreReader
-from trainboard.store.run_filter import FUNCTIONS
+from trainboard.store.run_filter import FUNCTIONS, Term, comparisons
+from trainboard.store.run_filter_sql import Derived
 from trainboard.store.runs_table import default_columns
 from trainboard.store.store import EMPTY_SCALARS
+from trainboard.store.summaries import ChunkSummary, chunk_summary
 from trainboard.store.values import Definition, SeriesRow
 
 T = TypeVar("T")
@@ -183,15 +186,18 @@ class DataProvider:
     def list_run_values(self, *, experiment_id: str, run_filter: RunFilter | None = None) -> list[RunValues]:
         """The runs the filter keeps (every run without one), in walk order, each with its hyperparameters and the last
         value of each of its scalar series; the store evaluates the filter (`trainboard.store.run_filter`)."""
-        found = self._store.run_values(experiment_id, run_filter, stalled_after=self._stalled_after)
+        derived = self._derived_summaries(experiment_id, [compare.term for compare in comparisons(run_filter)])
+        found = self._store.run_values(experiment_id, run_filter, stalled_after=self._stalled_after, derived=derived)
         return sorted(found, key=lambda values: walk_order(values.run))
 
     def runs_table(self, *, experiment_id: str, query: TableQuery) -> RunsTable:
         """A page of the runs the query's filter keeps, sorted, with its columns (`trainboard.store.runs_table`), all
         evaluated by the store; without a sort, by name. Without columns: the run's own (status, start time, last
-        step), each hyperparameter and the last value of each scalar tag. A column or sort key that names no
-        hyperparameter or scalar tag of the experiment is an InvalidArgumentError (a filter may name any)."""
-        hparams, tags = self._store.table_fields(experiment_id)
+        step), its metadata, each hyperparameter and the last value of each scalar tag and derived metric. A column or
+        sort key that names no hyperparameter, scalar tag or derived metric of the experiment is an
+        InvalidArgumentError (a filter may name any)."""
+        hparams, logged = self._store.table_fields(experiment_id)
+        tags = sorted({*logged, *self._derived.definitions(experiment_id)})
         if not query.columns:
             query = dataclasses.replace(query, columns=default_columns(hparams, tags))
         known_tags, known = set(tags), set(hparams) | set(tags)
@@ -200,7 +206,25 @@ class DataProvider:
                 raise InvalidArgumentError(f"unknown column {term.label[:200]!r}: no hparam or scalar tag of that name")
             if term.kind in FUNCTIONS and term.field not in known_tags:
                 raise InvalidArgumentError(f"unknown column {term.label[:200]!r}: no scalar tag {term.field[:200]!r}")
-        return self._store.runs_table(experiment_id, query, stalled_after=self._stalled_after)
+        terms = [*query.columns, *(key.term for key in query.sort), *(c.term for c in comparisons(query.where))]
+        derived = self._derived_summaries(experiment_id, terms)
+        return self._store.runs_table(experiment_id, query, stalled_after=self._stalled_after, derived=derived)
+
+    def _derived_summaries(self, experiment_id: str, terms: list[Term]) -> Derived:
+        """The summaries (`trainboard.store.summaries`) of every run's series of each derived metric the terms name,
+        over every point, kept until the store's generation moves: the store cannot keep them as it writes."""
+        defined = self._derived.definitions(experiment_id)
+        names = {term.field for term in terms if (term.kind == "field" or term.kind in FUNCTIONS)} & set(defined)
+        return {
+            name: self._kept.get(
+                experiment_id, ("derived summaries", name), partial(self._summarised, experiment_id, name)
+            )
+            for name in sorted(names)
+        }
+
+    def _summarised(self, experiment_id: str, name: str) -> dict[str, ChunkSummary]:
+        by_run = self._derived.series(experiment_id, None, [name])
+        return {run: chunk_summary(columns[name]) for run, columns in by_run.items()}
 
     def list_series(
         self, *, experiment_id: str, plugin_name: str, run_tag_filter: RunTagFilter | None = None

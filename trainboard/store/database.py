@@ -17,7 +17,7 @@ from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.accounts import AccountsBackend
 from trainboard.store.run_filter import RunFilter
-from trainboard.store.run_filter_sql import Matches
+from trainboard.store.run_filter_sql import Derived, Matches
 from trainboard.store.run_metadata import RunMetadataBackend
 from trainboard.store.run_values import HParamRow, ValueRow
 from trainboard.store.runs_table import TableQuery
@@ -228,11 +228,18 @@ class Database(Protocol):
         """The last point of each series that has one, with its chunk's id and checksum (-1: none)."""
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches, stalled_since: float
+        self,
+        experiment_id: str,
+        *,
+        pin_id: str | None,
+        where: RunFilter | None,
+        matches: Matches,
+        stalled_since: float,
+        derived: Derived,
     ) -> list[ValueRow]:
         """The runs (as of the pin, if one is named) that the filter keeps, with their hyperparameters and final metric
-        values, in run order; `matches` as `trainboard.store.run_filter_sql` takes it, and a run without an end status
-        and without points since `stalled_since` is stalled."""
+        values, in run order; `matches` and `derived` as `trainboard.store.run_filter_sql` takes them, and a run
+        without an end status and without points since `stalled_since` is stalled."""
 
     def runs_table(
         self,
@@ -242,6 +249,7 @@ class Database(Protocol):
         query: TableQuery,
         matches: Matches,
         stalled_since: float,
+        derived: Derived,
     ) -> list[tuple[object, ...]]:
         """The rows of `trainboard.store.runs_table.table_sql` (as of the pin, if one is named)."""
 

@@ -20,6 +20,7 @@ from trainboard.normaliser.points import DataClass
 from trainboard.settings import STALLED_AFTER
 from trainboard.store.reader import StoreReader
 from trainboard.store.run_filter import RunFilter
+from trainboard.store.run_filter_sql import Derived
 from trainboard.store.run_values import RunValues
 from trainboard.store.runs_table import RunsTable, TableQuery
 from trainboard.store.values import (
@@ -45,6 +46,7 @@ class PinnableReader(StoreReader, Protocol):
         *,
         pin_id: str | None = None,
         stalled_after: float = STALLED_AFTER,
+        derived: Derived | None = None,
     ) -> list[RunValues]: ...
 
     def runs_table(
@@ -54,6 +56,7 @@ class PinnableReader(StoreReader, Protocol):
         *,
         pin_id: str | None = None,
         stalled_after: float = STALLED_AFTER,
+        derived: Derived | None = None,
     ) -> RunsTable: ...
 
 
@@ -155,14 +158,30 @@ class PinnedReader:
         )
 
     def run_values(
-        self, experiment_id: str, where: RunFilter | None = None, *, stalled_after: float = STALLED_AFTER
+        self,
+        experiment_id: str,
+        where: RunFilter | None = None,
+        *,
+        stalled_after: float = STALLED_AFTER,
+        derived: Derived | None = None,
     ) -> list[RunValues]:
-        return self._store.run_values(experiment_id, where, pin_id=self.pin.id, stalled_after=stalled_after)
+        return self._store.run_values(
+            experiment_id, where, pin_id=self.pin.id, stalled_after=stalled_after, derived=derived
+        )
 
-    def runs_table(self, experiment_id: str, query: TableQuery, *, stalled_after: float = STALLED_AFTER) -> RunsTable:
+    def runs_table(
+        self,
+        experiment_id: str,
+        query: TableQuery,
+        *,
+        stalled_after: float = STALLED_AFTER,
+        derived: Derived | None = None,
+    ) -> RunsTable:
         """Summaries as the pin kept them (none for a pin made before 0012_series_summaries but the last values);
-        statuses and times are the runs' now."""
-        return self._store.runs_table(experiment_id, query, pin_id=self.pin.id, stalled_after=stalled_after)
+        statuses, times and metadata are the runs' now."""
+        return self._store.runs_table(
+            experiment_id, query, pin_id=self.pin.id, stalled_after=stalled_after, derived=derived
+        )
 
     def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
         return self._store.table_fields(experiment_id)

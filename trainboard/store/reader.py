@@ -12,6 +12,7 @@ from typing import Protocol
 from trainboard.normaliser.points import DataClass
 from trainboard.settings import STALLED_AFTER
 from trainboard.store.run_filter import RunFilter
+from trainboard.store.run_filter_sql import Derived
 from trainboard.store.run_values import RunValues
 from trainboard.store.runs_table import RunsTable, TableQuery
 from trainboard.store.values import (
@@ -85,15 +86,27 @@ class StoreReader(Protocol):
         """As `scalars`."""
 
     def run_values(
-        self, experiment_id: str, where: RunFilter | None = None, *, stalled_after: float = STALLED_AFTER
+        self,
+        experiment_id: str,
+        where: RunFilter | None = None,
+        *,
+        stalled_after: float = STALLED_AFTER,
+        derived: Derived | None = None,
     ) -> list[RunValues]:
         """The runs the filter keeps (all without one), in run order, with their hyperparameters and final metric
-        values: the filter is evaluated by the database (`trainboard.store.run_filter`); a run without an end status
-        and without a point for `stalled_after` seconds is stalled."""
+        values: the filter is evaluated by the database (`trainboard.store.run_filter`), the tags of `derived` read
+        from its summaries; a run without an end status and without a point for `stalled_after` seconds is stalled."""
 
-    def runs_table(self, experiment_id: str, query: TableQuery, *, stalled_after: float = STALLED_AFTER) -> RunsTable:
+    def runs_table(
+        self,
+        experiment_id: str,
+        query: TableQuery,
+        *,
+        stalled_after: float = STALLED_AFTER,
+        derived: Derived | None = None,
+    ) -> RunsTable:
         """The runs table (`trainboard.store.runs_table`): a page of the runs the filter keeps, sorted, with the
-        columns asked for, all evaluated by the database."""
+        columns asked for, all evaluated by the database; the tags of `derived` read from its summaries."""
 
     def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
         """The names of the experiment's hyperparameters and of its scalar tags, each sorted."""

@@ -8,6 +8,10 @@ A comparison is a term, an operator (= != < <= > >= ~) and a value: a number, tr
 word (`sgd`, `resnet-50`: a string). A term is one of:
 - `name`: the run's name; `status`: its status (running, finished, failed or stalled: trainboard.store.summaries);
   `start_time`, `last_step`, `duration` (seconds from its start to its last point);
+- its metadata (trainboard.store.run_metadata): `label` (also spelt `labels`) compares each of the run's labels and
+  is true when one of them matches (`label = baseline`, `label ~ "^ab"`), except `label != x`, true when none is x;
+  `starred` is 1 or 0 (`starred` alone means `starred = true`, so `not starred` reads as it says); `notes`,
+  `display_name` (both "" when not set) and `color` ("#rrggbb", absent when not set) are text;
 - a function of a scalar tag, over every point of its series (trainboard.store.summaries): `last(t)`, `first(t)`,
   `min(t)`, `max(t)`, `mean(t)`, `count(t)`, `step_of_min(t)`, `step_of_max(t)`;
 - any other field: the run's hyperparameter of that name or, when it has none, the last value of its scalar series of
@@ -36,11 +40,15 @@ MAX_FILTER_LENGTH = 4096
 MAX_DEPTH = 32
 MAX_COMPARISONS = 256
 RUN_NAME = "name"
-# The run's own terms besides its name (bare words; a field of the same name is quoted). The run metadata's terms
-# (`label`, `starred`, `notes`: issue 25 item 5) join them here, with their expressions in
-# `trainboard.store.run_filter_sql.Compiler.term`.
+# The run's own terms besides its name (bare words; a field of the same name is quoted), their expressions in
+# `trainboard.store.run_filter_sql.Compiler.term`: its times and status, then its metadata.
 STATUS = "status"
-RUN_TERMS = (STATUS, "start_time", "last_step", "duration")
+LABELS = "labels"
+STARRED = "starred"
+METADATA_TERMS = ("display_name", "color", LABELS, STARRED, "notes")
+RUN_TERMS = (STATUS, "start_time", "last_step", "duration", *METADATA_TERMS)
+# Other spellings of run terms: `label = baseline` reads better than `labels = baseline`.
+_SPELLINGS = {"label": LABELS}
 # Functions of a scalar tag's series.
 FUNCTIONS = ("last", "first", "min", "max", "mean", "count", "step_of_min", "step_of_max")
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "~")
@@ -63,7 +71,7 @@ _BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 
 
 def _reserved(word: str) -> bool:
-    return word.lower() in _KEYWORDS or word == RUN_NAME or word in RUN_TERMS
+    return word.lower() in _KEYWORDS or word == RUN_NAME or word in RUN_TERMS or word in _SPELLINGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +268,8 @@ class _Parser:
             bare = name.kind == "word"
             if bare and name.text == RUN_NAME:
                 return Term("name", name.text)
-            return Term(name.text if bare and name.text in RUN_TERMS else "field", name.text)
+            run_term = _SPELLINGS.get(name.text, name.text)
+            return Term(run_term, run_term) if bare and run_term in RUN_TERMS else Term("field", name.text)
         function = name.text.lower()
         if function not in FUNCTIONS:
             raise FilterSyntaxError(name.position, f"a function ({', '.join(FUNCTIONS)})", _shown(name))
@@ -281,6 +290,8 @@ class _Parser:
             raise FilterSyntaxError(first.position, f"at most {MAX_COMPARISONS} comparisons", "more")
         is_name = term.kind == "name"
         function = None if term.kind in ("name", "field") else term.kind
+        if term.kind == STARRED and self.peek().kind != "operator":
+            return Compare(term.field, False, "=", 1.0, None, function)
         operator = self.take()
         if operator.kind != "operator":
             raise FilterSyntaxError(operator.position, "an operator (= != < <= > >= ~)", _shown(operator))

@@ -8,21 +8,37 @@ tag the terms name (through the index of series by run and tag) and one hyperpar
 however many terms read it. Joins rather than subqueries: PostgreSQL then reads a tag's series of every run at once
 (a hash join) instead of one lookup per run; no run is loaded into Python to be filtered.
 
+The run's metadata (`trainboard.store.run_metadata`) is read live, pinned or not, as the web UI edits it: its row of
+`run_metadata` LEFT JOINed once by run name, its labels by subqueries of `run_labels`.
+
+Derived metrics (`trainboard.provider.derived`) have no stored summaries: the provider computes them and the query
+receives them as one parameter (`Derived`, tag -> run -> summary), a relation joined by run name in place of the
+series of such a tag.
+
 Regular expressions are not SQL's (neither backend has RE2): the store matches them first against the texts they
-could meet (`Matches`: run names, statuses, the texts of one hyperparameter), and the condition asks for those texts.
+could meet (`Matches`: run names, statuses, the texts of one hyperparameter, the experiment's labels), and the
+condition asks for those texts. For the metadata's texts (notes may be long) the matches are the names of the runs
+whose text matches instead (`MATCHED_BY_RUN`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from trainboard.store.run_filter import And, Compare, Not, Or, RunFilter, Term
-from trainboard.store.summaries import RUNNING, STALLED
+from trainboard.store.run_filter import LABELS, STARRED, And, Compare, Not, Or, RunFilter, Term
+from trainboard.store.summaries import COLUMNS, RUNNING, STALLED, ChunkSummary
 
 # For each `~` comparison, the texts (run names, statuses, or values of its field) its pattern matches.
 Matches = dict[Compare, list[str]]
+# The summaries of derived metrics' series, by name then run.
+Derived = Mapping[str, Mapping[str, ChunkSummary]]
+# The parameter that holds them, and their columns as the relation of `Dialect.derived` names them.
+DERIVED = "derived"
+DERIVED_COLUMNS = ("run", "tag", "point_count", *COLUMNS)
+_INTEGERS = frozenset({"point_count", "nonfinite_count", "min_value_step", "max_value_step", "first_step", "last_step"})
 _SQL_OPERATORS = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 # Each function as an expression over a series' summary columns `s` (trainboard.store.summaries).
 _SUMMARIES = {
@@ -36,8 +52,44 @@ _SUMMARIES = {
     "step_of_min": "{s}.min_value_step",
     "step_of_max": "{s}.max_value_step",
 }
+LABEL_SEPARATOR = "\x01"
 # The parameter the caller binds to the wall time before which a run without an end status is stalled.
 STALLED_SINCE = "stalled_since"
+# The metadata's texts as terms (a run without metadata has notes and a display name of "" and no colour), and the
+# terms whose `~` matches are run names.
+_METADATA_TEXTS = {
+    "notes": "COALESCE({m}.notes, '')",
+    "display_name": "COALESCE({m}.display_name, '')",
+    "color": "{m}.color",
+}
+MATCHED_BY_RUN = frozenset(_METADATA_TEXTS)
+
+
+def _json_number(value: object) -> str:
+    """A number as SQLite's JSON reads it: 9e999 is its infinity; NaN is no value (as SQLite stores NaN)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "null"
+    if isinstance(value, float) and math.isinf(value):
+        return "9e999" if value > 0 else "-9e999"
+    return repr(value)
+
+
+def _json_rows(rows: list[tuple[object, ...]]) -> str:
+    return (
+        "["
+        + ",".join(
+            f"[{json.dumps(run)},{json.dumps(tag)},{','.join(_json_number(value) for value in values)}]"
+            for run, tag, *values in rows
+        )
+        + "]"
+    )
+
+
+def derived_rows(derived: Derived) -> list[tuple[object, ...]]:
+    """The rows of DERIVED_COLUMNS of the summaries."""
+    return [
+        (run, tag, summary.count, *summary.row()) for tag, by_run in derived.items() for run, summary in by_run.items()
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +101,13 @@ class Dialect:
     # Whether a column's text is one of a list given as one parameter, and that parameter's value.
     member: Callable[[str, str], str]
     texts: Callable[[list[str]], object]
+    # The labels of the rows `l` of `run_labels` that follow FROM (the text of `{rows}`) sorted by code point, as one
+    # text with LABEL_SEPARATOR between them (a label has no control character, so the texts sort as the lists do);
+    # NULL for none.
+    labels: str
+    # The relation of DERIVED_COLUMNS from parameters named DERIVED..., and those parameters for rows of them.
+    derived: str
+    derived_rows: Callable[[list[tuple[object, ...]]], dict[str, object]]
 
 
 SQLITE = Dialect(
@@ -56,12 +115,28 @@ SQLITE = Dialect(
     collation="",
     member=lambda column, texts: f"{column} IN (SELECT value FROM json_each({texts}))",
     texts=lambda texts: json.dumps(texts),
+    labels="(SELECT group_concat(label, char(1)) FROM (SELECT l.label AS label FROM {rows} ORDER BY l.label))",
+    derived="(SELECT "
+    + ", ".join(f"json_extract(value, '$[{index}]') AS {name}" for index, name in enumerate(DERIVED_COLUMNS))
+    + f" FROM json_each(:{DERIVED}))",
+    derived_rows=lambda rows: {DERIVED: _json_rows(rows)},
 )
 POSTGRES = Dialect(
     placeholder=lambda name: f"%({name})s",
     collation=' COLLATE "C"',
     member=lambda column, texts: f"{column} = ANY({texts}::text[])",
     texts=list,
+    labels='(SELECT string_agg(l.label, chr(1) ORDER BY l.label COLLATE "C") FROM {rows})',
+    # One array parameter per column (PostgreSQL's JSON numbers have no infinity), cut into rows by unnest.
+    derived="(SELECT * FROM unnest("
+    + ", ".join(
+        f"%({DERIVED}{index})s::{'text' if index < 2 else 'bigint' if name in _INTEGERS else 'float8'}[]"
+        for index, name in enumerate(DERIVED_COLUMNS)
+    )
+    + f") AS d ({', '.join(DERIVED_COLUMNS)}))",
+    derived_rows=lambda rows: {
+        f"{DERIVED}{index}": [row[index] for row in rows] for index in range(len(DERIVED_COLUMNS))
+    },
 )
 
 
@@ -76,6 +151,8 @@ class Source:
     series: str
     # The same for the hyperparameters (name, number, text) of run `r` as `{a}` (a condition on `{a}.name` follows).
     hparams: str
+    # A relation of the last value of each scalar series of the experiment's runs: run_id, key (its tag), number.
+    metrics: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +168,15 @@ class Compiler:
     ..., shared by the compilers of one query)."""
 
     def __init__(
-        self, dialect: Dialect, source: Source, params: dict[str, object], matches: Matches | None = None
+        self,
+        dialect: Dialect,
+        source: Source,
+        params: dict[str, object],
+        matches: Matches | None = None,
+        derived: Derived | None = None,
     ) -> None:
         self._matches = matches or {}
+        self._derived = derived or {}
         self._dialect = dialect
         self._source = source
         self.params = params
@@ -119,9 +202,29 @@ class Compiler:
         if alias is None:
             alias = self._joined[kind, name] = f"j{len(self._joined)}"
             on = self._source.series if kind == "s" else self._source.hparams
+            if kind == "s" and name in self._derived:
+                on = f"{self._dialect.derived} {{a}} ON {{a}}.run = r.name"
+                if not any(key.startswith(DERIVED) for key in self.params):  # bound once for the compilers
+                    self.params.update(self._dialect.derived_rows(derived_rows(self._derived)))
             column = "tag" if kind == "s" else "name"
             self._joins.append(f" LEFT JOIN {on.format(a=alias)} AND {alias}.{column} = {self._param(name)}")
         return alias
+
+    def _metadata(self) -> str:
+        """The alias of the run's row of `run_metadata` (NULLs for a run without one)."""
+        alias = self._joined.get(("m", ""))
+        if alias is None:
+            alias = self._joined["m", ""] = f"j{len(self._joined)}"
+            experiment = self._dialect.placeholder("experiment")
+            self._joins.append(
+                f" LEFT JOIN run_metadata {alias} ON {alias}.experiment_id = {experiment} AND {alias}.run = r.name"
+            )
+        return alias
+
+    def _labels(self, condition: str = "") -> str:
+        """The rows `l` of the run's labels, with a condition on `l.label`."""
+        experiment = self._dialect.placeholder("experiment")
+        return f"run_labels l WHERE l.experiment_id = {experiment} AND l.run = r.name{condition}"
 
     def condition(self, tree: RunFilter) -> str:
         if isinstance(tree, Not):
@@ -132,7 +235,6 @@ class Compiler:
         return self._compare(tree)
 
     def term(self, term: Term) -> Expressions:
-        # The run metadata's terms (label, starred, notes) go here beside the run's own, as joins of their tables.
         if term.kind == "name":
             return Expressions(None, "r.name")
         if term.kind == "status":
@@ -146,6 +248,13 @@ class Compiler:
             return Expressions(f"r.{term.kind}", None)
         if term.kind == "duration":
             return Expressions("(r.last_wall_time - r.start_time)", None)
+        if term.kind == STARRED:
+            # A boolean in PostgreSQL, 0 or 1 in SQLite: 1 or 0 in both.
+            return Expressions(f"(CASE WHEN {self._metadata()}.starred THEN 1 ELSE 0 END)", None)
+        if term.kind in _METADATA_TEXTS:
+            return Expressions(None, _METADATA_TEXTS[term.kind].format(m=self._metadata()))
+        if term.kind == LABELS:
+            return Expressions(None, self._dialect.labels.format(rows=self._labels()))
         if term.kind != "field":
             return Expressions(f"({_SUMMARIES[term.kind].format(s=self._join('s', term.field))})", None)
         # The run's hyperparameter of that name, else the last value of its series of that tag.
@@ -155,12 +264,16 @@ class Compiler:
         )
 
     def _compare(self, compare: Compare) -> str:
+        if compare.term.kind == LABELS:
+            return self._compare_labels(compare)
         collation = self._dialect.collation
         expressions = self.term(compare.term)
         if compare.operator == "~" or isinstance(compare.value, str):
             column = expressions.text
             if column is None:
                 return "1 = 0"  # a number is not text
+            if compare.operator == "~" and compare.term.kind in MATCHED_BY_RUN:
+                column = "r.name"
             if compare.operator == "~":
                 texts = self._matches.get(compare, [])
                 # One parameter however many texts match: a list of thousands of run names stays one bound value.
@@ -173,3 +286,19 @@ class Compiler:
             test = f"{expressions.number} {_SQL_OPERATORS[compare.operator]} {self._param(compare.value)}"
         # A value the run lacks (NULL) makes the comparison false, so that `not` of it is true.
         return f"({test}) IS TRUE"
+
+    def _compare_labels(self, compare: Compare) -> str:
+        """Whether one of the run's labels compares so; for `!=`, whether none is the value."""
+        if not isinstance(compare.value, str):
+            return "1 = 0"  # a label is text
+        if compare.operator == "~":
+            texts = self._matches.get(compare, [])
+            if not texts:
+                return "1 = 0"
+            test = self._dialect.member("l.label", self._param(self._dialect.texts(texts)))
+        else:
+            collation = self._dialect.collation
+            operator = "=" if compare.operator == "!=" else _SQL_OPERATORS[compare.operator]
+            test = f"l.label{collation} {operator} {self._param(compare.value)}{collation}"
+        found = f"EXISTS (SELECT 1 FROM {self._labels(f' AND {test}')})"
+        return f"NOT {found}" if compare.operator == "!=" else found

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trainboard.store.run_filter import RunFilter, Term
-from trainboard.store.run_filter_sql import Compiler, Dialect, Matches, Source
+from trainboard.store.run_filter import LABELS, METADATA_TERMS, STARRED, RunFilter, Term
+from trainboard.store.run_filter_sql import LABEL_SEPARATOR, Compiler, Derived, Dialect, Matches, Source
 
 RUN_COLUMN = "run"
 # More rows than any table has.
 EVERY = 2**62
-# The run's own columns first in a table whose columns are not chosen, before its hyperparameters and last values.
-RUN_TERMS = (Term("status", "status"), Term("start_time", "start_time"), Term("last_step", "last_step"))
+# The run's own columns first in a table whose columns are not chosen, then its metadata, before its hyperparameters
+# and last values.
+RUN_TERMS = (
+    Term("status", "status"),
+    Term("start_time", "start_time"),
+    Term("last_step", "last_step"),
+    *(Term(name, name) for name in METADATA_TERMS),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +56,13 @@ def default_columns(hparams: list[str], tags: list[str]) -> tuple[Term, ...]:
     return (*RUN_TERMS, *(Term("field", name) for name in hparams), *(Term("last", tag) for tag in tags))
 
 
-def table_sql(query: TableQuery, matches: Matches, dialect: Dialect, source: Source) -> tuple[str, dict[str, object]]:
+def table_sql(
+    query: TableQuery, matches: Matches, dialect: Dialect, source: Source, derived: Derived
+) -> tuple[str, dict[str, object]]:
     """The query and its parameters, besides those of `source` and STALLED_SINCE: rows of (total, name, then each
     column's number and text expressions as `column_values` reads them)."""
     params: dict[str, object] = {}
-    kept = Compiler(dialect, source, params, matches)
+    kept = Compiler(dialect, source, params, matches, derived)
     condition = kept.where(query.where)
     # The sort keys' values are kept with the page's runs, which are sorted again by them once joined.
     keys: list[str] = []
@@ -71,7 +79,7 @@ def table_sql(query: TableQuery, matches: Matches, dialect: Dialect, source: Sou
                 outer_keys.append(f"p.{name}{collation}{order} NULLS LAST")
     inner_keys += [f"r.name{dialect.collation}", "r.run_id"]
     outer_keys += [f"r.name{dialect.collation}", "r.run_id"]
-    page = Compiler(dialect, source, params)
+    page = Compiler(dialect, source, params, derived=derived)
     selected = []
     for term in query.columns:
         expressions = page.term(term)
@@ -90,13 +98,19 @@ def table_sql(query: TableQuery, matches: Matches, dialect: Dialect, source: Sou
     return sql, params
 
 
-def column_values(row: tuple[object, ...]) -> tuple[object, ...]:
-    """A row of `table_sql` as the table's: the name, then each column's number, else its text."""
+def column_values(row: tuple[object, ...], columns: tuple[Term, ...]) -> tuple[object, ...]:
+    """A row of `table_sql` as the table's: the name, then each column's number, else its text; `labels` a list of
+    text and `starred` a boolean."""
     _, name, *values = row
-    return (
-        name,
-        *(number if number is not None else text for number, text in zip(values[::2], values[1::2], strict=True)),
-    )
+    found: list[object] = [name]
+    for term, number, text in zip(columns, values[::2], values[1::2], strict=True):
+        if term.kind == LABELS:
+            found.append(text.split(LABEL_SEPARATOR) if isinstance(text, str) else [])
+        elif term.kind == STARRED:
+            found.append(bool(number))
+        else:
+            found.append(number if number is not None else text)
+    return tuple(found)
 
 
 def labels(columns: tuple[Term, ...]) -> tuple[str, ...]:

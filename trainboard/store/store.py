@@ -37,8 +37,8 @@ from trainboard.store.downsample import sample_indices
 from trainboard.store.errors import StoreDamaged
 from trainboard.store.experiment_names import find_experiment, ownerless
 from trainboard.store.pinned import PinnedReader
-from trainboard.store.run_filter import RunFilter, comparisons
-from trainboard.store.run_filter_sql import Matches
+from trainboard.store.run_filter import LABELS, RunFilter, comparisons
+from trainboard.store.run_filter_sql import MATCHED_BY_RUN, Derived, Matches
 from trainboard.store.run_metadata import (
     MetadataChange,
     RunMetadata,
@@ -334,6 +334,7 @@ class Store:
         *,
         pin_id: str | None = None,
         stalled_after: float = STALLED_AFTER,
+        derived: Derived | None = None,
     ) -> list[RunValues]:
         rows = self.database.run_values(
             experiment_id,
@@ -341,6 +342,7 @@ class Store:
             where=where,
             matches=self._matches(experiment_id, where),
             stalled_since=time.time() - stalled_after,
+            derived=derived or {},
         )
         return run_values(rows)
 
@@ -351,6 +353,7 @@ class Store:
         *,
         pin_id: str | None = None,
         stalled_after: float = STALLED_AFTER,
+        derived: Derived | None = None,
     ) -> RunsTable:
         """`StoreReader.runs_table`."""
         matches = self._matches(experiment_id, query.where)
@@ -363,6 +366,7 @@ class Store:
                 query=query,
                 matches=matches,
                 stalled_since=stalled_since,
+                derived=derived or {},
             )
 
         found = rows(query)
@@ -371,7 +375,7 @@ class Store:
             first = rows(dataclasses.replace(query, offset=0, limit=1))
             return RunsTable(labels(query.columns), [], int(first[0][0]) if first else 0)  # type: ignore[call-overload]
         total = int(found[0][0]) if found else 0  # type: ignore[call-overload]
-        return RunsTable(labels(query.columns), [column_values(row) for row in found], total)
+        return RunsTable(labels(query.columns), [column_values(row, query.columns) for row in found], total)
 
     def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
         return self.database.table_fields(experiment_id)
@@ -380,6 +384,15 @@ class Store:
         """The texts each `~` of the filter matches: the database has no RE2, so patterns are matched here against
         the texts they could meet (run names, statuses, one hyperparameter's texts)."""
         matches: Matches = {}
+        # Every run's metadata (defaults where it has none), read once if a comparison needs it.
+        every: list[RunMetadata] = []
+
+        def metadata() -> list[RunMetadata]:
+            if not every:
+                found = {found.run: found for found in self.database.run_metadata.run_metadata(experiment_id)}
+                every.extend(found.get(run.name, RunMetadata(run.name)) for run in self.database.runs(experiment_id))
+            return every
+
         for compare in comparisons(where):
             if compare.operator != "~":
                 continue
@@ -390,6 +403,16 @@ class Store:
                 texts = STATUSES
             elif kind == "field":
                 texts = self.database.hparam_texts(experiment_id, compare.field)
+            elif kind == LABELS:
+                texts = {label for found in metadata() for label in found.labels}
+            elif kind in MATCHED_BY_RUN:
+                # The names of the runs whose text matches (`trainboard.store.run_filter_sql.MATCHED_BY_RUN`).
+                matches[compare] = sorted(
+                    found.run
+                    for found in metadata()
+                    if (text := getattr(found, kind)) is not None and compare.pattern.search(text)
+                )
+                continue
             else:
                 texts = []  # a number
             matches[compare] = sorted(text for text in texts if compare.pattern.search(text))

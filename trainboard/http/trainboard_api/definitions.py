@@ -1,6 +1,6 @@
 """`/data/trainboard/definitions`: the experiment's derived metrics (`trainboard.provider.derived`). GET lists them
-(the read role), POST defines one and DELETE removes one (the write role). Once defined, a derived metric is a scalar
-tag of the scalars plugin in every scalar route."""
+(the read role), POST defines one and DELETE removes one (the write role; both recorded in the audit log). Once
+defined, a derived metric is a scalar tag of the scalars plugin in every scalar route."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import orjson
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
+from trainboard.access.audit import Event
 from trainboard.errors import ExpressionError, InvalidArgumentError
 from trainboard.expressions.syntax import MAX_LENGTH
 from trainboard.http import params
+from trainboard.http.audit import record
 from trainboard.http.context import experiment
 from trainboard.http.openapi import declare, json_body, text
 from trainboard.http.responses import JSONResponse
@@ -58,6 +60,7 @@ async def define(request: Request) -> JSONResponse:
     except ExpressionError as error:
         content = {"ok": False, "error": str(error), "position": error.position, "status": error.http_code}
         return JSONResponse(content, status_code=error.http_code)
+    await record(request, Event.DEFINE, experiment_id=found.id, **_json(definition))
     return JSONResponse(_json(definition))
 
 
@@ -67,6 +70,7 @@ async def undefine(request: Request) -> JSONResponse:
     found = experiment(request)
     name = params.required(request.query_params, "name")
     await run_in_threadpool(found.provider.undefine, experiment_id=found.id, name=name)
+    await record(request, Event.UNDEFINE, experiment_id=found.id, name=name)
     return JSONResponse({"ok": True})
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 
 from starlette.concurrency import run_in_threadpool
@@ -34,9 +35,10 @@ MAX_PAGE = 10_000
 
 @declare(
     "The runs table: one row per run the filter keeps (all without one), with the columns asked for (terms of the "
-    "run filter language: last(val/acc), max(val/acc), step_of_max(val/acc), an hparam, status, start_time, "
-    "last_step, duration; without any, the run's own, each hparam and the last value of each scalar tag), sorted "
-    "on any of them (sort=-max(val/acc),name: - for descending, missing values last) and paged (offset, limit; "
+    "run filter language: last(val/acc), max(val/acc), step_of_max(val/acc) of a scalar tag or derived metric, an "
+    "hparam, status, start_time, last_step, duration, labels (a list), starred, notes, display_name, color; without "
+    "any, the run's own and its metadata, each hparam and the last value of each scalar tag and derived metric), "
+    "sorted on any of them (sort=-max(val/acc),name: - for descending, missing values last) and paged (offset, limit; "
     "total says how many runs the filter keeps); as JSON, or as CSV or Parquet (every row unless limit is given)",
     text("filter", max_length=MAX_FILTER_LENGTH),
     text("columns", max_length=MAX_TERMS_LENGTH),
@@ -77,7 +79,7 @@ async def runs_table(request: Request) -> Response:
 
 
 def _csv(table: RunsTable) -> bytes:
-    """A value the run lacks is empty; infinities are `inf` and `-inf`."""
+    """A value the run lacks is empty; infinities are `inf` and `-inf`; a list (`labels`) is its JSON array."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(table.columns)
@@ -88,6 +90,8 @@ def _csv(table: RunsTable) -> bytes:
 def _csv_value(value: object) -> object:
     if isinstance(value, float) and math.isinf(value):
         return "inf" if value > 0 else "-inf"
+    if isinstance(value, list):
+        return json.dumps(value, ensure_ascii=False)
     return "" if value is None else value
 
 

@@ -41,9 +41,10 @@ from trainboard.store.postgres.migrations import (
 from trainboard.store.postgres.pool import Pool
 from trainboard.store.postgres.run_metadata import PostgresRunMetadata
 from trainboard.store.run_filter import RunFilter
-from trainboard.store.run_filter_sql import POSTGRES, STALLED_SINCE, Compiler, Matches, Source
+from trainboard.store.run_filter_sql import POSTGRES, Derived, Matches, Source
 from trainboard.store.run_values import HParamRow, ValueRow
-from trainboard.store.runs_table import TableQuery, table_sql
+from trainboard.store.runs_table import TableQuery
+from trainboard.store.sql_runs_table import RunQueries
 from trainboard.store.summaries import COLUMNS as SUMMARY_COLUMNS
 from trainboard.store.values import (
     BlobSequenceRow,
@@ -164,6 +165,10 @@ _LIVE = Source(
     " WHERE experiment_id = %(experiment)s",
     series="series {a} ON {a}.experiment_id = %(experiment)s AND {a}.run_id = r.run_id AND {a}.data_class = %(scalar)s",
     hparams="run_hparams {a} ON {a}.experiment_id = %(experiment)s AND {a}.run_id = r.run_id",
+    metrics=(
+        "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = %(experiment)s"
+        " AND data_class = %(scalar)s"
+    ),
 )
 _PINNED = Source(
     runs="SELECT p.run_id, p.name, p.start_time, x.last_step, x.last_wall_time, x.end_status FROM pin_runs p"
@@ -173,38 +178,13 @@ _PINNED = Source(
     " AND x.series_id = p.series_id AND x.tag = p.tag AND x.data_class = %(scalar)s"
     " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s) {a} ON {a}.run_id = r.run_id",
     hparams=_LIVE.hparams,
+    metrics=(
+        "SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
+        " ON s.experiment_id = p.experiment_id AND s.series_id = p.series_id AND s.tag = p.tag"
+        " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s AND s.data_class = %(scalar)s"
+    ),
 )
-# An experiment's hyperparameter names and scalar tags, one index seek each (a DISTINCT would read every row).
-_DISTINCT_HPARAMS = (
-    "WITH RECURSIVE found (name) AS (SELECT min(name) FROM run_hparams WHERE experiment_id = %(experiment)s"
-    " UNION ALL SELECT (SELECT min(h.name) FROM run_hparams h WHERE h.experiment_id = %(experiment)s"
-    " AND h.name > found.name) FROM found WHERE found.name IS NOT NULL) SELECT name FROM found WHERE name IS NOT NULL"
-)
-_DISTINCT_TAGS = (
-    "WITH RECURSIVE found (tag) AS (SELECT min(tag) FROM series WHERE experiment_id = %(experiment)s"
-    " AND data_class = %(scalar)s UNION ALL SELECT (SELECT min(s.tag) FROM series s"
-    " WHERE s.experiment_id = %(experiment)s AND s.data_class = %(scalar)s AND s.tag > found.tag) FROM found"
-    " WHERE found.tag IS NOT NULL) SELECT tag FROM found WHERE tag IS NOT NULL"
-)
-# Each kept run with its hyperparameters (h) and final metric values (m), live or as of a pin.
-_LIVE_METRICS = (
-    "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = %(experiment)s"
-    " AND data_class = %(scalar)s"
-)
-_PINNED_METRICS = (
-    "SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
-    " ON s.experiment_id = p.experiment_id AND s.series_id = p.series_id AND s.tag = p.tag"
-    " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s AND s.data_class = %(scalar)s"
-)
-_VALUES = (
-    "WITH kept AS (SELECT r.run_id, r.name FROM ({runs}) r{joins} WHERE {condition}),"
-    " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = %(experiment)s),"
-    " m AS ({metrics}),"
-    " vals AS (SELECT run_id, 'h' AS kind, key, number, text FROM h UNION ALL SELECT run_id, 'm', key, number,"
-    " NULL FROM m WHERE NOT EXISTS (SELECT 1 FROM h WHERE h.run_id = m.run_id AND h.key = m.key))"
-    " SELECT r.name, v.kind, v.key, v.number, v.text FROM kept r LEFT JOIN vals v ON v.run_id = r.run_id"
-    " ORDER BY r.run_id, v.kind, v.key"
-)
+_QUERIES = RunQueries(POSTGRES, _LIVE, _PINNED)
 
 
 class PostgresDatabase:
@@ -476,15 +456,18 @@ class PostgresDatabase:
         return _unpacked(b"".join(point for (point,) in rows))
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches, stalled_since: float
+        self,
+        experiment_id: str,
+        *,
+        pin_id: str | None,
+        where: RunFilter | None,
+        matches: Matches,
+        stalled_since: float,
+        derived: Derived,
     ) -> list[ValueRow]:
-        source = _LIVE if pin_id is None else _PINNED
-        compiler = Compiler(POSTGRES, source, {}, matches)
-        condition = compiler.where(where)
-        params = compiler.params | {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
-        params[STALLED_SINCE] = stalled_since
-        metrics = _LIVE_METRICS if pin_id is None else _PINNED_METRICS
-        sql = _VALUES.format(runs=source.runs, joins=compiler.joins, condition=condition, metrics=metrics)
+        sql, params = _QUERIES.values(
+            experiment_id, pin_id=pin_id, where=where, matches=matches, stalled_since=stalled_since, derived=derived
+        )
         return self._rows(sql, params)
 
     def runs_table(
@@ -495,24 +478,22 @@ class PostgresDatabase:
         query: TableQuery,
         matches: Matches,
         stalled_since: float,
+        derived: Derived,
     ) -> list[tuple[object, ...]]:
-        sql, params = table_sql(query, matches, POSTGRES, _LIVE if pin_id is None else _PINNED)
-        params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
-        params[STALLED_SINCE] = stalled_since
+        sql, params = _QUERIES.table(
+            experiment_id, pin_id=pin_id, query=query, matches=matches, stalled_since=stalled_since, derived=derived
+        )
         return self._rows(sql, params)
 
     def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
-        params = {"experiment": experiment_id, "scalar": int(DataClass.SCALAR)}
-        hparams = self._rows(_DISTINCT_HPARAMS, params)
-        tags = self._rows(_DISTINCT_TAGS, params)
+        (hparams_sql, params), (tags_sql, _) = _QUERIES.fields(experiment_id)
+        hparams = self._rows(hparams_sql, params)
+        tags = self._rows(tags_sql, params)
         return sorted(name for (name,) in hparams), sorted(tag for (tag,) in tags)
 
     def hparam_texts(self, experiment_id: str, name: str) -> list[str]:
-        rows = self._rows(
-            "SELECT DISTINCT text FROM run_hparams WHERE experiment_id = %s AND name = %s AND text IS NOT NULL",
-            (experiment_id, name),
-        )
-        return [text for (text,) in rows]
+        sql, params = _QUERIES.hparam_texts(experiment_id, name)
+        return [text for (text,) in self._rows(sql, params)]
 
     def last_scalars(
         self, experiment_id: str, series_ids: Collection[int]

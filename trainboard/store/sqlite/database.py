@@ -30,9 +30,10 @@ from trainboard.store.database import (
 from trainboard.store.errors import StaleOffsetError, StoreDamaged, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
 from trainboard.store.run_filter import RunFilter
-from trainboard.store.run_filter_sql import SQLITE, STALLED_SINCE, Compiler, Matches, Source
+from trainboard.store.run_filter_sql import SQLITE, Derived, Matches, Source
 from trainboard.store.run_values import HParamRow, ValueRow
-from trainboard.store.runs_table import TableQuery, table_sql
+from trainboard.store.runs_table import TableQuery
+from trainboard.store.sql_runs_table import RunQueries
 from trainboard.store.sqlite.accounts import SqliteAccounts
 from trainboard.store.sqlite.first_load import FirstLoad, sync
 from trainboard.store.sqlite.large import LARGE_VALUE, insert_large
@@ -133,6 +134,10 @@ _LIVE = Source(
     " WHERE experiment_id = :experiment",
     series="series {a} ON {a}.run_id = r.run_id AND {a}.data_class = :scalar",
     hparams="run_hparams {a} ON {a}.run_id = r.run_id",
+    metrics=(
+        "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = :experiment"
+        " AND data_class = :scalar"
+    ),
 )
 _PINNED = Source(
     runs="SELECT p.run_id, p.name, p.start_time, x.last_step, x.last_wall_time, x.end_status FROM pin_runs p"
@@ -140,37 +145,12 @@ _PINNED = Source(
     series="(SELECT p.* FROM pin_series p JOIN series x ON x.id = p.series_id AND x.tag = p.tag"
     " AND x.data_class = :scalar WHERE p.experiment_id = :experiment AND p.pin_id = :pin) {a} ON {a}.run_id = r.run_id",
     hparams=_LIVE.hparams,
+    metrics=(
+        "SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s ON s.id = p.series_id"
+        " AND s.tag = p.tag WHERE p.experiment_id = :experiment AND p.pin_id = :pin AND s.data_class = :scalar"
+    ),
 )
-# An experiment's hyperparameter names and scalar tags, one index seek each (a DISTINCT would read every row).
-_DISTINCT_HPARAMS = (
-    "WITH RECURSIVE found (name) AS (SELECT MIN(name) FROM run_hparams WHERE experiment_id = :experiment"
-    " UNION ALL SELECT (SELECT MIN(h.name) FROM run_hparams h WHERE h.experiment_id = :experiment"
-    " AND h.name > found.name) FROM found WHERE found.name IS NOT NULL) SELECT name FROM found WHERE name IS NOT NULL"
-)
-_DISTINCT_TAGS = (
-    "WITH RECURSIVE found (tag) AS (SELECT MIN(tag) FROM series WHERE experiment_id = :experiment"
-    " AND data_class = :scalar UNION ALL SELECT (SELECT MIN(s.tag) FROM series s WHERE s.experiment_id = :experiment"
-    " AND s.data_class = :scalar AND s.tag > found.tag) FROM found WHERE found.tag IS NOT NULL)"
-    " SELECT tag FROM found WHERE tag IS NOT NULL"
-)
-# Each kept run with its hyperparameters (h) and final metric values (m), live or as of a pin.
-_LIVE_METRICS = (
-    "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = :experiment"
-    " AND data_class = :scalar"
-)
-_PINNED_METRICS = (
-    "SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s ON s.id = p.series_id"
-    " AND s.tag = p.tag WHERE p.experiment_id = :experiment AND p.pin_id = :pin AND s.data_class = :scalar"
-)
-_VALUES = (
-    "WITH kept AS (SELECT r.run_id, r.name FROM ({runs}) r{joins} WHERE {condition}),"
-    " h AS (SELECT run_id, name AS key, number, text FROM run_hparams WHERE experiment_id = :experiment),"
-    " m AS ({metrics}),"
-    " vals AS (SELECT run_id, 'h' AS kind, key, number, text FROM h UNION ALL SELECT run_id, 'm', key, number, NULL"
-    " FROM m WHERE NOT EXISTS (SELECT 1 FROM h WHERE h.run_id = m.run_id AND h.key = m.key))"
-    " SELECT r.name, v.kind, v.key, v.number, v.text FROM kept r LEFT JOIN vals v ON v.run_id = r.run_id"
-    " ORDER BY r.run_id, v.kind, v.key"
-)
+_QUERIES = RunQueries(SQLITE, _LIVE, _PINNED)
 
 
 # What the store says of damage to the database's own structure, unless its owner knows better (`damage_hint`).
@@ -527,15 +507,18 @@ class SqliteDatabase(Guarded):
         return [by_id[chunk_id] for chunk_id in chunk_ids if chunk_id in by_id]
 
     def run_values(
-        self, experiment_id: str, *, pin_id: str | None, where: RunFilter | None, matches: Matches, stalled_since: float
+        self,
+        experiment_id: str,
+        *,
+        pin_id: str | None,
+        where: RunFilter | None,
+        matches: Matches,
+        stalled_since: float,
+        derived: Derived,
     ) -> list[ValueRow]:
-        source = _LIVE if pin_id is None else _PINNED
-        compiler = Compiler(SQLITE, source, {}, matches)
-        condition = compiler.where(where)
-        params = compiler.params | {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
-        params[STALLED_SINCE] = stalled_since
-        metrics = _LIVE_METRICS if pin_id is None else _PINNED_METRICS
-        sql = _VALUES.format(runs=source.runs, joins=compiler.joins, condition=condition, metrics=metrics)
+        sql, params = _QUERIES.values(
+            experiment_id, pin_id=pin_id, where=where, matches=matches, stalled_since=stalled_since, derived=derived
+        )
         return self.read_connection().execute(sql, params).fetchall()
 
     def runs_table(
@@ -546,25 +529,23 @@ class SqliteDatabase(Guarded):
         query: TableQuery,
         matches: Matches,
         stalled_since: float,
+        derived: Derived,
     ) -> list[tuple[object, ...]]:
-        sql, params = table_sql(query, matches, SQLITE, _LIVE if pin_id is None else _PINNED)
-        params |= {"experiment": experiment_id, "pin": pin_id, "scalar": int(DataClass.SCALAR)}
-        params[STALLED_SINCE] = stalled_since
+        sql, params = _QUERIES.table(
+            experiment_id, pin_id=pin_id, query=query, matches=matches, stalled_since=stalled_since, derived=derived
+        )
         return self.read_connection().execute(sql, params).fetchall()
 
     def table_fields(self, experiment_id: str) -> tuple[list[str], list[str]]:
         connection = self.read_connection()
-        params = {"experiment": experiment_id, "scalar": int(DataClass.SCALAR)}
-        hparams = connection.execute(_DISTINCT_HPARAMS, params)
-        tags = connection.execute(_DISTINCT_TAGS, params)
+        (hparams_sql, params), (tags_sql, _) = _QUERIES.fields(experiment_id)
+        hparams = connection.execute(hparams_sql, params)
+        tags = connection.execute(tags_sql, params)
         return sorted(name for (name,) in hparams), sorted(tag for (tag,) in tags)
 
     def hparam_texts(self, experiment_id: str, name: str) -> list[str]:
-        rows = self.read_connection().execute(
-            "SELECT DISTINCT text FROM run_hparams WHERE experiment_id = ? AND name = ? AND text IS NOT NULL",
-            (experiment_id, name),
-        )
-        return [text for (text,) in rows]
+        sql, params = _QUERIES.hparam_texts(experiment_id, name)
+        return [text for (text,) in self.read_connection().execute(sql, params)]
 
     def last_scalars(
         self, experiment_id: str, series_ids: Collection[int]
