@@ -27,7 +27,7 @@ interface Answer {
 type Kind = "" | "hparam" | "regex" | "dir";
 
 const HEIGHT = 240;
-const BAND_LABELS = { std: "mean ± std", minmax: "mean, min–max" } as const;
+const BAND_LABELS = { std: "mean ± std", minmax: "mean, min–max", ci: "mean, 95% CI of the mean" } as const;
 
 const kind = h(
   "select",
@@ -48,6 +48,7 @@ const band = h(
   { id: "group-band", "aria-label": "Band of a group" },
   h("option", { value: "std" }, "± std"),
   h("option", { value: "minmax" }, "min–max"),
+  h("option", { value: "ci" }, "95% CI of mean"),
 );
 const problem = h("span", { class: "error", role: "alert", id: "group-error" });
 

@@ -14,6 +14,7 @@ import * as grouping from "./groups";
 import { selectedRuns } from "./runs";
 import { smooth } from "./smoothing";
 import { state, type CardSize, type XAxis } from "./state";
+import * as xAxis from "./x_axis";
 
 // A press that moves fewer pixels than this before it is let go is a click (a longer one zooms).
 const CLICK_PIXELS = 3;
@@ -51,6 +52,8 @@ export class ScalarCard {
   private series = new Map<string, ScalarSeries>();
   private lines: Line[] = [];
   private stale = true;
+  /** The x tag the series were fetched with ("": none). */
+  private fetchedFor = "";
   private loading: Promise<void> | null = null;
   /** The selected step (x on the chart's axis), and the range's other end when a range is selected. */
   private start: number | null = null;
@@ -122,6 +125,7 @@ export class ScalarCard {
       return grouping.drawCard(this.element, this.chart.element, this.tag, selectedRuns());
     }
     if (this.parts.groups) grouping.clearCard(this.element, this.chart.element);
+    if (this.fetchedFor !== xAxis.fetchedFor()) this.invalidate();
     const missing = this.stale ? runs : runs.filter((run) => !this.series.has(run));
     if (missing.length) {
       this.loading ??= this.load(missing);
@@ -133,6 +137,9 @@ export class ScalarCard {
   draw(): void {
     this.lines = linesFor(this.series);
     this.frame.set(this.lines, { ...chartOptions(), ignoreOutliers: this.parts.ignoreOutliers?.() ?? false });
+    if (xAxis.active() && !xAxis.monotonic(this.lines)) {
+      xAxis.drawOrdered(this.element, this.chart.element, this.lines, chartOptions().smoothing);
+    } else xAxis.clearOrdered(this.element, this.chart.element);
     this.element.dataset.runs = String(this.lines.length);
     this.element.dataset.points = String(this.lines.reduce((sum, line) => sum + line.xs.length, 0));
     // The last step drawn: what a test compares with the server's while the data grows.
@@ -196,7 +203,12 @@ export class ScalarCard {
   private async load(runs: string[]): Promise<void> {
     this.element.classList.add("loading");
     try {
-      const found = await queued(() => scalarsMultirun(this.tag, runs));
+      const against = xAxis.fetchedFor();
+      const found = await queued(() =>
+        against ? xAxis.seriesAgainst(this.tag, runs) : scalarsMultirun(this.tag, runs),
+      );
+      if (against !== this.fetchedFor) this.series.clear();
+      this.fetchedFor = against;
       for (const [run, series] of found) this.series.set(run, series);
       this.stale = false;
     } catch (error) {
@@ -417,11 +429,13 @@ export class ScalarCard {
 function xsOf(series: ScalarSeries, x: XAxis): Float64Array {
   if (x === "step") return series.steps;
   if (x === "wall") return series.wallTimes;
+  if (x === "tag") return xAxis.xsOf(series);
   const start = series.wallTimes[0] ?? 0;
   return series.wallTimes.map((time) => time - start);
 }
 
 function axisName(x: XAxis): string {
+  if (x === "tag") return xAxis.axisName();
   return x === "step" ? "Step" : x === "relative" ? "Relative time" : "Wall time";
 }
 

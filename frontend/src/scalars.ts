@@ -10,6 +10,9 @@ import { regex, regexProblem } from "./regex";
 import { selectedRuns } from "./runs";
 import { ScalarCard, describeTagsWith } from "./scalar_card";
 import { commitUrl, state, update, type State } from "./state";
+import * as comparePanel from "./compare_panel";
+import * as definitions from "./definitions";
+import * as xAxes from "./x_axis";
 
 let tagInfo: TagInfo = {};
 const cards = new Map<string, ScalarCard>();
@@ -49,13 +52,7 @@ const windowInput = h("input", {
   step: 1,
   "aria-label": "Moving average window in points",
 });
-const xAxis = h(
-  "select",
-  { id: "x-axis", "aria-label": "Horizontal axis" },
-  h("option", { value: "step" }, "Step"),
-  h("option", { value: "relative" }, "Relative time"),
-  h("option", { value: "wall" }, "Wall time"),
-);
+const xAxis = xAxes.control("x-axis");
 /** The tooltip's order and the card size: the Time Series page has the same controls, on the same state. */
 export function sortControl(id: string): HTMLSelectElement {
   const control = h(
@@ -105,8 +102,11 @@ export const element = h(
     grouping.controls,
     h("label", {}, "Tooltip ", tooltipSort),
     h("label", {}, "Cards ", cardSize),
+    definitions.button,
+    comparePanel.button,
     summary,
   ),
+  comparePanel.element,
   grid.element,
 );
 
@@ -115,11 +115,11 @@ tagFilter.addEventListener("input", () => {
   tagError.textContent = problem ?? "";
   if (problem === null) update({ tagFilter: tagFilter.value });
 });
+definitions.onChange(() => void refresh());
 smoother.addEventListener("change", () => update({ smoother: smoother.value as State["smoother"] }));
 smoothing.addEventListener("input", () => update({ smoothing: Number(smoothing.value) }, { urlLater: true }));
 smoothing.addEventListener("change", commitUrl);
 windowInput.addEventListener("change", () => update({ window: Math.max(1, Math.round(Number(windowInput.value))) }));
-xAxis.addEventListener("change", () => update({ x: xAxis.value as State["x"] }));
 logX.input.addEventListener("change", () => update({ logX: logX.input.checked }));
 band.input.addEventListener("change", () => update({ band: band.input.checked }));
 
@@ -132,7 +132,7 @@ function syncControls(): void {
   smoothing.value = String(state.smoothing);
   smoothingValue.textContent = state.smoothing.toFixed(3);
   windowInput.value = String(state.window);
-  xAxis.value = state.x;
+  xAxes.syncControls();
   tooltipSort.value = state.tooltipSort;
   cardSize.value = state.cardSize;
   grid.setSize(state.cardSize);
@@ -201,6 +201,7 @@ export async function refresh(): Promise<void> {
   const pending = prefetched;
   prefetched = null;
   tagInfo = await (pending ?? getJson<TagInfo>("data/plugin/scalars/tags"));
+  xAxes.setTags(Object.values(tagInfo).flatMap(Object.keys));
   for (const card of cards.values()) card.invalidate();
   grouping.forget();
   layout();

@@ -6,7 +6,8 @@
 
 import type { Smoother } from "./smoothing";
 
-export type XAxis = "step" | "relative" | "wall";
+/** "tag": the scalar tag `xTag` (x_axis.ts). */
+export type XAxis = "step" | "relative" | "wall" | "tag";
 export type CardSize = "small" | "medium" | "large";
 export type TooltipSort = "nearest" | "alphabetical" | "ascending" | "descending";
 
@@ -22,6 +23,8 @@ export interface State {
   smoothing: number;
   window: number;
   x: XAxis;
+  /** The scalar tag drawn as x when `x` is "tag". */
+  xTag: string;
   logX: boolean;
   band: boolean;
   histogramMode: "offset" | "overlay";
@@ -33,7 +36,7 @@ export interface State {
   exceptionTag: string;
   /** Scalars drawn by group ("": by run): `hparam:NAME`, `regex:PATTERN` or `dir:LEVEL`, with a std or min-max band. */
   groupBy: string;
-  groupBand: "std" | "minmax";
+  groupBand: "std" | "minmax" | "ci";
   /** The Time Series page's pinned cards (their keys: kind, run and tag), the kinds of card it
    * shows (a comma-separated list) and whether its charts' y range leaves outliers out. */
   pinned: string[];
@@ -59,6 +62,7 @@ export const DEFAULTS: State = {
   smoothing: 0.6,
   window: 10,
   x: "step",
+  xTag: "",
   logX: false,
   band: false,
   histogramMode: "offset",
@@ -236,18 +240,19 @@ function parseParams(params: URLSearchParams): Partial<State> {
   if (text("exceptionRun") !== null) found.exceptionRun = text("exceptionRun")!;
   if (text("exceptionTag") !== null) found.exceptionTag = text("exceptionTag")!;
   if (text("groupBy") !== null) found.groupBy = text("groupBy")!;
+  if (text("xTag") !== null) found.xTag = text("xTag")!;
   const entries: Partial<State> = {
     smoother: choice("smoother", ["ema", "ma", "none"] as const),
     smoothing: number("smoothing", 0, 0.999),
     window: number("window", 1, 100000),
-    x: choice("x", ["step", "relative", "wall"] as const),
+    x: choice("x", ["step", "relative", "wall", "tag"] as const),
     runRegex: flag("runRegex"),
     logX: flag("logX"),
     band: flag("band"),
     ignoreOutliers: flag("ignoreOutliers"),
     histogramMode: choice("histogramMode", ["offset", "overlay"] as const),
     graphKind: choice("graphKind", ["c_graph", "s_graph"] as const),
-    groupBand: choice("groupBand", ["std", "minmax"] as const),
+    groupBand: choice("groupBand", ["std", "minmax", "ci"] as const),
     cardSize: choice("cardSize", ["small", "medium", "large"] as const),
     tooltipSort: choice("tooltipSort", ["nearest", "alphabetical", "ascending", "descending"] as const),
   };

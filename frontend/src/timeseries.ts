@@ -13,6 +13,7 @@ import { selectedRuns } from "./runs";
 import { ScalarCard } from "./scalar_card";
 import { sizeControl, sortControl } from "./scalars";
 import { commitUrl, state, update } from "./state";
+import * as xAxes from "./x_axis";
 
 type Kind = "scalars" | "histograms" | "images";
 const KINDS: { kind: Kind; label: string }[] = [
@@ -77,6 +78,7 @@ const outliers = h("input", { type: "checkbox", id: "ignore-outliers" });
 const tooltipSort = sortControl("ts-tooltip-sort");
 const cardSize = sizeControl("ts-card-size");
 const summary = h("span", { class: "count", id: "ts-count" });
+const xAxis = xAxes.control("ts-x-axis");
 const pinnedSection = h("section", { class: "pinned-cards", "aria-label": "Pinned cards" });
 
 export const element = h(
@@ -89,6 +91,7 @@ export const element = h(
     h("span", { class: "kinds", role: "group", "aria-label": "Kinds of card" }, ...kindBoxes.map((box) => box.label)),
     h("label", {}, "Smoothing ", smoothing, smoothingValue),
     h("label", {}, outliers, "Ignore outliers in chart scaling"),
+    h("label", {}, "X ", xAxis),
     h("label", {}, "Tooltip ", tooltipSort),
     h("label", {}, "Cards ", cardSize),
     summary,
@@ -125,6 +128,7 @@ function syncControls(): void {
   smoothing.value = String(state.smoothing);
   smoothingValue.textContent = state.smoothing.toFixed(3);
   outliers.checked = state.ignoreOutliers;
+  xAxes.syncControls();
   tooltipSort.value = state.tooltipSort;
   cardSize.value = state.cardSize;
   element.dataset.cardSize = state.cardSize;
@@ -311,6 +315,7 @@ export async function refresh(): Promise<void> {
   // chart does not wait for the other kinds' listings, whose cards join the grid when those come.
   const others = Promise.all([listing("histograms"), listing("images")]);
   tags = { ...tags, scalars: await listing("scalars") };
+  xAxes.setTags(Object.values(tags.scalars ?? {}).flat());
   for (const card of cards.values()) card.stale = true;
   // Not without cards: the page would say "no cards" until the other kinds come.
   if (wanted().length) {

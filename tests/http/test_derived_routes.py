@@ -181,6 +181,7 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
     with pytest.raises(InvalidArgumentError, match="at position 6"):
         remote.define("bad", "acc - nope")
     compared = remote.compare(a="lr = 0.1", b="lr = 0.01", metric="max(gap)")
+    against = remote.scalars(runs=[RUN], tags=["acc"], x="gap")["x"].to_numpy()
     # The same store read directly, after the server let go of it.
     store = f"sqlite:{tmp_path / 'store.sqlite'}"
     with trainboard.open(store) as local:
@@ -195,6 +196,8 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
         assert row["max(gap)"] == pytest.approx(expected.max(), rel=1e-12)
         assert row["mean(gap)"] == pytest.approx(expected.mean(), rel=1e-12)
         assert table["max(gap)"].is_monotonic_decreasing and "baseline" not in set(table["run"])
+        np.testing.assert_array_equal(local.scalars(runs=[RUN], tags=["acc"], x="gap")["x"].to_numpy(), against)
+        np.testing.assert_allclose(against, expected, rtol=1e-12)  # acc and gap at the same steps
         bands = local.groups("gap", "hparam:lr", band="ci", align="asof")
         assert set(bands["group"]) == {"0.001", "0.01", "0.1"} and (bands["count"] == 6).all()
         with pytest.raises(ExpressionError):

@@ -92,9 +92,15 @@ class Experiment(RunMetadataMethods):
         return frame(self.runs_table(filter, sort, columns), self._backend(backend))
 
     def scalars(
-        self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None
+        self,
+        runs: Names = None,
+        tags: Names = None,
+        steps: Steps = None,
+        *,
+        x: str | None = None,
+        backend: str | None = None,
     ) -> Any:
-        return frame(self.scalars_table(runs, tags, steps), self._backend(backend))
+        return frame(self.scalars_table(runs, tags, steps, x=x), self._backend(backend))
 
     def histograms(
         self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None
@@ -167,12 +173,18 @@ class Experiment(RunMetadataMethods):
 
     # Tables (columns before they become a frame; the exporter writes them).
 
-    def scalars_table(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Table:
-        return _scalar_columns(list(self._scalars(runs, tags, steps)))
+    def scalars_table(
+        self, runs: Names = None, tags: Names = None, steps: Steps = None, *, x: str | None = None
+    ) -> Table:
+        axis = self._x_columns(runs, x)
+        return _scalar_columns(list(self._scalars(runs, tags, steps)), axis)
 
-    def scalar_tables(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Iterator[Table]:
+    def scalar_tables(
+        self, runs: Names = None, tags: Names = None, steps: Steps = None, *, x: str | None = None
+    ) -> Iterator[Table]:
         """`scalars_table` one series at a time, for a writer that streams."""
-        return (_scalar_columns([series]) for series in self._scalars(runs, tags, steps))
+        axis = self._x_columns(runs, x)
+        return (_scalar_columns([series], axis) for series in self._scalars(runs, tags, steps))
 
     def histograms_table(self, runs: Names = None, tags: Names = None, steps: Steps = None) -> Table:
         names: list[tuple[str, str]] = []
@@ -348,6 +360,14 @@ class Experiment(RunMetadataMethods):
             None if tags is None else _names(lambda: self.tag_names(data_class, plugin), tags),
         )
 
+    def _x_columns(self, runs: Names, x: str | None) -> dict[str, ScalarColumns] | None:
+        """Every point of the x tag by run, for the `x` column (None: no x asked for)."""
+        if x is None:
+            return None
+        from trainboard.plugins.x_axis import x_columns
+
+        return x_columns(self.provider, self.id, x=x, runs=None if runs is None else _names(self.run_names, runs))
+
     def _scalars(self, runs: Names, tags: Names, steps: Steps) -> Iterator[SeriesPoints[ScalarColumns]]:
         return self.provider.stream_scalars(
             experiment_id=self.id,
@@ -384,15 +404,23 @@ def _names(every: Callable[[], Iterable[str]], wanted: Names) -> list[str]:
     return list(wanted or ())
 
 
-def _scalar_columns(series: list[SeriesPoints[ScalarColumns]]) -> Table:
+def _scalar_columns(series: list[SeriesPoints[ScalarColumns]], axis: dict[str, ScalarColumns] | None = None) -> Table:
+    """The points' columns; with `axis` (the x tag's points by run) an `x` column: the x tag's value at each point's
+    step (`trainboard.plugins.x_axis.x_at`), NaN where the run has none."""
     counts = [len(s.points) for s in series]
-    return {
+    table: Table = {
         "run": labels([s.run for s in series], counts),
         "tag": labels([s.tag for s in series], counts),
         "step": _joined([s.points.steps for s in series], np.int64),
         "wall_time": _joined([s.points.wall_times for s in series], np.float64),
         "value": _joined([s.points.values for s in series], np.float64),
     }
+    if axis is not None:
+        from trainboard.plugins.x_axis import x_at
+
+        xs = [x_at(s.points.steps, axis[s.run]) if s.run in axis else np.full(len(s.points), np.nan) for s in series]
+        table["x"] = _joined(xs, np.float64)
+    return table
 
 
 def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:

@@ -37,9 +37,18 @@ class ExperimentFrames(Protocol):
         hparams by name and its metrics' last values by metric name (`group/tag` for a metric of a sub-run)."""
 
     def scalars(
-        self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None
+        self,
+        runs: Names = None,
+        tags: Names = None,
+        steps: Steps = None,
+        *,
+        x: str | None = None,
+        backend: str | None = None,
     ) -> Any:
-        """Every scalar point: run, tag, step, wall_time, value; points as logged."""
+        """Every scalar point: run, tag, step, wall_time, value; points as logged. With `x` (a scalar tag or derived
+        metric) an `x` column too: that tag's last value at or before each point's step in the point's run (NaN
+        before its first point, or in a run without it), as the charts' x axis; an `InvalidArgumentError` where no
+        run has it."""
 
     def histograms(
         self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None

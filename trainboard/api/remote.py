@@ -59,9 +59,16 @@ class RemoteExperiment(RunMetadataMethods):
         return self._frame("hparams", backend)
 
     def scalars(
-        self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None
+        self,
+        runs: Names = None,
+        tags: Names = None,
+        steps: Steps = None,
+        *,
+        x: str | None = None,
+        backend: str | None = None,
     ) -> Any:
-        return self._frame("scalars", backend, runs, tags, steps)
+        chosen: FrameLibrary = self.backend if backend is None else check_backend(backend)
+        return frame(self.table("scalars", runs, tags, steps, options={"x": x}), chosen)
 
     def histograms(
         self, runs: Names = None, tags: Names = None, steps: Steps = None, *, backend: str | None = None

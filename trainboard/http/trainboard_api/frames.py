@@ -23,6 +23,7 @@ from trainboard.http.trainboard_api.downloads import NotAcceptableError
 from trainboard.http.trainboard_api.selection import PARAMETERS, Selection, api_experiment, selection
 from trainboard.http.trainboard_api.sinks import Chunks
 from trainboard.plugins.runs_table import MAX_TERMS_LENGTH
+from trainboard.plugins.x_axis import MAX_X_LENGTH
 from trainboard.store.run_filter import MAX_FILTER_LENGTH
 
 # Rows sent per record batch.
@@ -36,7 +37,7 @@ def _kinds(api: Experiment, chosen: Selection, query: QueryParams) -> dict[str, 
     return {
         "runs": lambda: api.runs_table(filter, sort, columns),
         "hparams": api.hparams_table,
-        "scalars": lambda: api.scalars_table(runs, tags, steps),
+        "scalars": lambda: api.scalars_table(runs, tags, steps, x=params.optional(query, "x")),
         "histograms": lambda: api.histograms_table(runs, tags, steps),
         "tensors": lambda: api.tensors_table(runs, tags, steps, plugin=plugin),
         "images": lambda: api.images_table(runs, tags, steps),
@@ -55,6 +56,7 @@ KINDS = ("runs", "hparams", "scalars", "histograms", "tensors", "images", "text"
     text("filter", max_length=MAX_FILTER_LENGTH),
     text("sort", max_length=MAX_TERMS_LENGTH),
     text("columns", max_length=MAX_TERMS_LENGTH),
+    text("x", max_length=MAX_X_LENGTH),
     returns=MEDIA_TYPE,
 )
 def frames(request: Request) -> StreamingResponse:

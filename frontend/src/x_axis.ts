@@ -1,0 +1,211 @@
+// A scalar tag (or a derived metric) as the x axis of Scalars and Time Series: the "X" control lists step, relative
+// and wall time, then every scalar tag; a card then draws its tag against the chosen one
+// (data/trainboard/scalars/against: each point's x is the x tag's last value at or before its step). A run whose x is
+// not monotonic is drawn in its points' step order (a line may turn back), in a plot of its own that says so.
+
+import "./derived.css";
+import uPlot from "uplot";
+import { getJson, type ScalarSeries } from "./api";
+import { themedAxis } from "./chart_theme";
+import type { Line } from "./chart";
+import { h } from "./dom";
+import { state, update } from "./state";
+
+/** A run's series of a tag with the x tag's value at each point. */
+export interface AgainstSeries extends ScalarSeries {
+  xs: Float64Array;
+  monotonic: boolean;
+}
+
+interface Answer {
+  runs: Record<
+    string,
+    { step: number[]; wall_time: number[]; value: (number | string)[]; x: (number | string)[]; monotonic: boolean }
+  >;
+}
+
+const TIMES: [XValue, string][] = [
+  ["step", "Step"],
+  ["relative", "Relative time"],
+  ["wall", "Wall time"],
+];
+type XValue = "step" | "relative" | "wall";
+const TAG_PREFIX = "tag:";
+
+const controls: HTMLSelectElement[] = [];
+let tags: string[] = [];
+
+/** The x axis's select: a time, or `tag:NAME`. */
+export function control(id: string): HTMLSelectElement {
+  const select = h("select", { id, class: "x-axis", "aria-label": "Horizontal axis" });
+  select.addEventListener("change", () => {
+    const value = select.value;
+    if (value.startsWith(TAG_PREFIX)) update({ x: "tag", xTag: value.slice(TAG_PREFIX.length) });
+    else update({ x: value as XValue, xTag: "" });
+  });
+  controls.push(select);
+  fill(select);
+  return select;
+}
+
+/** The scalar tags the control offers (the scalars plugin's listing: derived metrics too). */
+export function setTags(names: Iterable<string>): void {
+  tags = [...new Set(names)].sort();
+  for (const select of controls) fill(select);
+}
+
+function fill(select: HTMLSelectElement): void {
+  const shown = tags.includes(state.xTag) || !state.xTag ? tags : [...tags, state.xTag];
+  select.replaceChildren(
+    ...TIMES.map(([value, label]) => h("option", { value }, label)),
+    h("optgroup", { label: "Scalar tag" }, ...shown.map((tag) => h("option", { value: TAG_PREFIX + tag }, tag))),
+  );
+  sync(select);
+}
+
+function sync(select: HTMLSelectElement): void {
+  select.value = active() ? TAG_PREFIX + state.xTag : state.x === "tag" ? "step" : state.x;
+}
+
+export function syncControls(): void {
+  for (const select of controls) sync(select);
+}
+
+/** Whether the charts draw against a tag. */
+export function active(): boolean {
+  return state.x === "tag" && state.xTag !== "";
+}
+
+/** What a card's data was fetched for: its series change with the x tag. */
+export function fetchedFor(): string {
+  return active() ? state.xTag : "";
+}
+
+/** Each run's series of `tag` with the x tag's value at every point (runs without both tags are left out). */
+export async function seriesAgainst(tag: string, runs: string[]): Promise<Map<string, AgainstSeries>> {
+  const query: [string, string][] = [
+    ["tag", tag],
+    ["x", state.xTag],
+    ...runs.map((run): [string, string] => ["run", run]),
+  ];
+  const answer = await getJson<Answer>(`data/trainboard/scalars/against?${new URLSearchParams(query)}`);
+  return new Map(
+    Object.entries(answer.runs).map(([run, series]) => [
+      run,
+      {
+        steps: Float64Array.from(series.step),
+        wallTimes: Float64Array.from(series.wall_time),
+        values: Float64Array.from(series.value, Number),
+        xs: Float64Array.from(series.x, Number),
+        monotonic: series.monotonic,
+      },
+    ]),
+  );
+}
+
+/** A series' x on the tag axis; the steps where it has none (a series fetched without the x tag). */
+export function xsOf(series: ScalarSeries): Float64Array {
+  return (series as Partial<AgainstSeries>).xs ?? series.steps;
+}
+
+/** Whether every line's x only grows (the chart's usual drawing), else the lines are drawn in step order. */
+export function monotonic(lines: Line[]): boolean {
+  return lines.every((line) => {
+    for (let i = 1; i < line.xs.length; i++) if (line.xs[i]! < line.xs[i - 1]!) return false;
+    return true;
+  });
+}
+
+export function axisName(): string {
+  return state.xTag;
+}
+
+const plots = new WeakMap<HTMLElement, uPlot>();
+
+/** Draws `lines` in their points' order in place of the card's chart, with a note that x is not monotonic. */
+export function drawOrdered(card: HTMLElement, chart: HTMLElement, lines: Line[], smoothing: boolean): void {
+  chart.hidden = true;
+  let holder = card.querySelector<HTMLElement>(".ordered-chart");
+  if (!holder) {
+    holder = h(
+      "div",
+      { class: "ordered-chart" },
+      h("div", { class: "plot" }),
+      h("p", { class: "x-note", role: "note" }, ""),
+    );
+    chart.after(holder);
+  }
+  const plotHolder = holder.querySelector<HTMLElement>(".plot")!;
+  const bent = lines.filter((line) => !monotonic([line])).length;
+  holder.querySelector(".x-note")!.textContent =
+    `${state.xTag} is not monotonic in ${bent} of ${lines.length} run${lines.length === 1 ? "" : "s"}: ` +
+    "each line follows its points in step order.";
+  card.dataset.monotonic = "false";
+  plots.get(plotHolder)?.destroy();
+  plotHolder.replaceChildren();
+  const facets: uPlot.Series.Facet[] = [
+    { scale: "x", auto: true },
+    { scale: "y", auto: true },
+  ];
+  const series: uPlot.Series[] = [
+    {},
+    ...lines.map((line) => ({
+      label: line.run,
+      stroke: line.color,
+      width: 1.5,
+      facets,
+      paths: inOrder,
+      points: { show: line.xs.length === 1 },
+    })),
+  ];
+  const data = [
+    null,
+    ...lines.map((line) => [Array.from(line.xs), Array.from(smoothing ? line.smoothed : line.raw)]),
+  ] as unknown as uPlot.AlignedData;
+  const plot = new uPlot(
+    {
+      mode: 2,
+      width: Math.max(200, holder.clientWidth || chart.clientWidth || 400),
+      height: 240,
+      legend: { show: false },
+      cursor: { show: false },
+      scales: { x: { time: false, auto: true }, y: { auto: true } },
+      axes: [themedAxis(), themedAxis({ size: 60 })],
+      series,
+    },
+    data,
+    plotHolder,
+  );
+  plots.set(plotHolder, plot);
+}
+
+/** Back to the card's chart. */
+export function clearOrdered(card: HTMLElement, chart: HTMLElement): void {
+  chart.hidden = false;
+  delete card.dataset.monotonic;
+  const holder = card.querySelector<HTMLElement>(".ordered-chart");
+  if (!holder) return;
+  plots.get(holder.querySelector<HTMLElement>(".plot")!)?.destroy();
+  holder.remove();
+}
+
+/** A line through the points in their order (uPlot's own paths assume x grows); a non-finite value breaks it. */
+const inOrder: uPlot.Series.PathBuilder = (u, index) => {
+  const [xs, ys] = (u.data as unknown as [number[], number[]][])[index]!;
+  const stroke = new Path2D();
+  let pen = false;
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    const y = ys[i]!;
+    if (!Number.isFinite(x) || !Number.isFinite(y)) {
+      pen = false;
+      continue;
+    }
+    const left = u.valToPos(x, "x", true);
+    const top = u.valToPos(y, "y", true);
+    if (pen) stroke.lineTo(left, top);
+    else stroke.moveTo(left, top);
+    pen = true;
+  }
+  return { stroke, fill: null, clip: null, flags: 0 };
+};
