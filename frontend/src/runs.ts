@@ -9,7 +9,9 @@ import type { FilterProblem } from "./filter_problem";
 import { PICK_RUN, highlightRun } from "./highlight";
 import * as runQuery from "./run_query";
 import * as table from "./runs_table";
+import { completions } from "./table_terms";
 import { state, subscribe, update } from "./state";
+import * as views from "./views";
 
 /** With no selection in the URL, this many runs (the first, by name) are selected. */
 export const DEFAULT_RUNS = 100;
@@ -68,7 +70,10 @@ const filterInput = h("input", {
   id: "run-filter",
   "aria-describedby": "run-filter-problem",
   spellcheck: "false",
+  list: "run-filter-names",
 });
+/** Completion of the filter's last word: hparam and tag names, and the tags' summaries (max(val/acc)). */
+const filterNames = h("datalist", { id: "run-filter-names" });
 const regexToggle = h(
   "button",
   { type: "button", id: "run-regex", class: "regex-toggle", onclick: () => runQuery.toggleRegex() },
@@ -115,9 +120,10 @@ const namesTools = h(
 export const element = h(
   "aside",
   { class: "runs", "aria-label": "Runs" },
-  h("div", { class: "run-tools filter-box" }, filterInput, regexToggle, viewToggle),
+  h("div", { class: "run-tools filter-box" }, filterInput, filterNames, regexToggle, viewToggle),
   filterError,
   filterMode,
+  views.element,
   namesTools,
   count,
   list,
@@ -141,6 +147,8 @@ function deselectMatching(): void {
 filterInput.value = state.runFilter;
 filterInput.addEventListener("input", () => {
   update({ runFilter: filterInput.value });
+  const { stem, options } = completions(filterInput.value, state.runRegex ? [] : table.summaryNames());
+  filterNames.replaceChildren(...options.map((name) => h("option", { value: stem + name })));
   runQuery.typed();
 });
 list.addEventListener("scroll", () => render());

@@ -16,15 +16,12 @@ import { state, subscribe, update } from "./state";
 import {
   changeMetadata,
   defaultColumns,
-  differences,
   metadata,
-  nextSort,
-  namesFilters,
-  quoted,
   tablePage,
   type MetadataChange,
   type RunMetadata,
 } from "./table_data";
+import { differences, namesFilters, nextSort, quoted } from "./table_terms";
 
 /** What the table asks of the run selector: which runs are selected, and a new selection. */
 export interface Selection {
@@ -189,7 +186,7 @@ body.addEventListener("mouseleave", () => highlightRun(null));
 
 /** Draws the rows in view, fetching the pages they are on. */
 export function render(): void {
-  if (!element.isConnected || selection === null) return;
+  if (!element.isConnected || element.hidden || selection === null) return;
   const shown = columns();
   const key = JSON.stringify([filterText(), shown, state.sort]);
   if (key !== questionKey) {

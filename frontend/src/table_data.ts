@@ -1,6 +1,6 @@
 // The runs table's data from the server: pages of rows of `/data/trainboard/runs_table` (filtered, sorted and cut
 // there, so 10,000 runs cost a page at a time), the runs' metadata (`/data/trainboard/run_metadata`: display name,
-// notes, labels, star, colour) and its changes. Pure functions of the run filter language's text are here too.
+// notes, labels, star, colour) and its changes.
 
 import { getJson, postJson } from "./api";
 
@@ -26,9 +26,6 @@ export interface MetadataChange {
   add_labels?: string[];
   remove_labels?: string[];
 }
-
-/** The longest filter text the server takes (store/run_filter.py MAX_FILTER_LENGTH). */
-const MAX_FILTER_LENGTH = 4096;
 
 export function tablePage(
   filter: string,
@@ -63,52 +60,4 @@ export async function changeMetadata(runs: string[], change: MetadataChange): Pr
     ...change,
   });
   return new Map(Object.entries(answer.runs));
-}
-
-/** A quoted string of the filter language: backslashes and quotes escaped. */
-export function quoted(text: string): string {
-  return `"${text.replace(/[\\"]/g, (found) => `\\${found}`)}"`;
-}
-
-/** A regex that matches exactly one of `names`. */
-function exactly(names: readonly string[]): string {
-  return `^(${names.map((name) => name.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("|")})$`;
-}
-
-/** Filters (each within the server's length) that together keep exactly the runs named. */
-export function namesFilters(names: readonly string[]): string[] {
-  const filters: string[] = [];
-  let batch: string[] = [];
-  const filterOf = (chosen: string[]) => `name ~ ${quoted(exactly(chosen))}`;
-  for (const name of names) {
-    if (batch.length && filterOf([...batch, name]).length > MAX_FILTER_LENGTH) {
-      filters.push(filterOf(batch));
-      batch = [];
-    }
-    batch.push(name);
-  }
-  if (batch.length) filters.push(filterOf(batch));
-  return filters;
-}
-
-/** The columns (of `columns`) whose values differ among the rows, with every row's values. */
-export function differences(columns: readonly string[], rows: readonly unknown[][]): string[] {
-  return columns.filter((_, index) => new Set(rows.map((row) => JSON.stringify(row[index + 1] ?? null))).size > 1);
-}
-
-/** The sort after a click on a column's header: ascending, then descending, then none. */
-export function nextSort(sort: string, column: string): string {
-  if (sort === column) return `-${column}`;
-  if (sort === `-${column}`) return "";
-  return column;
-}
-
-/** The filter text's last word and the names that complete it: hparams, tags and the summaries of tags. */
-export function completions(text: string, names: readonly string[]): { stem: string; options: string[] } {
-  const found = /([A-Za-z_][\w./()-]*)$/.exec(text);
-  if (!found) return { stem: text, options: [] };
-  const word = found[1]!.toLowerCase();
-  const stem = text.slice(0, text.length - found[1]!.length);
-  const options = names.filter((name) => name.toLowerCase().startsWith(word) && name.toLowerCase() !== word);
-  return { stem, options: options.slice(0, 50) };
 }
