@@ -8,7 +8,10 @@ import { formatCount, h, svg } from "./dom";
 import type { FilterProblem } from "./filter_problem";
 import { PICK_RUN, highlightRun } from "./highlight";
 import * as runQuery from "./run_query";
-import { state, update } from "./state";
+import * as table from "./runs_table";
+import { completions } from "./table_terms";
+import { state, subscribe, update } from "./state";
+import * as views from "./views";
 
 /** With no selection in the URL, this many runs (the first, by name) are selected. */
 export const DEFAULT_RUNS = 100;
@@ -23,6 +26,7 @@ let picked: string | null = null;
 export function setRuns(runs: string[]): void {
   allRuns = runs;
   runQuery.ask(true); // the runs' values may have changed
+  table.refresh();
   render();
 }
 
@@ -66,7 +70,10 @@ const filterInput = h("input", {
   id: "run-filter",
   "aria-describedby": "run-filter-problem",
   spellcheck: "false",
+  list: "run-filter-names",
 });
+/** Completion of the filter's last word: hparam and tag names, and the tags' summaries (max(val/acc)). */
+const filterNames = h("datalist", { id: "run-filter-names" });
 const regexToggle = h(
   "button",
   { type: "button", id: "run-regex", class: "regex-toggle", onclick: () => runQuery.toggleRegex() },
@@ -89,29 +96,44 @@ const list = h(
   spacer,
 );
 
+const viewToggle = h("button", {
+  type: "button",
+  id: "runs-view",
+  class: "runs-view",
+  onclick: () => update({ runsTable: !state.runsTable }),
+});
+const namesTools = h(
+  "div",
+  { class: "run-tools" },
+  h(
+    "button",
+    {
+      type: "button",
+      id: "select-matching",
+      onclick: () => setSelection(new Set([...selectedAll(), ...matching()])),
+    },
+    "Select all matching",
+  ),
+  h("button", { type: "button", id: "deselect-matching", onclick: () => deselectMatching() }, "None"),
+);
+
 export const element = h(
   "aside",
   { class: "runs", "aria-label": "Runs" },
-  h("div", { class: "run-tools filter-box" }, filterInput, regexToggle),
+  h("div", { class: "run-tools filter-box" }, filterInput, filterNames, regexToggle, viewToggle),
   filterError,
   filterMode,
-  h(
-    "div",
-    { class: "run-tools" },
-    h(
-      "button",
-      {
-        type: "button",
-        id: "select-matching",
-        onclick: () => setSelection(new Set([...selectedAll(), ...matching()])),
-      },
-      "Select all matching",
-    ),
-    h("button", { type: "button", id: "deselect-matching", onclick: () => deselectMatching() }, "None"),
-  ),
+  views.element,
+  namesTools,
   count,
   list,
+  table.element,
 );
+
+table.connect({ isSelected, selected: selectedAll, set: setSelection });
+subscribe((_, changed) => {
+  if (changed.has("runsTable")) render();
+});
 
 function selectedAll(): string[] {
   return allRuns.filter(isSelected);
@@ -125,6 +147,8 @@ function deselectMatching(): void {
 filterInput.value = state.runFilter;
 filterInput.addEventListener("input", () => {
   update({ runFilter: filterInput.value });
+  const { stem, options } = completions(filterInput.value, state.runRegex ? [] : table.summaryNames());
+  filterNames.replaceChildren(...options.map((name) => h("option", { value: stem + name })));
   runQuery.typed();
 });
 list.addEventListener("scroll", () => render());
@@ -163,6 +187,14 @@ list.addEventListener("keydown", (event) => {
 });
 
 export function render(): void {
+  const tableShown = state.runsTable;
+  element.classList.toggle("wide", tableShown);
+  viewToggle.textContent = tableShown ? "Names" : "Table";
+  viewToggle.title = tableShown ? "Show the runs' names only" : "Show the runs table: hparams, metrics, notes";
+  namesTools.hidden = tableShown;
+  count.hidden = tableShown;
+  list.hidden = tableShown;
+  table.element.hidden = !tableShown;
   if (document.activeElement !== filterInput) filterInput.value = state.runFilter;
   const described = runQuery.describe();
   const regexMode = state.runRegex;
@@ -225,6 +257,7 @@ export function render(): void {
   }
   spacer.replaceChildren(...items);
   if (rows[active] !== undefined) list.setAttribute("aria-activedescendant", `run-option-${active}`);
+  if (tableShown) table.render();
 }
 
 /** The problem under the box: the text with the place marked (a caret at its end), then what was expected there. */

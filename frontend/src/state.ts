@@ -49,6 +49,11 @@ export interface State {
    * legend the user switched (on where it is off by default, off where it is on). */
   logYCards: string[];
   legendCards: string[];
+  /** The run selector shows the runs table (else the runs' names), its columns (terms of the run filter language;
+   * empty: the default ones) and its sort (`-max(val/acc)`: a column, `-` for descending; "": the server's order). */
+  runsTable: boolean;
+  columns: string[];
+  sort: string;
 }
 
 export const DEFAULTS: State = {
@@ -79,6 +84,9 @@ export const DEFAULTS: State = {
   tooltipSort: "nearest",
   logYCards: [],
   legendCards: [],
+  runsTable: false,
+  columns: [],
+  sort: "",
 };
 
 /** The list fields, each written in the URL as one parameter per item (`run=a&run=b`), by the parameter's name. */
@@ -87,10 +95,18 @@ const LISTS: Partial<Record<keyof State, string>> = {
   pinned: "pin",
   logYCards: "logYCard",
   legendCards: "legendCard",
+  columns: "col",
 };
 
 /** Shared by every dashboard, and shown as such: the run list stays beside every dashboard. */
-export const SHARED: ReadonlySet<keyof State> = new Set<keyof State>(["dashboard", "runs", "runFilter"]);
+export const SHARED: ReadonlySet<keyof State> = new Set<keyof State>([
+  "dashboard",
+  "runs",
+  "runFilter",
+  "runsTable",
+  "columns",
+  "sort",
+]);
 
 type Listener = (state: State, changed: Set<keyof State>) => void;
 
@@ -241,12 +257,14 @@ function parseParams(params: URLSearchParams): Partial<State> {
   if (text("exceptionTag") !== null) found.exceptionTag = text("exceptionTag")!;
   if (text("groupBy") !== null) found.groupBy = text("groupBy")!;
   if (text("xTag") !== null) found.xTag = text("xTag")!;
+  if (text("sort") !== null) found.sort = text("sort")!;
   const entries: Partial<State> = {
     smoother: choice("smoother", ["ema", "ma", "none"] as const),
     smoothing: number("smoothing", 0, 0.999),
     window: number("window", 1, 100000),
     x: choice("x", ["step", "relative", "wall", "tag"] as const),
     runRegex: flag("runRegex"),
+    runsTable: flag("runsTable"),
     logX: flag("logX"),
     band: flag("band"),
     ignoreOutliers: flag("ignoreOutliers"),

@@ -1,0 +1,612 @@
+// The runs table, in place of the run list's names (the "Names" button goes back): a row per run the filter box
+// keeps, with a colour swatch, a star, the run's (display) name, the columns chosen (status, hparams, summaries such
+// as last(t) and max(t): terms of the run filter language), its labels and notes. The server filters, sorts and pages
+// it (`/data/trainboard/runs_table`): only the rows in view exist, and only their pages are fetched, so 10,000 runs
+// cost what thirty do. A header's click sorts; the columns are picked, hidden and reordered in "Columns" (kept per
+// experiment). Rows are selected by checkbox (shift for a range) or "Only"; hovering a row highlights its run's lines
+// in every chart, and hovering a line marks its row. Notes, labels, star, colour and display name are edited here
+// (not on a pinned view or without the write role); the selection takes bulk labels, stars and hiding. "Differences"
+// shows the selected runs side by side on the columns whose values differ.
+
+import { colorOf, pick } from "./colors";
+import { formatCount, formatDate, formatNumber, h } from "./dom";
+import { highlightRun } from "./highlight";
+import * as place from "./place";
+import { state, subscribe, update } from "./state";
+import {
+  changeMetadata,
+  defaultColumns,
+  metadata,
+  tablePage,
+  type MetadataChange,
+  type RunMetadata,
+} from "./table_data";
+import { differences, namesFilters, nextSort, quoted } from "./table_terms";
+
+/** What the table asks of the run selector: which runs are selected, and a new selection. */
+export interface Selection {
+  isSelected(run: string): boolean;
+  selected(): string[];
+  set(runs: Set<string>): void;
+}
+
+const ROW_HEIGHT = 28;
+const PAGE_SIZE = 200;
+const OVERSCAN = 10;
+/** Hparams and summaries shown by default (the first of the server's default set), besides the status. */
+const DEFAULT_SHOWN = 8;
+const STORAGE_KEY = `trainboard:table-columns:${place.experiment ?? ""}`;
+/** The run-metadata columns, shown from the metadata listing; sorted on the server where it knows them. */
+const METADATA_COLUMNS = ["starred", "labels", "notes"] as const;
+
+let selection: Selection | null = null;
+let available: string[] = [];
+let sortable = new Set<string>();
+let info = new Map<string, RunMetadata>();
+/** The rows fetched for the current question, by index; and how many runs it keeps. */
+let rows = new Map<number, unknown[]>();
+let total = 0;
+let questionKey = "";
+const pending = new Set<number>();
+let anchor: number | null = null;
+/** The run whose line is hovered in a chart. */
+let lineRun: string | null = null;
+/** Writes refused (a pinned view, the read role): editing is hidden. */
+let readOnly = place.pin !== null;
+let shownColumns: string[] = [];
+
+const header = h("div", { class: "trow thead", role: "row" });
+const spacer = h("div", { class: "tspacer" });
+const body = h("div", { class: "tbody", id: "runs-table-body", role: "rowgroup" }, spacer);
+const grid = h(
+  "div",
+  { class: "runs-table", id: "runs-table", role: "grid", "aria-label": "Runs table" },
+  header,
+  body,
+);
+const status = h("span", { class: "count", id: "runs-table-count" });
+const problem = h("div", { class: "error", id: "runs-table-problem", role: "alert" });
+const bulkLabel = h("input", { type: "text", id: "bulk-label", placeholder: "label", "aria-label": "Label to add" });
+const bulk = h(
+  "div",
+  { class: "run-tools bulk", id: "bulk-actions" },
+  bulkLabel,
+  h("button", { type: "button", id: "bulk-add-label", onclick: () => void bulkChange("label") }, "Label"),
+  h("button", { type: "button", id: "bulk-star", onclick: () => void bulkChange("star") }, "★ Star"),
+  h("button", { type: "button", id: "bulk-unstar", onclick: () => void bulkChange("unstar") }, "☆"),
+  h("button", { type: "button", id: "bulk-hide", onclick: () => bulkHide() }, "Hide"),
+  h("button", { type: "button", id: "show-differences", onclick: () => void showDifferences() }, "Differences"),
+);
+const picker = h("div", { class: "column-picker", id: "column-picker", hidden: true });
+const differencesPanel = h("div", { class: "differences", id: "differences", hidden: true, role: "region" });
+
+export const element = h(
+  "div",
+  { class: "runs-table-panel", id: "runs-table-panel" },
+  h(
+    "div",
+    { class: "run-tools" },
+    h("button", { type: "button", id: "pick-columns", onclick: () => togglePicker() }, "Columns"),
+    status,
+  ),
+  picker,
+  bulk,
+  problem,
+  differencesPanel,
+  grid,
+);
+
+/** Starts the table: `chosen` is the run selector's selection. */
+export function connect(chosen: Selection): void {
+  selection = chosen;
+  if (!state.columns.length) {
+    const kept = localStorage.getItem(STORAGE_KEY);
+    if (kept) update({ columns: JSON.parse(kept) as string[] });
+  }
+  void start();
+}
+
+async function start(): Promise<void> {
+  let given: string[] = [];
+  try {
+    given = await defaultColumns();
+  } catch {
+    // The table says the server's problem when it asks for rows.
+  }
+  // A server that has the run-metadata columns lists them among its default ones: then it sorts on them.
+  const metadataColumns: readonly string[] = METADATA_COLUMNS;
+  sortable = new Set(given.filter((column) => metadataColumns.includes(column)));
+  available = given.filter((column) => !metadataColumns.includes(column));
+  await refreshMetadata();
+  refresh();
+}
+
+async function refreshMetadata(): Promise<void> {
+  try {
+    info = await metadata();
+  } catch {
+    return;
+  }
+  for (const [run, entry] of info) if (entry.color) pick(run, entry.color);
+}
+
+/** The data may have changed (new runs, new values): asked again. */
+export function refresh(): void {
+  questionKey = "";
+  render();
+}
+
+function columns(): string[] {
+  if (state.columns.length) return state.columns;
+  // The run's times are in the picker: hparams and the last values tell runs apart.
+  const times = new Set(["status", "start_time", "last_step", "duration"]);
+  const picked = available.filter((column) => !times.has(column)).slice(0, DEFAULT_SHOWN);
+  return ["status", ...picked];
+}
+
+/** The filter box's text as a filter of the language (a regex on names becomes `name ~ "…"`). */
+function filterText(): string {
+  const text = state.runFilter.trim();
+  if (!text) return "";
+  return state.runRegex ? `name ~ ${quoted(text)}` : text;
+}
+
+subscribe((_, changed) => {
+  if (changed.has("columns")) {
+    try {
+      localStorage.setItem(STORAGE_KEY, JSON.stringify(state.columns));
+    } catch {
+      // Storage full or off: the columns last as long as the URL.
+    }
+  }
+  if (changed.has("runFilter") || changed.has("runRegex") || changed.has("columns") || changed.has("sort")) refresh();
+  else if (changed.has("runs")) render();
+});
+
+// A chart's hovered line marks its run's row: the charts mark themselves with the run they highlight.
+new MutationObserver((records) => {
+  const last = records[records.length - 1]!.target as HTMLElement;
+  const run = last.dataset.highlight ?? null;
+  if (run === lineRun) return;
+  lineRun = run;
+  for (const row of body.querySelectorAll<HTMLElement>(".trow[data-run]")) {
+    row.classList.toggle("line-hovered", row.dataset.run === run);
+  }
+}).observe(document.body, { attributes: true, attributeFilter: ["data-highlight"], subtree: true });
+
+body.addEventListener("scroll", () => {
+  header.scrollLeft = body.scrollLeft;
+  render();
+});
+body.addEventListener("mouseover", (event) => {
+  const row = (event.target as HTMLElement).closest<HTMLElement>(".trow[data-run]");
+  highlightRun(row?.dataset.run ?? null);
+});
+body.addEventListener("mouseleave", () => highlightRun(null));
+
+/** Draws the rows in view, fetching the pages they are on. */
+export function render(): void {
+  if (!element.isConnected || element.hidden || selection === null) return;
+  const shown = columns();
+  const key = JSON.stringify([filterText(), shown, state.sort]);
+  if (key !== questionKey) {
+    questionKey = key;
+    rows = new Map();
+    pending.clear();
+    anchor = null;
+    shownColumns = shown;
+    renderHeader();
+    void fetchPage(0, key);
+    return;
+  }
+  const first = Math.max(0, Math.floor(body.scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(total, Math.ceil((body.scrollTop + (body.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN);
+  for (let page = Math.floor(first / PAGE_SIZE); page * PAGE_SIZE < last; page++) {
+    if (!rows.has(page * PAGE_SIZE)) void fetchPage(page * PAGE_SIZE, key);
+  }
+  spacer.style.height = `${total * ROW_HEIGHT}px`;
+  spacer.style.width = `${rowWidth()}px`;
+  const items: HTMLElement[] = [];
+  for (let index = first; index < last; index++) {
+    const row = rows.get(index);
+    if (row) items.push(rowElement(index, row));
+  }
+  spacer.replaceChildren(...items);
+  const selected = selection.selected().length;
+  status.textContent = `${formatCount(total)} runs, ${formatCount(selected)} selected`;
+  bulk.hidden = selected === 0;
+  for (const control of bulk.querySelectorAll<HTMLElement>("input, #bulk-add-label, #bulk-star, #bulk-unstar")) {
+    control.hidden = readOnly;
+  }
+  bulk.querySelector<HTMLButtonElement>("#show-differences")!.disabled = selected < 2;
+}
+
+async function fetchPage(offset: number, key: string): Promise<void> {
+  if (pending.has(offset)) return;
+  pending.add(offset);
+  try {
+    const page = await tablePage(filterText(), shownColumns, state.sort, offset, PAGE_SIZE);
+    if (key !== questionKey) return;
+    problem.textContent = "";
+    total = page.total;
+    page.rows.forEach((row, index) => rows.set(offset + index, row));
+  } catch (error) {
+    if (key !== questionKey) return;
+    // A filter the server refuses is said under the filter box; a column it refuses, here.
+    problem.textContent = state.columns.length ? String((error as Error).message) : "";
+    return;
+  } finally {
+    pending.delete(offset);
+  }
+  render();
+}
+
+const NAME_WIDTH = 220;
+const CELL_WIDTH = 104;
+const FIXED = "28px 26px 26px";
+
+function rowWidth(): number {
+  return 80 + NAME_WIDTH + (shownColumns.length + 2) * CELL_WIDTH + 60;
+}
+
+function template(): string {
+  return `${FIXED} ${NAME_WIDTH}px repeat(${shownColumns.length}, ${CELL_WIDTH}px) ${CELL_WIDTH}px ${CELL_WIDTH * 1.5}px 48px`;
+}
+
+function renderHeader(): void {
+  grid.style.setProperty("--columns", template());
+  const cell = (column: string, label: string, sortKey: string | null): HTMLElement => {
+    const direction = state.sort === sortKey ? "ascending" : state.sort === `-${sortKey}` ? "descending" : "none";
+    const attributes = {
+      class: `th${sortKey ? " sortable" : ""}`,
+      role: "columnheader",
+      "aria-sort": direction,
+      title: sortKey ? `${column}: click to sort` : column,
+      "data-column": column,
+    };
+    const arrow = direction === "ascending" ? " ▲" : direction === "descending" ? " ▼" : "";
+    const head = h("div", attributes, h("span", {}, label), arrow);
+    if (sortKey) head.addEventListener("click", () => update({ sort: nextSort(state.sort, sortKey) }));
+    return head;
+  };
+  header.replaceChildren(
+    h("div", { class: "th" }),
+    h("div", { class: "th" }),
+    cell("starred", "★", sortable.has("starred") ? "starred" : null),
+    cell("name", "Run", "name"),
+    ...shownColumns.map((column) => cell(column, column, column)),
+    cell("labels", "Labels", sortable.has("labels") ? "labels" : null),
+    cell("notes", "Notes", sortable.has("notes") ? "notes" : null),
+    h("div", { class: "th" }),
+  );
+}
+
+function formatValue(value: unknown, column: string): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "number") {
+    if (column === "start_time") return formatDate(value);
+    if (!Number.isFinite(value)) return String(value);
+    return Number.isInteger(value) ? String(value) : formatNumber(value);
+  }
+  return String(value);
+}
+
+function rowElement(index: number, row: unknown[]): HTMLElement {
+  const run = String(row[0]);
+  const entry = info.get(run);
+  const checked = selection!.isSelected(run);
+  const box = h("input", { type: "checkbox", checked, "aria-label": `Select ${run}`, class: "select" });
+  box.addEventListener("click", (event) => void select(index, run, box.checked, event.shiftKey));
+  const color = h("input", {
+    type: "color",
+    value: colorOf(run),
+    "aria-label": `Colour of ${run}`,
+    class: "color",
+    disabled: readOnly,
+  });
+  color.addEventListener("change", () => {
+    pick(run, color.value);
+    window.dispatchEvent(new Event("trainboard:colors"));
+    void change([run], { color: color.value });
+  });
+  const starred = entry?.starred ?? false;
+  const star = h(
+    "button",
+    {
+      type: "button",
+      class: `star${starred ? " on" : ""}`,
+      "aria-pressed": String(starred),
+      "aria-label": `Star ${run}`,
+      disabled: readOnly,
+    },
+    starred ? "★" : "☆",
+  );
+  star.addEventListener("click", () => void change([run], { starred: !starred }));
+  const name = h(
+    "div",
+    { class: "td name", title: entry?.display_name ? `${entry.display_name} (${run})` : run },
+    entry?.display_name || run,
+  );
+  if (!readOnly) {
+    name.addEventListener("dblclick", () =>
+      editInline(name, entry?.display_name ?? "", (text) => change([run], { display_name: text })),
+    );
+  }
+  const labels = h(
+    "div",
+    { class: "td labels" },
+    ...(entry?.labels ?? []).map((label) => h("span", { class: "label" }, label)),
+  );
+  if (!readOnly) {
+    labels.addEventListener("dblclick", () =>
+      editInline(labels, (entry?.labels ?? []).join(", "), (text) => setLabels(run, entry?.labels ?? [], text)),
+    );
+  }
+  const notes = h("div", { class: "td notes", title: entry?.notes ?? "" }, entry?.notes ?? "");
+  if (!readOnly) {
+    notes.addEventListener("dblclick", () =>
+      editInline(notes, entry?.notes ?? "", (text) => change([run], { notes: text }), true),
+    );
+  }
+  const only = h(
+    "button",
+    { type: "button", class: "only", title: `Show only ${run}`, onclick: () => selection!.set(new Set([run])) },
+    "Only",
+  );
+  return h(
+    "div",
+    {
+      class: ["trow", checked ? "selected" : "", run === lineRun ? "line-hovered" : ""].join(" ").trim(),
+      role: "row",
+      "aria-selected": String(checked),
+      "data-run": run,
+      "data-index": index,
+      style: `top:${index * ROW_HEIGHT}px`,
+    },
+    box,
+    color,
+    star,
+    name,
+    ...shownColumns.map((column, at) => {
+      const value = row[at + 1];
+      return h("div", { class: `td${typeof value === "number" ? " num" : ""}` }, formatValue(value, column));
+    }),
+    labels,
+    notes,
+    only,
+  );
+}
+
+/** A click on a row's checkbox; with shift, every row from the last clicked one takes its state. */
+async function select(index: number, run: string, on: boolean, range: boolean): Promise<void> {
+  const chosen = new Set(selection!.selected());
+  let runs = [run];
+  if (range && anchor !== null && anchor !== index) {
+    const low = Math.min(anchor, index);
+    const high = Math.max(anchor, index);
+    runs = await rangeRuns(low, high);
+  }
+  anchor = index;
+  for (const name of runs) {
+    if (on) chosen.add(name);
+    else chosen.delete(name);
+  }
+  selection!.set(chosen);
+}
+
+/** The runs of rows low..high, fetched where not in view. */
+async function rangeRuns(low: number, high: number): Promise<string[]> {
+  const found: string[] = [];
+  let complete = true;
+  for (let index = low; index <= high; index++) {
+    const row = rows.get(index);
+    if (row) found.push(String(row[0]));
+    else complete = false;
+  }
+  if (complete) return found;
+  const page = await tablePage(filterText(), ["status"], state.sort, low, high - low + 1);
+  return page.rows.map((row) => String(row[0]));
+}
+
+function editInline(cell: HTMLElement, value: string, save: (text: string) => Promise<void>, multiline = false): void {
+  const input = multiline
+    ? h("textarea", { class: "edit", rows: 4, "aria-label": "Edit" })
+    : h("input", { type: "text", class: "edit", "aria-label": "Edit" });
+  input.value = value;
+  const done = (keep: boolean) => {
+    input.remove();
+    if (keep && input.value !== value) void save(input.value);
+    else render();
+  };
+  input.addEventListener("keydown", (event) => {
+    const key = event as KeyboardEvent;
+    if (key.key === "Escape") done(false);
+    else if (key.key === "Enter" && (!multiline || key.ctrlKey || key.metaKey)) done(true);
+  });
+  input.addEventListener("blur", () => done(true));
+  cell.replaceChildren(input);
+  input.focus();
+}
+
+async function setLabels(run: string, before: string[], text: string): Promise<void> {
+  const after = text
+    .split(",")
+    .map((label) => label.trim())
+    .filter(Boolean);
+  await change([run], {
+    add_labels: after.filter((label) => !before.includes(label)),
+    remove_labels: before.filter((label) => !after.includes(label)),
+  });
+}
+
+/** Sends a metadata change; a refusal (a read-only server) hides editing and says why. */
+async function change(runs: string[], wanted: MetadataChange): Promise<void> {
+  try {
+    const changed = await changeMetadata(runs, wanted);
+    for (const [run, entry] of changed) info.set(run, entry);
+    problem.textContent = "";
+  } catch (error) {
+    const status = (error as { status?: number }).status ?? 0;
+    if (status === 401 || status === 403 || status === 404 || status === 405) readOnly = true;
+    problem.textContent = String((error as Error).message);
+  }
+  // A sort or filter on the metadata may now place the rows elsewhere.
+  if (sortable.size) refresh();
+  else render();
+}
+
+async function bulkChange(kind: "label" | "star" | "unstar"): Promise<void> {
+  const runs = selection!.selected();
+  if (!runs.length) return;
+  if (kind === "label") {
+    const label = bulkLabel.value.trim();
+    if (!label) return;
+    await change(runs, { add_labels: [label] });
+    bulkLabel.value = "";
+  } else await change(runs, { starred: kind === "star" });
+}
+
+/** "Hide": the selected rows' runs are no longer drawn. */
+function bulkHide(): void {
+  selection!.set(new Set());
+}
+
+function togglePicker(): void {
+  picker.hidden = !picker.hidden;
+  if (!picker.hidden) renderPicker();
+}
+
+function renderPicker(): void {
+  const shown = columns();
+  const others = available.filter((column) => !shown.includes(column));
+  const move = (column: string, by: number) => {
+    const order = [...shown];
+    const at = order.indexOf(column);
+    const to = at + by;
+    if (to < 0 || to >= order.length) return;
+    [order[at], order[to]] = [order[to]!, order[at]!];
+    update({ columns: order });
+    renderPicker();
+  };
+  const setShown = (order: string[]) => {
+    update({ columns: order });
+    renderPicker();
+  };
+  const add = h("input", {
+    type: "text",
+    id: "add-column",
+    list: "column-names",
+    placeholder: "max(val/acc), lr, …",
+    "aria-label": "Add a column: a term of the filter language",
+  });
+  add.addEventListener("keydown", (event) => {
+    if ((event as KeyboardEvent).key !== "Enter" || !add.value.trim()) return;
+    setShown([...shown, add.value.trim()]);
+  });
+  picker.replaceChildren(
+    h(
+      "ul",
+      { class: "picked-columns" },
+      ...shown.map((column) =>
+        h(
+          "li",
+          { "data-column": column },
+          h("span", { class: "column-name" }, column),
+          h("button", { type: "button", title: "Left", onclick: () => move(column, -1) }, "↑"),
+          h("button", { type: "button", title: "Right", onclick: () => move(column, 1) }, "↓"),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "hide-column",
+              title: `Hide ${column}`,
+              onclick: () => setShown(shown.filter((name) => name !== column)),
+            },
+            "×",
+          ),
+        ),
+      ),
+    ),
+    add,
+    h("datalist", { id: "column-names" }, ...summaryNames().map((name) => h("option", { value: name }))),
+    h(
+      "div",
+      { class: "other-columns" },
+      ...others.map((column) =>
+        h(
+          "button",
+          { type: "button", class: "add-column", onclick: () => setShown([...shown, column]) },
+          `+ ${column}`,
+        ),
+      ),
+    ),
+  );
+}
+
+/** The names the filter and the columns may use: hparams, status and times, and each tag's summaries. */
+export function summaryNames(): string[] {
+  const tags = available.flatMap((column) => {
+    const found = /^last\((.*)\)$/.exec(column);
+    return found ? [found[1]!] : [];
+  });
+  const plain = available.filter((column) => !column.startsWith("last("));
+  const functions = ["last", "max", "min", "mean", "first", "count", "step_of_min", "step_of_max"];
+  return [...plain, ...tags, ...functions.flatMap((fn) => tags.map((tag) => `${fn}(${tag})`))];
+}
+
+/** The selected runs side by side on the columns (of every known one) whose values differ among them. */
+async function showDifferences(): Promise<void> {
+  const runs = selection!.selected();
+  if (runs.length < 2) return;
+  const asked = [...new Set([...available, ...columns()])];
+  const found: unknown[][] = [];
+  let names: string[] = asked;
+  for (const filter of namesFilters(runs)) {
+    const page = await tablePage(filter, asked, "name", 0, 10_000);
+    names = page.columns.slice(1);
+    found.push(...page.rows);
+  }
+  for (const row of found) {
+    const entry = info.get(String(row[0]));
+    row.push(entry?.labels.join(", ") ?? "", entry?.notes ?? "", entry?.starred ?? false);
+  }
+  const every = [...names, "labels", "notes", "starred"];
+  const differing = differences(every, found);
+  const close = h(
+    "button",
+    { type: "button", id: "close-differences", onclick: () => (differencesPanel.hidden = true) },
+    "Close",
+  );
+  const table = h(
+    "table",
+    { class: "differences-table" },
+    h(
+      "thead",
+      {},
+      h("tr", {}, h("th", {}, "column"), ...found.map((row) => h("th", { title: String(row[0]) }, String(row[0])))),
+    ),
+    h(
+      "tbody",
+      {},
+      ...differing.map((column) => {
+        const at = every.indexOf(column) + 1;
+        return h(
+          "tr",
+          { "data-column": column },
+          h("th", {}, column),
+          ...found.map((row) => h("td", {}, formatValue(row[at], column))),
+        );
+      }),
+    ),
+  );
+  differencesPanel.replaceChildren(
+    h(
+      "div",
+      { class: "run-tools" },
+      h("strong", {}, `Differences among ${found.length} runs: ${differing.length} of ${every.length} columns`),
+      close,
+    ),
+    differing.length ? table : h("p", {}, "The selected runs have the same value in every column."),
+  );
+  differencesPanel.hidden = false;
+}
