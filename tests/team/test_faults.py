@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.pgserver import RestartablePostgres, restartable_postgres_server
+from tests.pgserver import PostgresServer, postgres_server
 from tests.s3server import S3Server, restartable_s3_server, s3_server
 from tests.servers import stop
 from tests.team.faults import first_success, reading, replicas, unhandled, uploading
@@ -35,8 +35,8 @@ BACK_WITHIN_SECONDS = 5
 
 
 @pytest.fixture(scope="module")
-def restartable() -> Iterator[RestartablePostgres]:
-    with restartable_postgres_server() as server:
+def restartable() -> Iterator[PostgresServer]:
+    with postgres_server() as server:
         yield server
 
 
@@ -114,9 +114,9 @@ def assert_uploaded_once(url: str, started: list[tuple[str, Path, subprocess.Pop
 
 
 def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_uploads_finish_once(
-    restartable: RestartablePostgres, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
+    restartable: PostgresServer, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
 ) -> None:
-    store = team(restartable.server.create_database("restarted"), own_s3, tmp_path)
+    store = team(restartable.create_database("restarted"), own_s3, tmp_path)
     with replicas(store, tmp_path) as running:
         urls = [replica.url for replica in running]
         _, paths = seeded(store, urls[0], tmp_path)
@@ -147,10 +147,10 @@ def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_u
 
 
 def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and_finish_once(
-    restartable: RestartablePostgres, uploads: list[subprocess.Popen[bytes]], tmp_path: Path
+    restartable: PostgresServer, uploads: list[subprocess.Popen[bytes]], tmp_path: Path
 ) -> None:
     with restartable_s3_server(tmp_path / "s3") as s3:
-        store = team(restartable.server.create_database("s3_stopped"), s3.server, tmp_path)
+        store = team(restartable.create_database("s3_stopped"), s3.server, tmp_path)
         with replicas(store, tmp_path) as running:
             urls = [replica.url for replica in running]
             _, paths = seeded(store, urls[0], tmp_path)
@@ -181,12 +181,12 @@ def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and
 
 
 def test_a_replica_killed_mid_request_behind_nginx_the_upload_retries_on_the_other_and_finishes_once(
-    restartable: RestartablePostgres, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
+    restartable: PostgresServer, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
 ) -> None:
     """Through the document's nginx configuration: reads in flight on the killed replica are passed to the other by
     nginx (GETs are retried there); the upload's POST in flight is not (nginx does not repeat a request it has sent
     part of), its client gets a 502 and tries again, which nginx sends to the replica still running."""
-    store = team(restartable.server.create_database("replica_killed"), own_s3, tmp_path)
+    store = team(restartable.create_database("replica_killed"), own_s3, tmp_path)
     tls = certificate(tmp_path / "tls")
     with replicas(store, tmp_path) as running:
         addresses = [urlsplit(replica.url).netloc for replica in running]
