@@ -6,6 +6,8 @@ the app in this process (tests.servers.in_process)."""
 
 from __future__ import annotations
 
+import json
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -21,6 +23,7 @@ from tests.http.teams import bearer, new_token
 from tests.pgserver import PostgresServer, postgres_server, standby_server
 from tests.servers import Server, in_process
 from trainboard.http.read_after import COOKIE
+from trainboard.http.trainboard_api.events import KEEP_ALIVE_SECONDS, POLL_SECONDS
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("team/standbys")]
 DEFINITIONS = "/data/trainboard/definitions"
@@ -28,6 +31,9 @@ METADATA = "/data/trainboard/run_metadata"
 # The longest a read may take while a standby is stopped: it waits for a connection of the stopped one at most
 # trainboard.store.postgres.standbys.STANDBY_WAIT_SECONDS, then goes elsewhere.
 STOPPED_READ_SECONDS = 2.0
+# Generations moved on by the live-update test; reads in the stopped-standby test.
+BUMPS = 12
+READS = 20
 
 
 class Cluster:
@@ -35,11 +41,11 @@ class Cluster:
         self.primary = primary
         self.standbys = standbys
 
-    def caught_up(self, timeout: float = 30) -> None:
-        """Until every running standby has replayed all the primary has written so far."""
+    def caught_up(self, *standbys: PostgresServer, timeout: float = 30) -> None:
+        """Until `standbys` (all by default) have replayed all the primary has written so far."""
         with psycopg.connect(self.primary.url, autocommit=True) as connection:
             (target,) = connection.execute("SELECT pg_current_wal_insert_lsn() - '0/0'").fetchone() or (0,)
-        for standby in self.standbys:
+        for standby in standbys or self.standbys:
             deadline = time.monotonic() + timeout
             while int(str(_sql(standby.url, "SELECT pg_last_wal_replay_lsn() - '0/0'"))) < target:
                 assert time.monotonic() < deadline, "a standby did not catch up"
@@ -142,3 +148,88 @@ def test_reads_come_from_the_standbys_and_a_client_reads_its_own_writes_and_sess
                 signed_in = browser.post(f"{a.url}/auth/session", json={"token": token}, headers={"Origin": a.url})
                 assert signed_in.status_code == 200, signed_in.text
                 assert [e["name"] for e in browser.get(f"{b.url}/data/experiments").raise_for_status().json()] == ["e"]
+
+
+def test_live_updates_never_go_back_while_one_standby_lags(cluster: Cluster, tmp_path: Path) -> None:
+    """One standby paused, the other replaying: reads spread over both would see the generation go back and forth;
+    the events of a stream, and a client's reads on either replica, only move forward."""
+    db, read_db, token = team(cluster, "live", tmp_path)
+    with replicas(db, read_db, tmp_path) as (a, b):
+        experiment = experiment_id(a.url, token)
+        cluster.caught_up()
+        events: list[int] = []
+        stop = threading.Event()
+
+        def follow() -> None:
+            url = f"{a.url}/experiment/{experiment}/data/trainboard/events"
+            with httpx.stream("GET", url, headers={**bearer(token), "Accept": "text/event-stream"}, timeout=30) as s:
+                for line in s.iter_lines():
+                    if line.startswith("data: "):
+                        events.append(json.loads(line.removeprefix("data: "))["generation"])
+                    if stop.is_set():
+                        return
+
+        with cluster.paused(cluster.standbys[0]), httpx.Client(headers=bearer(token)) as client:
+            start = generation(client, a.url, experiment)
+            stream = threading.Thread(target=follow, daemon=True)
+            stream.start()
+            seen: list[int] = []
+            for _ in range(BUMPS):
+                with psycopg.connect(db, autocommit=True) as connection:
+                    connection.execute("UPDATE experiment_state SET generation = generation + 1")
+                for replica in (a, b):
+                    seen.append(generation(client, replica.url, experiment))
+                time.sleep(0.25)
+            cluster.caught_up(cluster.standbys[1])
+            seen += [generation(client, replica.url, experiment) for replica in (a, b)]
+            time.sleep(POLL_SECONDS * 2)
+            stop.set()
+            stream.join(KEEP_ALIVE_SECONDS + 5)
+        assert seen == sorted(seen), seen
+        assert seen[-1] == start + BUMPS
+        assert len(events) >= 3 and events == sorted(events) and events[-1] == start + BUMPS, events
+
+
+def generation(client: httpx.Client, url: str, experiment: str) -> int:
+    return int(
+        client.get(f"{url}/experiment/{experiment}/data/ingest_progress").raise_for_status().json()["generation"]
+    )
+
+
+def test_a_stopped_standby_sends_its_reads_to_the_other_then_both_stopped_to_the_primary(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    db, read_db, token = team(cluster, "stopped", tmp_path)
+    first, second = cluster.standbys
+    with replicas(db, read_db, tmp_path) as (a, _), httpx.Client(headers=bearer(token)) as client:
+        cluster.caught_up()
+
+        def descriptions() -> set[str]:
+            """What fresh clients are answered, read after read, for a while: each within STOPPED_READ_SECONDS."""
+            found = set()
+            for _ in range(READS):
+                began = time.monotonic()
+                listed = httpx.get(f"{a.url}/data/experiments", headers=bearer(token))
+                assert listed.status_code == 200, listed.text
+                assert time.monotonic() - began < STOPPED_READ_SECONDS
+                found |= {e["description"] for e in listed.json()}
+                time.sleep(0.1)
+            return found
+
+        try:
+            first.stop()
+            # The second paused, and a change it does not have: answers without it come from the second.
+            with cluster.paused(second):
+                with psycopg.connect(db, autocommit=True) as connection:
+                    connection.execute("UPDATE experiments SET description = 'new'")
+                assert descriptions() == {""}
+            second.stop()
+            assert descriptions() == {"new"}
+        finally:
+            for standby in (first, second):
+                standby.start()
+        cluster.caught_up()
+        assert client.get(f"{a.url}/data/experiments").status_code == 200
+    for replica in range(2):
+        log = (tmp_path / f"replica-{replica}" / "serve-in-process.log").read_text()
+        assert "Traceback" not in log and " 500" not in log, log[-3000:]
