@@ -238,6 +238,12 @@ class Settings:
         " credentials and endpoint); by default blobs stay in the database.",
         commands=(*STORE, "export"),
     )
+    read_db: str = _setting(
+        "",
+        "Hot standbys of the PostgreSQL --db that take its reads: postgresql:// URLs separated by commas; writes go to"
+        " --db, and each client reads its own writes at once.",
+        commands=("serve",),
+    )
     experiment: str = _setting(
         "",
         "Name of the experiment to ingest or upload into (created when new); for tokens create, the one experiment"

@@ -14,6 +14,7 @@ import contextlib
 import importlib.util
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -122,7 +123,7 @@ def local_app(settings: Settings, progress: IngestProgress) -> Starlette:
 def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Starlette:
     """Private unless --no_auth: every route behind its policy, on the store's accounts; `clock` says when tokens and
     sessions expire, and times the audit log (its events older than --audit_days deleted at start and every hour)."""
-    store = open_store(settings.db, settings.blobs or None)
+    store = open_store(settings.db, settings.blobs or None, standbys=standby_urls(settings.read_db))
     experiments = Experiments(
         DataProvider(store, writer=store, stalled_after=settings.stalled_after),
         store,
@@ -152,7 +153,7 @@ def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Sta
     from trainboard.ingest.upload import Uploads
 
     accounts = None if settings.no_auth else Accounts(store.accounts, clock)
-    return create_app(
+    app = create_app(
         experiments,
         settings,
         lifespan=lifespan,
@@ -162,6 +163,18 @@ def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Sta
         sso=sso,
         metrics=metrics,
     )
+    if settings.read_db:
+        from trainboard.http.read_after import ReadAfter
+
+        # Each client's reads see what it has read and written before, on any replica (trainboard.http.read_after).
+        app.add_middleware(ReadAfter, path=f"/{settings.path_prefix.strip('/')}")
+    return app
+
+
+def standby_urls(read_db: str) -> list[str]:
+    """--read_db's URLs: split at the commas before each postgresql:// (a libpq URL may name several hosts, so may
+    hold commas of its own)."""
+    return [url.strip() for url in re.split(r",(?=\s*postgres(?:ql)?://)", read_db) if url.strip()]
 
 
 async def _keep_audit_days(audit: AuditLog, days: float) -> None:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.pgserver import restartable_postgres_server
+from tests.pgserver import postgres_server
 from trainboard.store.errors import RETRY_AFTER_SECONDS, StoreUnavailable
 from trainboard.store.opening import open_store
 from trainboard.store.postgres.pool import RECONNECT_SECONDS, WAIT_SECONDS
@@ -16,8 +16,8 @@ pytestmark = pytest.mark.postgres
 
 
 def test_a_stopped_database_is_store_unavailable_within_the_wait_and_serves_again_after_its_return() -> None:
-    with restartable_postgres_server() as postgres:
-        store = open_store(postgres.server.create_database("outage"))
+    with postgres_server() as postgres:
+        store = open_store(postgres.create_database("outage"))
         try:
             experiment = store.create_experiment("e").id
             assert [row.id for row in store.experiments()] == [experiment]

@@ -1,6 +1,7 @@
-"""A team at work (50 clients reading through two replicas, two uploads running) while PostgreSQL restarts, the S3
-server stops, or a replica is killed: 503s with Retry-After during the outage and never a 500 or a traceback, answers
-again soon after, every upload finished with every point exactly once. Real processes throughout."""
+"""A team at work (50 clients reading through two replicas, two uploads running) while PostgreSQL restarts, fails over
+to its standby, the S3 server stops, or a replica is killed: 503s with Retry-After during the outage and never a 500
+or a traceback, answers again soon after, every upload finished with every point exactly once. Real processes
+throughout."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.pgserver import RestartablePostgres, restartable_postgres_server
+from tests.pgserver import USER, PostgresServer, postgres_server, standby_server
 from tests.s3server import S3Server, restartable_s3_server, s3_server
 from tests.servers import stop
 from tests.team.faults import first_success, reading, replicas, unhandled, uploading
@@ -35,8 +36,8 @@ BACK_WITHIN_SECONDS = 5
 
 
 @pytest.fixture(scope="module")
-def restartable() -> Iterator[RestartablePostgres]:
-    with restartable_postgres_server() as server:
+def restartable() -> Iterator[PostgresServer]:
+    with postgres_server() as server:
         yield server
 
 
@@ -57,8 +58,8 @@ def uploads() -> Iterator[list[subprocess.Popen[bytes]]]:
         process.communicate()
 
 
-def team(db: str, s3: S3Server, scratch: Path) -> TeamStore:
-    return TeamStore(db, (f"--blobs=s3://{s3.bucket}/{scratch.name}",), s3.environment(scratch))
+def team(db: str, s3: S3Server, scratch: Path, *flags: str) -> TeamStore:
+    return TeamStore(db, (f"--blobs=s3://{s3.bucket}/{scratch.name}", *flags), s3.environment(scratch))
 
 
 def seeded(store: TeamStore, url: str, scratch: Path) -> tuple[str, list[str]]:
@@ -114,9 +115,9 @@ def assert_uploaded_once(url: str, started: list[tuple[str, Path, subprocess.Pop
 
 
 def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_uploads_finish_once(
-    restartable: RestartablePostgres, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
+    restartable: PostgresServer, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
 ) -> None:
-    store = team(restartable.server.create_database("restarted"), own_s3, tmp_path)
+    store = team(restartable.create_database("restarted"), own_s3, tmp_path)
     with replicas(store, tmp_path) as running:
         urls = [replica.url for replica in running]
         _, paths = seeded(store, urls[0], tmp_path)
@@ -146,11 +147,68 @@ def test_postgres_restarted_answers_503_with_retry_after_then_serves_again_and_u
             assert not unhandled(replica.log), unhandled(replica.log)[:20]
 
 
+def test_failover_to_the_standby_answers_503_with_retry_after_then_writes_again_and_uploads_finish_once(
+    uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
+) -> None:
+    """--db names the primary and its standby, with target_session_attrs=read-write (libpq's own multi-host URL):
+    the replicas write to whichever takes writes, so they need not be told of the failover. The primary stops, and
+    the standby is promoted POSTGRES_DOWN_SECONDS later: meanwhile writes answer 503 and reads are served by the
+    standby (--read_db); within BACK_WITHIN_SECONDS of the promotion, writes are taken again."""
+    with postgres_server() as primary, standby_server(primary) as standby:
+        name = primary.create_database("failover").rsplit("/", 1)[1]
+        hosts = f"{primary.address},{standby.address}"
+        db = f"postgresql://{USER}@{hosts}/{name}?target_session_attrs=read-write"
+        store = team(db, own_s3, tmp_path, f"--read_db={standby.database_url(name)}")
+        with replicas(store, tmp_path) as running:
+            urls = [replica.url for replica in running]
+            seed, paths = seeded(store, urls[0], tmp_path)
+            star = f"/experiment/{seed}/data/trainboard/run_metadata"
+            with reading(urls, paths) as readers, httpx.Client(timeout=30) as writer:
+                started = uploads_started(store, urls, tmp_path, uploads)
+                wait_for_progress(urls[0], [experiment for experiment, _, _ in started])
+                stopped = time.monotonic()
+                primary.stop()
+                assert all(process.poll() is None for _, _, process in started), "an upload finished before the fault"
+                refused = [writer.post(url + star, json={"runs": ["train"], "starred": True}) for url in urls]
+                time.sleep(max(0.0, POSTGRES_DOWN_SECONDS - (time.monotonic() - stopped)))
+                standby.promote()
+                promoted = time.monotonic()
+                recovery = [first_write(writer, url + star) for url in urls]
+                time.sleep(1)
+            gap = readers.between(stopped, promoted)
+            assert [(answer.status_code, answer.headers.get("retry-after")) for answer in refused] == [
+                (503, str(RETRY_AFTER_SECONDS))
+            ] * len(urls), [answer.text for answer in refused]
+            assert {answer.status for answer in readers.answers} <= {200, 503}, {
+                answer.status: answer.text for answer in readers.answers
+            }
+            assert [answer for answer in gap if answer.status == 200], "the standby served no reads during the failover"
+            assert {answer.retry_after for answer in readers.answers if answer.status == 503} <= {
+                str(RETRY_AFTER_SECONDS)
+            }
+            assert not [answer.text for answer in readers.answers if "Traceback" in answer.text]
+            assert max(recovery) <= BACK_WITHIN_SECONDS, recovery
+            assert not readers.failures[:5]
+            assert_uploaded_once(urls[0], started)
+            for replica in running:
+                assert not unhandled(replica.log), unhandled(replica.log)[:20]
+
+
+def first_write(client: httpx.Client, url: str, timeout: float = 30) -> float:
+    """Seconds until a run-metadata write to `url` answers 200."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if client.post(url, json={"runs": ["train"], "starred": True}).status_code == 200:
+            return time.monotonic() - start
+        time.sleep(0.05)
+    raise AssertionError(f"{url} took no write within {timeout} s")
+
+
 def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and_finish_once(
-    restartable: RestartablePostgres, uploads: list[subprocess.Popen[bytes]], tmp_path: Path
+    restartable: PostgresServer, uploads: list[subprocess.Popen[bytes]], tmp_path: Path
 ) -> None:
     with restartable_s3_server(tmp_path / "s3") as s3:
-        store = team(restartable.server.create_database("s3_stopped"), s3.server, tmp_path)
+        store = team(restartable.create_database("s3_stopped"), s3.server, tmp_path)
         with replicas(store, tmp_path) as running:
             urls = [replica.url for replica in running]
             _, paths = seeded(store, urls[0], tmp_path)
@@ -181,12 +239,12 @@ def test_s3_stopped_blob_reads_answer_503_then_serve_again_and_uploads_retry_and
 
 
 def test_a_replica_killed_mid_request_behind_nginx_the_upload_retries_on_the_other_and_finishes_once(
-    restartable: RestartablePostgres, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
+    restartable: PostgresServer, uploads: list[subprocess.Popen[bytes]], own_s3: S3Server, tmp_path: Path
 ) -> None:
     """Through the document's nginx configuration: reads in flight on the killed replica are passed to the other by
     nginx (GETs are retried there); the upload's POST in flight is not (nginx does not repeat a request it has sent
     part of), its client gets a 502 and tries again, which nginx sends to the replica still running."""
-    store = team(restartable.server.create_database("replica_killed"), own_s3, tmp_path)
+    store = team(restartable.create_database("replica_killed"), own_s3, tmp_path)
     tls = certificate(tmp_path / "tls")
     with replicas(store, tmp_path) as running:
         addresses = [urlsplit(replica.url).netloc for replica in running]

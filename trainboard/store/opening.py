@@ -2,7 +2,8 @@
 
 `db`: a bare path, `sqlite:PATH`, `sqlite:///PATH` (TensorBoard's forms) or `postgresql://...`. `blobs`: None to keep
 blobs in the database, or `s3://bucket/prefix` (credentials and endpoint from the standard AWS environment).
-A database without a schema gets it: migrations run at open.
+A database without a schema gets it: migrations run at open. `standbys`: URLs of hot standbys of a PostgreSQL `db`
+that take its reads (trainboard.store.postgres.standbys).
 
 `rebuildable`: the store is a copy of a logdir that this process ingests (`trainboard --logdir`): a SQLite database
 found damaged, at open or later (`Store.rebuild`), is moved aside (`<name>.damaged-<time>`) and built again; at open,
@@ -17,6 +18,7 @@ import logging
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
@@ -37,7 +39,14 @@ POSTGRES_SCHEMES = ("postgresql", "postgres")
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, cached: bool = False) -> Store:
+def open_store(
+    db: str,
+    blobs: str | None = None,
+    *,
+    rebuildable: bool = False,
+    cached: bool = False,
+    standbys: Sequence[str] = (),
+) -> Store:
     scheme = urlsplit(db).scheme if "://" in db or db.startswith("sqlite:") else ""
     if scheme in POSTGRES_SCHEMES:
         from trainboard.store.postgres.blobs import PostgresBlobs
@@ -45,12 +54,16 @@ def open_store(db: str, blobs: str | None = None, *, rebuildable: bool = False, 
 
         blob_store = _blob_store(blobs)
         try:
-            postgres = PostgresDatabase(db, location=redacted(db))
+            postgres = PostgresDatabase(
+                db, location=redacted(db), standbys=[(standby, redacted(standby)) for standby in standbys]
+            )
         except StoreUnavailable:
             if blob_store is not None:
                 blob_store.close()
             raise
         return Store(postgres, blob_store or PostgresBlobs(postgres), location=redacted(db))
+    if standbys:
+        raise StoreUnavailable(f"{redacted(db)}: standbys (--read_db) are for a PostgreSQL store (postgresql://)")
     if scheme not in ("", "sqlite"):
         raise StoreUnavailable(f"{db}: unknown store scheme {scheme!r} (expected a path, sqlite: or postgresql://)")
     from trainboard.store.sqlite.blobs import SqliteBlobs
@@ -155,9 +168,9 @@ def redacted(url: str) -> str:
     parts = urlsplit(url)
     if parts.password is None:
         return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
+    # The hosts as given: a libpq URL may name several (host:port,host:port), which `parts.port` refuses.
+    hosts = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{hosts}"))
 
 
 def _blob_store(blobs: str | None) -> BlobStore | None:

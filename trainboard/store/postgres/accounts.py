@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from psycopg_pool import ConnectionPool
-
+from trainboard.store.postgres.pool import Pool
 from trainboard.store.sql_accounts import SqlAccounts
 
 
 class PostgresAccounts(SqlAccounts):
-    def __init__(self, pool: ConnectionPool) -> None:
+    def __init__(self, pool: Pool) -> None:
         super().__init__(placeholder="%s", user_id="user_id", token_id="token_id", experiment_id="experiment_id")
         self._pool = pool
 
@@ -19,7 +18,7 @@ class PostgresAccounts(SqlAccounts):
             return connection.execute(sql, params).fetchall()
 
     def _write(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
-        with self._pool.connection() as connection:
+        with self._pool.writing() as connection:
             cursor = connection.execute(sql, params)
             return cursor.fetchall() if cursor.description is not None else []
 

@@ -40,6 +40,7 @@ from trainboard.store.postgres.migrations import (
 )
 from trainboard.store.postgres.pool import Pool
 from trainboard.store.postgres.run_metadata import PostgresRunMetadata
+from trainboard.store.postgres.standbys import Standbys
 from trainboard.store.run_filter import RunFilter
 from trainboard.store.run_filter_sql import POSTGRES, Derived, Matches, Source
 from trainboard.store.run_values import HParamRow, ValueRow
@@ -188,9 +189,17 @@ _QUERIES = RunQueries(POSTGRES, _LIVE, _PINNED)
 
 
 class PostgresDatabase:
-    def __init__(self, url: str, *, location: str | None = None, pool_size: int = POOL_SIZE) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        location: str | None = None,
+        pool_size: int = POOL_SIZE,
+        standbys: Sequence[tuple[str, str]] = (),
+    ) -> None:
         """Open the database at `url` (a postgresql:// URL) and bring its schema up to date; `location` names it in
-        messages (the URL without its password)."""
+        messages (the URL without its password). Its reads go to the hot `standbys` (URL and location each) that
+        have replayed what they must see (trainboard.store.postgres.standbys)."""
         self.location = location or url
         # PostgreSQL checks its own structure: damage here is only what checksums find (trainboard.store.store).
         self.damage: str | None = None
@@ -201,15 +210,17 @@ class PostgresDatabase:
                 _migrate(connection, self.location)
         except psycopg.OperationalError as error:
             raise StoreUnavailable(f"cannot reach the database {self.location}: {_reason(error)}") from None
-        self.pool = Pool(
-            url,
-            location=self.location,
-            min_size=1,
-            max_size=pool_size,
-            kwargs={"autocommit": True, "connect_timeout": CONNECT_SECONDS},
-            check=psycopg_pool.ConnectionPool.check_connection,
-            open=True,
-            name="trainboard",
+        self.pool = _pool(url, self.location, pool_size, "trainboard")
+        self._standbys = (
+            Standbys(
+                self.pool,
+                [
+                    _pool(url, location, pool_size, f"trainboard-standby-{n}")
+                    for n, (url, location) in enumerate(standbys)
+                ],
+            )
+            if standbys
+            else None
         )
         self._url = url
         self.accounts = PostgresAccounts(self.pool)
@@ -228,10 +239,12 @@ class PostgresDatabase:
         if connection is not None:
             yield connection
             return
-        with self.pool.connection() as connection:
+        with self.pool.writing() as connection:
             yield connection
 
     def _rows(self, sql: str, params: Sequence[object] | Mapping[str, object] = ()) -> list[tuple[Any, ...]]:
+        if self._standbys is not None:
+            return self._standbys.rows(sql, params)
         with self.pool.connection() as connection:
             return connection.execute(sql, params, binary=True).fetchall()
 
@@ -258,6 +271,8 @@ class PostgresDatabase:
                 claim.execute("SELECT pg_advisory_unlock_all()")
             claim.close()
         self._claims.clear()
+        if self._standbys is not None:
+            self._standbys.close()
         self.pool.close()
 
     # Experiments.
@@ -273,7 +288,7 @@ class PostgresDatabase:
         return [ExperimentRow(*row) for row in rows]
 
     def create_experiment(self, experiment_id: str, name: str, description: str, location: str) -> ExperimentRow:
-        with self.pool.connection() as connection:
+        with self.pool.writing() as connection:
             # Two processes creating one name at once: the second inserts nothing and finds the first's.
             connection.execute(
                 "WITH created AS (INSERT INTO experiments (experiment_id, name, description, location, created)"
@@ -288,7 +303,7 @@ class PostgresDatabase:
         return -1 if not rows else int(rows[0][0])
 
     def delete_experiment(self, experiment_id: str) -> bool:
-        with self.pool.connection() as connection, connection.transaction():
+        with self.pool.writing() as connection, connection.transaction():
             # The writer's claim is a session lock on the same key: while another session holds it, this one fails.
             row = connection.execute(
                 "SELECT pg_try_advisory_xact_lock(hashtextextended(%s, %s))", (experiment_id, WRITER_LOCKS)
@@ -303,7 +318,7 @@ class PostgresDatabase:
 
     def create_pin(self, experiment_id: str, pin_id: str, created: float, creator: int | None) -> None:
         params = {"experiment": experiment_id, "pin": pin_id, "created": created, "creator": creator}
-        with self.pool.connection() as connection:
+        with self.pool.writing() as connection:
             connection.execute(CREATE_PIN_SQL, params)
 
     def pin(self, experiment_id: str, pin_id: str) -> Pin | None:
@@ -334,7 +349,7 @@ class PostgresDatabase:
 
     def delete_pin(self, experiment_id: str, pin_id: str) -> bool:
         params = (experiment_id, pin_id)
-        with self.pool.connection() as connection, connection.transaction():
+        with self.pool.writing() as connection, connection.transaction():
             connection.execute("DELETE FROM pin_series WHERE experiment_id = %s AND pin_id = %s", params)
             connection.execute("DELETE FROM pin_runs WHERE experiment_id = %s AND pin_id = %s", params)
             deleted = connection.execute("DELETE FROM pins WHERE experiment_id = %s AND pin_id = %s", params)
@@ -348,7 +363,7 @@ class PostgresDatabase:
         return sorted((Definition(name, expression, align) for name, expression, align in rows), key=lambda d: d.name)
 
     def save_definition(self, experiment_id: str, definition: Definition, created: float) -> None:
-        with self.pool.connection() as connection, connection.transaction():
+        with self.pool.writing() as connection, connection.transaction():
             connection.execute(
                 "INSERT INTO definitions (experiment_id, name, expression, align, created) SELECT experiment_id, %s,"
                 " %s, %s, %s FROM experiments WHERE experiment_id = %s ON CONFLICT (experiment_id, name) DO UPDATE"
@@ -360,7 +375,7 @@ class PostgresDatabase:
             )
 
     def delete_definition(self, experiment_id: str, name: str) -> bool:
-        with self.pool.connection() as connection, connection.transaction():
+        with self.pool.writing() as connection, connection.transaction():
             deleted = connection.execute(
                 "DELETE FROM definitions WHERE experiment_id = %s AND name = %s", (experiment_id, name)
             )
@@ -600,7 +615,7 @@ class PostgresDatabase:
 
     @contextlib.contextmanager
     def transaction(self, experiment_id: str) -> Iterator[PostgresTransaction]:
-        with self.pool.connection() as connection, connection.transaction():
+        with self.pool.writing() as connection, connection.transaction():
             # The experiment's row stays locked until the commit: the next writer of this experiment waits here.
             connection.execute(
                 "UPDATE experiment_state SET generation = generation + 1 WHERE experiment_id = %s", (experiment_id,)
@@ -898,6 +913,19 @@ class PostgresTransaction:
 
     def _deleted_keys(self, delete_returning_keys: str, params: Sequence[object]) -> list[str]:
         return [key for (keys,) in self._rows(delete_returning_keys, params) for key in keys]
+
+
+def _pool(url: str, location: str, size: int, name: str) -> Pool:
+    return Pool(
+        url,
+        location=location,
+        min_size=1,
+        max_size=size,
+        kwargs={"autocommit": True, "connect_timeout": CONNECT_SECONDS},
+        check=psycopg_pool.ConnectionPool.check_connection,
+        open=True,
+        name=name,
+    )
 
 
 def _migrate(connection: psycopg.Connection[Any], location: str) -> None:

@@ -10,12 +10,15 @@ psycopg_pool replaces a lost connection by trying again at doubling intervals (1
 outage of 10 s the pool would wait up to 8 s more before it looked again. It gives each replacement RECONNECT_SECONDS
 instead: past that the replacement is given up and the next request that needs a connection starts a new one at once,
 so the pool answers again within about RECONNECT_SECONDS of the database's return.
+
+Writes take their connection by `writing()`: once a write is done, `written(connection)` is told, which with standbys
+(trainboard.store.postgres.standbys) marks the position that later reads must see.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -35,6 +38,7 @@ class Pool(psycopg_pool.ConnectionPool[psycopg.Connection[Any]]):
     def __init__(self, url: str, *, location: str, **options: Any) -> None:
         super().__init__(url, timeout=WAIT_SECONDS, reconnect_timeout=RECONNECT_SECONDS, **options)
         self.location = location
+        self.written: Callable[[psycopg.Connection[Any]], None] = lambda connection: None
 
     @contextlib.contextmanager
     def connection(self, timeout: float | None = None) -> Iterator[psycopg.Connection[Any]]:
@@ -45,6 +49,13 @@ class Pool(psycopg_pool.ConnectionPool[psycopg.Connection[Any]]):
             if not unreachable(error):
                 raise
             raise StoreUnavailable(f"cannot reach the database {self.location}: {reason(error)}") from None
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection for a write (or a transaction of writes, committed inside the block)."""
+        with self.connection() as connection:
+            yield connection
+            self.written(connection)
 
 
 def unreachable(error: psycopg.OperationalError) -> bool:

@@ -7,13 +7,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool
 
+from trainboard.store.postgres.pool import Pool
 from trainboard.store.sql_run_metadata import SqlRunMetadata
 
 
 class PostgresRunMetadata(SqlRunMetadata):
-    def __init__(self, pool: ConnectionPool) -> None:
+    def __init__(self, pool: Pool) -> None:
         super().__init__(placeholder="%s")
         self._pool = pool
 
@@ -23,7 +23,7 @@ class PostgresRunMetadata(SqlRunMetadata):
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[_Writing]:
-        with self._pool.connection() as connection, connection.transaction():
+        with self._pool.writing() as connection, connection.transaction():
             yield _Writing(connection)
 
 
