@@ -231,6 +231,15 @@ def p50_ms(call: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
+def cpu_ms(call: Callable[[], object], repeat: int, nodes: Sequence[PostgresServer]) -> float:
+    """Mean CPU milliseconds of a call, in this process and in the database: what it costs on an idle core."""
+    call()  # warm-up
+    before, used = server_cpu(nodes), time.process_time()
+    for _ in range(repeat):
+        call()
+    return (server_cpu(nodes) - before + time.process_time() - used) * 1000 / repeat
+
+
 def table_query() -> TableQuery:
     return TableQuery(
         columns=tuple(term for term, _ in parse_terms(TABLE_COLUMNS)),
@@ -290,6 +299,7 @@ def bench(backend: str, layout: Layout, clients: int, seconds: float, scratch: P
         experiments = [store.create_experiment(f"scale{number}").id for number in range(EXPERIMENTS)]
         store.close()
         print(f"{db.name}: writing {layout.written:,} points ...", file=sys.stderr, flush=True)
+        nodes_before = [server_cpu([node]) for node in db.nodes]
         server_before, started = server_cpu(db.nodes), time.perf_counter()
         with ProcessPoolExecutor(layout.writers) as pool:
             written = list(
@@ -299,6 +309,7 @@ def bench(backend: str, layout: Layout, clients: int, seconds: float, scratch: P
             )
         wall = time.perf_counter() - started
         server = server_cpu(db.nodes) - server_before
+        by_node = [server_cpu([node]) - before for node, before in zip(db.nodes, nodes_before, strict=True)]
         points = sum(part.points for part in written)
         client = sum(part.cpu for part in written)
         figures.update(
@@ -316,6 +327,13 @@ def bench(backend: str, layout: Layout, clients: int, seconds: float, scratch: P
             file=sys.stderr,
             flush=True,
         )
+        if len(by_node) > 1:
+            figures["coordinator_cpu"] = by_node[0]
+            print(
+                f"{db.name}: database CPU by node (coordinator first): {', '.join(f'{cpu:.0f} s' for cpu in by_node)}",
+                file=sys.stderr,
+                flush=True,
+            )
         analyze(db)
         figures["bytes_per_point"] = store_bytes(db) / points
         store = open_store(db.url)
@@ -324,10 +342,16 @@ def bench(backend: str, layout: Layout, clients: int, seconds: float, scratch: P
             figures["long_in_process"] = p50_ms(
                 lambda: store.scalars(experiments[0], long_row.id, downsample=1000), READS
             )
+            figures["long_cpu"] = cpu_ms(
+                lambda: store.scalars(experiments[0], long_row.id, downsample=1000), READS, db.nodes
+            )
             provider = DataProvider(store)
             figures["table_in_process"] = statistics.median(
                 p50_ms(lambda id=experiment_id: provider.runs_table(experiment_id=id, query=table_query()), TABLE_READS)
                 for experiment_id in experiments
+            )
+            figures["table_cpu"] = cpu_ms(
+                lambda: provider.runs_table(experiment_id=experiments[0], query=table_query()), TABLE_READS, db.nodes
             )
         finally:
             store.close()
@@ -385,8 +409,10 @@ def report(results: dict[str, dict[str, float]], layout: Layout, clients: int, s
         ("store bytes per point", lambda f: f"{f['bytes_per_point']:.1f}"),
         (f"{layout.long:,}-point series to 1,000, in the process", lambda f: f"{f['long_in_process']:.1f} ms"),
         (f"{layout.long:,}-point series to 1,000, over HTTP", lambda f: f"{f['long_http']:.1f} ms"),
+        (f"{layout.long:,}-point series to 1,000, CPU per read", lambda f: f"{f['long_cpu']:.1f} ms"),
         (f"runs table of {RUNS // EXPERIMENTS} runs, in the process", lambda f: f"{f['table_in_process']:.1f} ms"),
         (f"runs table of {RUNS // EXPERIMENTS} runs, over HTTP", lambda f: f"{f['table_http']:.1f} ms"),
+        (f"runs table of {RUNS // EXPERIMENTS} runs, CPU per read", lambda f: f"{f['table_cpu']:.1f} ms"),
         *(
             (
                 f"{clients} clients: {route} p50 / p99",
