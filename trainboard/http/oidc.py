@@ -289,8 +289,7 @@ def _sign_in(request: Request, identity: Identity) -> NewSession:
     experiments: Experiments = request.app.state.experiments
     user = accounts.signed_in_user(identity.name)
     names = {found.experiment_id: found.name for found in experiments.provider.list_experiments()}
-    for experiment_id, role in roles_by_claims(identity, sso.rules, names).items():
-        accounts.give_at_least(user.id, experiment_id, role)
+    accounts.apply_claim_roles(user.id, roles_by_claims(identity, sso.rules, names))
     return accounts.start_signed_in_session(user)
 
 
