@@ -288,7 +288,11 @@ def _sign_in(request: Request, identity: Identity) -> NewSession:
     accounts: Accounts = request.app.state.accounts
     experiments: Experiments = request.app.state.experiments
     user = accounts.signed_in_user(identity.name)
-    names = {found.experiment_id: found.name for found in experiments.provider.list_experiments()}
+    owned = accounts.owners()
+    names = {
+        found.experiment_id: None if found.experiment_id in owned else found.name
+        for found in experiments.provider.list_experiments()
+    }
     accounts.apply_claim_roles(user.id, roles_by_claims(identity, sso.rules, names))
     return accounts.start_signed_in_session(user)
 
