@@ -31,7 +31,8 @@ SSO = SingleSignOn(
     groups_claim="groups",
     rules=(),
 )
-EXPERIMENTS = {"id-mnist": "mnist", "id-cifar": "cifar", "id-mnist-2": "mnist"}
+# id -> the name rules may name it by: None for one with an owner (a user's own "mnist" here).
+EXPERIMENTS = {"id-mnist": "mnist", "id-cifar": "cifar", "id-mnist-2": "mnist", "id-mnist-bobs": None}
 
 
 def test_role_rules_global_and_per_experiment() -> None:
@@ -95,7 +96,11 @@ def test_the_highest_matching_role_on_each_experiment() -> None:
         "id-mnist": Role.WRITE,
         "id-mnist-2": Role.WRITE,
         "id-cifar": Role.ADMIN,
+        # The global entry only: a user's experiment is named by its id.
+        "id-mnist-bobs": Role.READ,
     }
+    by_id = parse_role_rules("id-mnist-bobs:group:ml=write")
+    assert roles_by_claims(ada, by_id, EXPERIMENTS) == {"id-mnist-bobs": Role.WRITE}
     bob = identity_of({"email": "bob@example.org", "email_verified": True}, SSO)
     assert roles_by_claims(bob, rules, EXPERIMENTS) == {}
 

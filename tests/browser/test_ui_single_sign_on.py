@@ -22,6 +22,7 @@ from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
 from tests.http.teams import Clock
 from tests.oidc.provider import Client, oidc_provider
+from tests.oidc.provider import Provider as OidcProvider
 from tests.pgserver import PostgresServer
 from tests.servers import free_port, in_process
 from trainboard.store.opening import open_store
@@ -35,6 +36,7 @@ ACCOUNTS = {
     "root": {"email": "root@example.org", "email_verified": True, "groups": ["admins"]},
     "carol": {"email": "carol@partner.example", "email_verified": True, "groups": ["ml-team"]},
     "mallory": {"email": "mallory@evil.example", "email_verified": True, "groups": []},
+    "dave": {"email": "dave@example.org", "email_verified": True, "groups": ["ml-team"]},
 }
 ROLES = "group:admins=admin,group:ml-team=read,mnist:group:ml-team=write"
 
@@ -48,6 +50,7 @@ class Provider:
     issuer: str
     ports: dict[str, int]
     scratch: Path
+    identity: OidcProvider
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +92,7 @@ def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Provider]:
         Client("wrong-issuer", SECRET, (f"{urls['wrong-issuer']}/auth/oidc/callback",), mischief="issuer"),
     ]
     with oidc_provider(scratch / "provider", clients, ACCOUNTS) as running:
-        yield Provider(running.issuer, ports, scratch)
+        yield Provider(running.issuer, ports, scratch, running)
 
 
 def _experiments(db: str, scratch: Path) -> dict[str, str]:
@@ -225,6 +228,36 @@ def test_sign_in_maps_groups_to_roles_and_makes_an_upload_token(board: Board, co
     assert sign_in(carol.new_page(), board.url, "carol") == 200
     assert me(carol, board.url) == "carol@partner.example"
     carol.close()
+
+
+def test_roles_a_group_gave_are_taken_back_at_the_next_sign_in_after_leaving_it(
+    board: Board, provider: Provider, browser: Browser
+) -> None:
+    def shares() -> dict[str, str | None]:
+        """dave's role on each experiment, as an admin sees it."""
+        root = browser.new_context()
+        try:
+            assert sign_in(root.new_page(), board.url, "root") == 200
+            found = {}
+            for name, experiment_id in board.experiments.items():
+                listed = root.request.get(f"{board.url}/experiment/{experiment_id}/admin/access").json()["shares"]
+                found[name] = next((s["role"] for s in listed if s["user"] == "dave@example.org"), None)
+            return found
+        finally:
+            root.close()
+
+    def dave_signs_in(groups: list[str]) -> None:
+        provider.identity.set_claims("dave", {**ACCOUNTS["dave"], "groups": groups})
+        dave = browser.new_context()  # a new browser: signed in at the provider afresh, with its claims of now
+        try:
+            assert sign_in(dave.new_page(), board.url, "dave") == 200
+        finally:
+            dave.close()
+
+    dave_signs_in(["ml-team"])
+    assert shares() == {"mnist": "write", "cifar": "read"}
+    dave_signs_in([])  # left ml-team; let in by his domain still
+    assert shares() == {"mnist": None, "cifar": None}
 
 
 def test_the_web_ui_offers_single_sign_on_and_comes_back_to_the_page(setup: Setup, context: BrowserContext) -> None:

@@ -1,6 +1,7 @@
 // A real OpenID provider (npm's oidc-provider) for trainboard's single sign-on tests.
 // Usage: node provider.mjs CONFIG.json; it prints "listening" once it answers. CONFIG: {issuer, port, clients,
-// accounts: {login: claims}, id_token_seconds}. Any password signs an account in (the provider's dev login form).
+// accounts: {login: claims}, id_token_seconds}. Any password signs an account in (the provider's dev login form). The
+// accounts are read again at each sign-in: a test changes a user's claims (their groups) by rewriting CONFIG.
 // A client whose `mischief` is "audience" or "issuer" receives ID tokens signed with the provider's own key but naming
 // another audience or issuer: what a relying party must refuse.
 import { readFileSync } from "node:fs";
@@ -23,7 +24,7 @@ const provider = new Provider(config.issuer, {
   features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
   ttl: { IdToken: config.id_token_seconds ?? 3600 },
   findAccount: async (ctx, id) => {
-    const claims = config.accounts[id];
+    const claims = JSON.parse(readFileSync(process.argv[2], "utf8")).accounts[id];
     if (!claims) return undefined;
     return { accountId: id, claims: async () => ({ sub: id, ...claims }) };
   },

@@ -43,6 +43,14 @@ class Provider:
     # The issuer, by the name `localhost` (another site than the servers' 127.0.0.1, as a real provider is).
     issuer: str
     log: Path
+    # Its configuration, whose accounts it reads at each sign-in.
+    config: Path
+
+    def set_claims(self, login: str, claims: dict[str, Any]) -> None:
+        """The claims the provider gives `login` from its next sign-in on."""
+        config = json.loads(self.config.read_text())
+        config["accounts"][login] = claims
+        self.config.write_text(json.dumps(config))
 
 
 @contextmanager
@@ -75,4 +83,4 @@ def oidc_provider(
         return client.get("/.well-known/openid-configuration").status_code == 200
 
     with running([node, str(HERE / "provider.mjs"), str(config)], port, scratch / "provider.log", ready):
-        yield Provider(issuer, scratch / "provider.log")
+        yield Provider(issuer, scratch / "provider.log", config)

@@ -1,4 +1,4 @@
-"""What single sign-on asks of the accounts (`Accounts.signed_in_user`, `give_at_least`, `start_signed_in_session`),
+"""What single sign-on asks of the accounts (`Accounts.signed_in_user`, `apply_claim_roles`, `start_signed_in_session`),
 on every backend."""
 
 from __future__ import annotations
@@ -29,16 +29,36 @@ def test_a_user_is_added_on_the_first_sign_in_and_found_after(store: Store) -> N
         accounts.signed_in_user("o'brien@example.org")
 
 
-def test_roles_by_claim_raise_a_role_and_never_lower_one(store: Store) -> None:
+def test_roles_by_claim_raise_a_role_and_are_taken_back_when_the_claim_goes(store: Store) -> None:
     accounts = Accounts(store.accounts)
-    experiment = store.create_experiment("mnist").id
+    mnist, cifar, imagenet = (store.create_experiment(name).id for name in ("mnist", "cifar", "imagenet"))
     ada = accounts.signed_in_user("ada@example.org")
-    accounts.give_at_least(ada.id, experiment, Role.WRITE)
-    assert accounts.user_role(ada.id, experiment) is Role.WRITE
-    accounts.give_at_least(ada.id, experiment, Role.READ)
-    assert accounts.user_role(ada.id, experiment) is Role.WRITE
-    accounts.give_at_least(ada.id, experiment, Role.ADMIN)
-    assert accounts.user_role(ada.id, experiment) is Role.ADMIN
+    accounts.share(cifar, "ada@example.org", Role.READ)
+    accounts.share(imagenet, "ada@example.org", Role.ADMIN)
+
+    def roles() -> dict[str, Role | None]:
+        return {
+            name: accounts.user_role(ada.id, e)
+            for name, e in (("mnist", mnist), ("cifar", cifar), ("imagenet", imagenet))
+        }
+
+    # Claims raise a role, never lower one.
+    accounts.apply_claim_roles(ada.id, {mnist: Role.WRITE, cifar: Role.WRITE, imagenet: Role.READ})
+    assert roles() == {"mnist": Role.WRITE, "cifar": Role.WRITE, "imagenet": Role.ADMIN}
+    # Signed in again with the same claims: nothing changes.
+    accounts.apply_claim_roles(ada.id, {mnist: Role.WRITE, cifar: Role.WRITE, imagenet: Role.READ})
+    assert roles() == {"mnist": Role.WRITE, "cifar": Role.WRITE, "imagenet": Role.ADMIN}
+    # A claim that now gives less: the role it replaced, or the lower claim where that is more.
+    accounts.apply_claim_roles(ada.id, {mnist: Role.READ})
+    assert roles() == {"mnist": Role.READ, "cifar": Role.READ, "imagenet": Role.ADMIN}
+    # Gone from the group: what the claims gave goes, what an admin gave stays.
+    accounts.apply_claim_roles(ada.id, {})
+    assert roles() == {"mnist": None, "cifar": Role.READ, "imagenet": Role.ADMIN}
+    # A role an admin changed after the claims gave it is the admin's: leaving the group keeps it.
+    accounts.apply_claim_roles(ada.id, {mnist: Role.WRITE})
+    accounts.share(mnist, "ada@example.org", Role.ADMIN)
+    accounts.apply_claim_roles(ada.id, {})
+    assert roles()["mnist"] is Role.ADMIN
 
 
 def test_a_signed_in_session_holds_a_token_that_ends_with_it(store: Store) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from trainboard.access.roles import Role
@@ -195,11 +195,27 @@ class Accounts:
         assert user is not None
         return user
 
-    def give_at_least(self, user_id: int, experiment_id: str, role: Role) -> None:
-        """Give the user `role` on the experiment unless they have it or more already."""
-        current = self.user_role(user_id, experiment_id)
-        if current is None or current < role:
-            self.backend.set_role(experiment_id, user_id, int(role))
+    def apply_claim_roles(self, user_id: int, claimed: Mapping[str, Role]) -> None:
+        """Give the user, at a sign-in, the roles their claims give now (`claimed`: experiment id -> role), each
+        where it raises their role; and take back what claims gave before and give no more, to the role it replaced,
+        where nobody changed that role since."""
+        earlier = self.backend.claim_roles(user_id)
+        for experiment_id in sorted(earlier.keys() | claimed.keys()):
+            current = self.user_role(user_id, experiment_id)
+            base = current
+            if experiment_id in earlier:
+                given, replaced = earlier[experiment_id]
+                if current is not None and int(current) == given:
+                    base = None if replaced is None else Role(replaced)
+            wanted = claimed.get(experiment_id)
+            role: Role | None = base
+            record: tuple[int, int | None] | None = None  # what claims gave and what it replaced
+            if wanted is not None and (base is None or wanted > base):
+                role, record = wanted, (int(wanted), None if base is None else int(base))
+            if role != current:
+                self.backend.set_role(experiment_id, user_id, None if role is None else int(role))
+            if record != earlier.get(experiment_id):
+                self.backend.set_claim_role(experiment_id, user_id, *(record or (None, None)))
 
     def start_signed_in_session(self, user: UserRow) -> NewSession:
         """A session of a user the identity provider signed in. It holds a token of its own that ends with it, listed

@@ -4,7 +4,9 @@ claims name, whether they may sign in, and which roles their claims give.
 Roles by claim (`--oidc_roles`): comma-separated `[EXPERIMENT:]CLAIM:VALUE=ROLE` entries. CLAIM is `group` (one of
 the groups claim's values), `email` (the verified email address) or `domain` (its domain); ROLE is read, write or
 admin. Without EXPERIMENT an entry gives its role on every experiment of the store; with one, on the experiment of
-that id or of that name. For example `group:admins=admin,group:ml-team=read,mnist:group:ml-team=write`.
+that id, or on the experiments of that name that have no owner (made by `trainboard ingest`): a user's own experiment
+is named by its id only, so that nobody's private experiment is shared by being given a name a rule names. For
+example `group:admins=admin,group:ml-team=read,mnist:group:ml-team=write`.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ class SignInRefused(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RoleRule:
-    """One `--oidc_roles` entry: `role` for whoever has the claim's value, on `experiment` (id or name) or on every
-    experiment (None)."""
+    """One `--oidc_roles` entry: `role` for whoever has the claim's value, on `experiment` (an id, or the name of
+    experiments without an owner) or on every experiment (None)."""
 
     experiment: str | None
     claim: str
@@ -98,13 +100,16 @@ def identity_of(claims: Mapping[str, object], sso: SingleSignOn) -> Identity:
     return Identity(name=email, email=email, groups=groups)
 
 
-def roles_by_claims(identity: Identity, rules: Iterable[RoleRule], experiments: Mapping[str, str]) -> dict[str, Role]:
-    """The highest role the rules give the identity on each experiment (`experiments`: id -> name)."""
+def roles_by_claims(
+    identity: Identity, rules: Iterable[RoleRule], experiments: Mapping[str, str | None]
+) -> dict[str, Role]:
+    """The highest role the rules give the identity on each experiment (`experiments`: id -> the name a rule may
+    name it by, None for one with an owner)."""
     found: dict[str, Role] = {}
     for rule in rules:
         if not identity.has(rule.claim, rule.value):
             continue
         for experiment_id, name in experiments.items():
-            if rule.experiment is None or rule.experiment in (experiment_id, name):
+            if rule.experiment is None or rule.experiment == experiment_id or (name and rule.experiment == name):
                 found[experiment_id] = max(rule.role, found.get(experiment_id, rule.role))
     return found

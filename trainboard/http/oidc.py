@@ -288,9 +288,12 @@ def _sign_in(request: Request, identity: Identity) -> NewSession:
     accounts: Accounts = request.app.state.accounts
     experiments: Experiments = request.app.state.experiments
     user = accounts.signed_in_user(identity.name)
-    names = {found.experiment_id: found.name for found in experiments.provider.list_experiments()}
-    for experiment_id, role in roles_by_claims(identity, sso.rules, names).items():
-        accounts.give_at_least(user.id, experiment_id, role)
+    owned = accounts.owners()
+    names = {
+        found.experiment_id: None if found.experiment_id in owned else found.name
+        for found in experiments.provider.list_experiments()
+    }
+    accounts.apply_claim_roles(user.id, roles_by_claims(identity, sso.rules, names))
     return accounts.start_signed_in_session(user)
 
 

@@ -110,6 +110,12 @@ class AccountsBackend(AuditBackend, Protocol):
 
     def owned(self, user_id: int) -> list[str]: ...
 
+    def claim_roles(self, user_id: int) -> dict[str, tuple[int, int | None]]:
+        """experiment id -> (the role claims gave the user there, the role it replaced), of one user."""
+
+    def set_claim_role(self, experiment_id: str, user_id: int, role: int | None, replaced: int | None) -> None:
+        """Record that claims gave `role` in place of `replaced`, or forget what they gave with None."""
+
     def owners(self) -> dict[str, str]:
         """experiment id -> its owner's user name, of every experiment that has an owner."""
 

@@ -181,6 +181,22 @@ class SqlAccounts(SqlAudit, ABC):
         )
         return [eid for (eid,) in rows]
 
+    def claim_roles(self, user_id: int) -> dict[str, tuple[int, int | None]]:
+        rows = self._rows("SELECT experiment_id, role, replaced FROM claim_roles WHERE user_id = {p}", (user_id,))
+        return {eid: (int(role), None if replaced is None else int(replaced)) for eid, role, replaced in rows}
+
+    def set_claim_role(self, experiment_id: str, user_id: int, role: int | None, replaced: int | None) -> None:
+        if role is None:
+            self._change(
+                "DELETE FROM claim_roles WHERE experiment_id = {p} AND user_id = {p}", (experiment_id, user_id)
+            )
+            return
+        self._change(
+            "INSERT INTO claim_roles (experiment_id, user_id, role, replaced) VALUES ({p}, {p}, {p}, {p})"
+            " ON CONFLICT (user_id, experiment_id) DO UPDATE SET role = excluded.role, replaced = excluded.replaced",
+            (experiment_id, user_id, role, replaced),
+        )
+
     def owners(self) -> dict[str, str]:
         rows = self._rows(
             "SELECT e.{experiment_id}, u.name FROM experiments e JOIN users u ON u.{user_id} = e.owner_id"

@@ -95,6 +95,7 @@ DELETE_EXPERIMENT = (
             "run_hparams",
             "runs",
             "experiment_roles",
+            "claim_roles",
             "run_metadata",
             "run_labels",
             "saved_views",

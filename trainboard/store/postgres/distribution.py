@@ -31,6 +31,7 @@ TABLES: tuple[tuple[str, Placement], ...] = (
     ("tokens", "reference"),
     ("sessions", "reference"),
     ("experiment_roles", "reference"),
+    ("claim_roles", "reference"),
     ("experiment_state", "distributed"),
     ("runs", "distributed"),
     ("files", "distributed"),

@@ -443,6 +443,20 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # The roles single sign-on's claims gave (trainboard.access.accounts.Accounts.apply_claim_roles), and the
+        # role each replaced: taken back when the claim goes. An account table (a reference table under Citus).
+        "0018_claim_roles",
+        """
+        CREATE TABLE claim_roles (
+            experiment_id TEXT NOT NULL REFERENCES experiments,
+            user_id BIGINT NOT NULL REFERENCES users,
+            role SMALLINT NOT NULL,
+            replaced SMALLINT,
+            PRIMARY KEY (user_id, experiment_id)
+        );
+        """,
+    ),
 ]
 
 

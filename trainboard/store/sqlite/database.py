@@ -95,6 +95,7 @@ DELETE_EXPERIMENT = (
     "DELETE FROM run_hparams WHERE experiment_id = :experiment",
     "DELETE FROM runs WHERE experiment_id = :experiment",
     "DELETE FROM experiment_roles WHERE experiment_id = :experiment",
+    "DELETE FROM claim_roles WHERE experiment_id = :experiment",
     "DELETE FROM run_metadata WHERE experiment_id = :experiment",
     "DELETE FROM run_labels WHERE experiment_id = :experiment",
     "DELETE FROM saved_views WHERE experiment_id = :experiment",

@@ -433,6 +433,20 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # The roles single sign-on's claims gave (trainboard.access.accounts.Accounts.apply_claim_roles), and the
+        # role each replaced: taken back when the claim goes.
+        "0016_claim_roles",
+        """
+        CREATE TABLE claim_roles (
+            experiment_id TEXT NOT NULL REFERENCES experiments (id),
+            user_id INTEGER NOT NULL REFERENCES users (id),
+            role INTEGER NOT NULL,
+            replaced INTEGER,
+            PRIMARY KEY (user_id, experiment_id)
+        );
+        """,
+    ),
 ]
 
 
