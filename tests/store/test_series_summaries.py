@@ -449,7 +449,8 @@ def test_a_store_from_before_summaries_is_filled_when_migrated(
     if backend == "sqlite":
         with sqlite3.connect(url) as db:
             for statement in [
-                "DROP INDEX series_by_tag",  # 0015's, over the summaries' columns
+                "DROP INDEX series_summaries",
+                "DROP INDEX series_tags",
                 "DROP INDEX run_hparams_values",
                 *drops,
             ]:

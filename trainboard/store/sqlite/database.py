@@ -132,8 +132,7 @@ _NO_SCALARS = dict.fromkeys(SUMMARY_COLUMNS)
 _LIVE = Source(
     runs="SELECT id AS run_id, name, start_time, last_step, last_wall_time, end_status FROM runs"
     " WHERE experiment_id = :experiment",
-    # By experiment and data class first: the columns of `series_by_tag` (a tag's series of every run side by side).
-    series="series {a} ON {a}.experiment_id = :experiment AND {a}.data_class = :scalar AND {a}.run_id = r.run_id",
+    series="series {a} ON {a}.run_id = r.run_id AND {a}.data_class = :scalar",
     hparams="run_hparams {a} ON {a}.run_id = r.run_id",
     metrics=(
         "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = :experiment"

@@ -433,20 +433,6 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
-    (
-        # The runs table reads one tag's series of every run (a filter or a sort names a few tags of many runs): by
-        # experiment and tag first, they are next to each other (one leaf page holds a tag's series of many runs,
-        # where by run a tag's series of consecutive runs were each on a page of their own): about a third less CPU
-        # per filter at 10,000 runs x 50 tags (docs/storage.md). It replaces `series_summaries` and `series_tags`
-        # (its first columns), so that a write updates as many indexes as before.
-        "0015_series_by_tag",
-        """
-        CREATE INDEX series_by_tag ON series (experiment_id, data_class, tag, run_id, point_count, nonfinite_count,
-            min_value, min_value_step, max_value, max_value_step, value_sum, first_value, last_value);
-        DROP INDEX series_summaries;
-        DROP INDEX series_tags;
-        """,
-    ),
 ]
 
 
