@@ -458,7 +458,7 @@ def test_a_store_from_before_summaries_is_filled_when_migrated(
             db.execute("DELETE FROM migrations WHERE name = ?", (name,))
     else:
         with psycopg.connect(url) as connection:
-            for statement in [*drops, "DROP INDEX series_by_tag", "DROP INDEX run_hparams_by_name"]:
+            for statement in ["DROP INDEX series_by_tag_summaries", *drops, "DROP INDEX run_hparams_by_name"]:
                 connection.execute(statement.encode())
             connection.execute("DELETE FROM migrations WHERE name = %s", (name,))
     store = open_store(url)

@@ -12,8 +12,9 @@ The run's metadata (`trainboard.store.run_metadata`) is read live, pinned or not
 `run_metadata` LEFT JOINed once by run name, its labels by subqueries of `run_labels`.
 
 Derived metrics (`trainboard.provider.derived`) have no stored summaries: the provider computes them and the query
-receives them as one parameter (`Derived`, tag -> run -> summary), a relation joined by run name in place of the
-series of such a tag.
+receives each such tag's as a parameter (`Derived`, tag -> run -> summary): a relation of one row per run, joined by
+run name in place of the tag's series (and only by run name: SQLite then indexes it by run as it reads it, where a
+condition on its tag too made it index by tag, and read all 10,000 rows of a tag for each of 10,000 runs).
 
 Regular expressions are not SQL's (neither backend has RE2): the store matches them first against the texts they
 could meet (`Matches`: run names, statuses, the texts of one hyperparameter, the experiment's labels), and the
@@ -35,9 +36,9 @@ from trainboard.store.summaries import COLUMNS, RUNNING, STALLED, ChunkSummary
 Matches = dict[Compare, list[str]]
 # The summaries of derived metrics' series, by name then run.
 Derived = Mapping[str, Mapping[str, ChunkSummary]]
-# The parameter that holds them, and their columns as the relation of `Dialect.derived` names them.
+# The prefix of the parameters that hold them, and their columns as the relation of `Dialect.derived` names them.
 DERIVED = "derived"
-DERIVED_COLUMNS = ("run", "tag", "point_count", *COLUMNS)
+DERIVED_COLUMNS = ("run", "point_count", *COLUMNS)
 _INTEGERS = frozenset({"point_count", "nonfinite_count", "min_value_step", "max_value_step", "first_step", "last_step"})
 _SQL_OPERATORS = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 # Each function as an expression over a series' summary columns `s` (trainboard.store.summaries).
@@ -77,19 +78,14 @@ def _json_number(value: object) -> str:
 def _json_rows(rows: list[tuple[object, ...]]) -> str:
     return (
         "["
-        + ",".join(
-            f"[{json.dumps(run)},{json.dumps(tag)},{','.join(_json_number(value) for value in values)}]"
-            for run, tag, *values in rows
-        )
+        + ",".join(f"[{json.dumps(run)},{','.join(_json_number(value) for value in values)}]" for run, *values in rows)
         + "]"
     )
 
 
-def derived_rows(derived: Derived) -> list[tuple[object, ...]]:
-    """The rows of DERIVED_COLUMNS of the summaries."""
-    return [
-        (run, tag, summary.count, *summary.row()) for tag, by_run in derived.items() for run, summary in by_run.items()
-    ]
+def derived_rows(by_run: Mapping[str, ChunkSummary]) -> list[tuple[object, ...]]:
+    """The rows of DERIVED_COLUMNS of one tag's summaries."""
+    return [(run, summary.count, *summary.row()) for run, summary in by_run.items()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +101,9 @@ class Dialect:
     # text with LABEL_SEPARATOR between them (a label has no control character, so the texts sort as the lists do);
     # NULL for none.
     labels: str
-    # The relation of DERIVED_COLUMNS from parameters named DERIVED..., and those parameters for rows of them.
-    derived: str
-    derived_rows: Callable[[list[tuple[object, ...]]], dict[str, object]]
+    # The relation of DERIVED_COLUMNS from the parameters named from a prefix, and those parameters for its rows.
+    derived: Callable[[str], str]
+    derived_rows: Callable[[str, list[tuple[object, ...]]], dict[str, object]]
 
 
 SQLITE = Dialect(
@@ -116,10 +112,15 @@ SQLITE = Dialect(
     member=lambda column, texts: f"{column} IN (SELECT value FROM json_each({texts}))",
     texts=lambda texts: json.dumps(texts),
     labels="(SELECT group_concat(label, char(1)) FROM (SELECT l.label AS label FROM {rows} ORDER BY l.label))",
-    derived="(SELECT "
-    + ", ".join(f"json_extract(value, '$[{index}]') AS {name}" for index, name in enumerate(DERIVED_COLUMNS))
-    + f" FROM json_each(:{DERIVED}))",
-    derived_rows=lambda rows: {DERIVED: _json_rows(rows)},
+    # The run as TEXT: of the affinity of `runs.name`, so that SQLite may index the relation by run as it joins it.
+    derived=lambda prefix: (
+        "(SELECT CAST(json_extract(value, '$[0]') AS TEXT) AS run, "
+        + ", ".join(
+            f"json_extract(value, '$[{index}]') AS {name}" for index, name in enumerate(DERIVED_COLUMNS) if index
+        )
+        + f" FROM json_each(:{prefix}))"
+    ),
+    derived_rows=lambda prefix, rows: {prefix: _json_rows(rows)},
 )
 POSTGRES = Dialect(
     placeholder=lambda name: f"%({name})s",
@@ -128,14 +129,16 @@ POSTGRES = Dialect(
     texts=list,
     labels='(SELECT string_agg(l.label, chr(1) ORDER BY l.label COLLATE "C") FROM {rows})',
     # One array parameter per column (PostgreSQL's JSON numbers have no infinity), cut into rows by unnest.
-    derived="(SELECT * FROM unnest("
-    + ", ".join(
-        f"%({DERIVED}{index})s::{'text' if index < 2 else 'bigint' if name in _INTEGERS else 'float8'}[]"
-        for index, name in enumerate(DERIVED_COLUMNS)
-    )
-    + f") AS d ({', '.join(DERIVED_COLUMNS)}))",
-    derived_rows=lambda rows: {
-        f"{DERIVED}{index}": [row[index] for row in rows] for index in range(len(DERIVED_COLUMNS))
+    derived=lambda prefix: (
+        "(SELECT * FROM unnest("
+        + ", ".join(
+            f"%({prefix}_{index})s::{'text' if index == 0 else 'bigint' if name in _INTEGERS else 'float8'}[]"
+            for index, name in enumerate(DERIVED_COLUMNS)
+        )
+        + f") AS d ({', '.join(DERIVED_COLUMNS)}))"
+    ),
+    derived_rows=lambda prefix, rows: {
+        f"{prefix}_{index}": [row[index] for row in rows] for index in range(len(DERIVED_COLUMNS))
     },
 )
 
@@ -201,14 +204,20 @@ class Compiler:
         alias = self._joined.get((kind, name))
         if alias is None:
             alias = self._joined[kind, name] = f"j{len(self._joined)}"
-            on = self._source.series if kind == "s" else self._source.hparams
             if kind == "s" and name in self._derived:
-                on = f"{self._dialect.derived} {{a}} ON {{a}}.run = r.name"
-                if not any(key.startswith(DERIVED) for key in self.params):  # bound once for the compilers
-                    self.params.update(self._dialect.derived_rows(derived_rows(self._derived)))
+                self._joins.append(f" LEFT JOIN {self._derived_relation(name)} {alias} ON {alias}.run = r.name")
+                return alias
+            on = self._source.series if kind == "s" else self._source.hparams
             column = "tag" if kind == "s" else "name"
             self._joins.append(f" LEFT JOIN {on.format(a=alias)} AND {alias}.{column} = {self._param(name)}")
         return alias
+
+    def _derived_relation(self, name: str) -> str:
+        """The relation of the derived metric's summaries, its parameters bound once for the compilers of a query."""
+        prefix = f"{DERIVED}{sorted(self._derived).index(name)}"
+        if not any(key.startswith(prefix) for key in self.params):
+            self.params.update(self._dialect.derived_rows(prefix, derived_rows(self._derived[name])))
+        return self._dialect.derived(prefix)
 
     def _metadata(self) -> str:
         """The alias of the run's row of `run_metadata` (NULLs for a run without one)."""

@@ -444,6 +444,16 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     (
+        # The runs table reads one tag's series of every run from the index alone (an index-only scan), not from
+        # 10,000 heap pages a tag: `series_by_tag` again, with the run and the summaries the terms read.
+        "0016_series_by_tag_summaries",
+        """
+        CREATE INDEX series_by_tag_summaries ON series (experiment_id, data_class, tag) INCLUDE (run_id, point_count,
+            nonfinite_count, min_value, min_value_step, max_value, max_value_step, value_sum, first_value, last_value);
+        DROP INDEX series_by_tag;
+        """,
+    ),
+    (
         # The roles single sign-on's claims gave (trainboard.access.accounts.Accounts.apply_claim_roles), and the
         # role each replaced: taken back when the claim goes. An account table (a reference table under Citus).
         "0018_claim_roles",
