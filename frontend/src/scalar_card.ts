@@ -160,6 +160,7 @@ export class ScalarCard {
   /** The chart's runs with every point of their series (the chart draws a downsampled series), smoothed as shown. */
   private async download(format: "csv" | "json"): Promise<void> {
     const runs = this.lines.map((line) => line.run);
+    if (xAxis.active()) return xAxis.downloadAgainst(runs, this.tag, format);
     const found = await wholeScalarSeries(runs, this.tag);
     const empty = { steps: new Float64Array(), wallTimes: new Float64Array(), values: new Float64Array() };
     const series = runs.map((run) => found.get(run) ?? empty);

@@ -5,7 +5,7 @@
 
 import "./derived.css";
 import uPlot from "uplot";
-import { getJson, type ScalarSeries } from "./api";
+import { everyPointUrl, getJson, type ScalarSeries } from "./api";
 import { themedAxis } from "./chart_theme";
 import type { Line } from "./chart";
 import { h } from "./dom";
@@ -114,6 +114,15 @@ export function monotonic(lines: Line[]): boolean {
     for (let i = 1; i < line.xs.length; i++) if (line.xs[i]! < line.xs[i - 1]!) return false;
     return true;
   });
+}
+
+/** Every point of the runs' series of `tag` with the x tag's value, as the server writes it (an x column). */
+export function downloadAgainst(runs: string[], tag: string, format: "csv" | "json"): void {
+  const link = h("a", { href: `${everyPointUrl(runs, tag, format)}&${new URLSearchParams({ x: state.xTag })}` });
+  link.download = "";
+  document.body.append(link);
+  link.click();
+  link.remove();
 }
 
 export function axisName(): string {
