@@ -109,10 +109,9 @@ def test_a_tag_as_the_x_axis_draws_in_scalars_and_time_series(server: tuple[Serv
         assert "x=tag" in page.url and "xTag=seen" in page.url
         runs = answer.value.json()["runs"]
         assert runs and all(series["monotonic"] for series in runs.values())
-        page.wait_for_function(
-            "card => card.dataset.points > 0 && !card.classList.contains('loading')", arg=card.element_handle()
-        )
+        page.wait_for_function("card => card.dataset.xTag === 'seen'", arg=card.element_handle())
         assert card.get_attribute("data-monotonic") is None
+        assert int(card.get_attribute("data-points") or 0) == sum(len(series["x"]) for series in runs.values())
         assert coloured(pixels(card.locator(".chart .plot"))).sum() > 100
         # loss as x: it falls and rises with noise, so the lines follow their steps and the card says so.
         page.select_option("#x-axis", "tag:loss")
@@ -128,15 +127,13 @@ def test_a_tag_as_the_x_axis_draws_in_scalars_and_time_series(server: tuple[Serv
         # Back to steps: the usual chart.
         page.select_option("#x-axis", "step")
         card.locator(".ordered-chart").wait_for(state="detached")
+        assert card.get_attribute("data-x-tag") is None
         # Time Series has the same choice.
         click_tab(page, "timeseries")
         page.select_option("#ts-x-axis", "tag:seen")
         series_card = page.locator(".dashboard.timeseries article.card[data-tag='acc']").first
         series_card.wait_for()
-        page.wait_for_function(
-            "card => Number(card.dataset.points) > 0 && !card.classList.contains('loading')",
-            arg=series_card.element_handle(),
-        )
+        page.wait_for_function("card => card.dataset.xTag === 'seen'", arg=series_card.element_handle())
         assert coloured(pixels(series_card.locator(".chart .plot"))).sum() > 100
 
 
