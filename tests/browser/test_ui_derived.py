@@ -172,6 +172,27 @@ def test_the_compare_panel_shows_the_servers_numbers(server: tuple[Server, Path]
         page.locator(".compare-result .error").wait_for()
 
 
+def test_a_groups_band_may_be_the_95_percent_interval_of_the_mean(
+    server: tuple[Server, Path], browser: Browser
+) -> None:
+    url = server[0].url
+    with ui_page(browser, "derived-groups-ci") as page:
+        page.goto(f"{url}/#tagFilter=^acc$&groupBy=hparam:lr")
+        legend = page.locator("article.card[data-tag='acc'] .group-legend li")
+        legend.first.wait_for()
+        with page.expect_response(lambda response: "/data/trainboard/groups/scalars" in response.url) as answer:
+            page.select_option("#group-band", "ci")
+        assert "band=ci" in (answer.value.request.post_data or "") and "groupBand=ci" in page.url
+        expected = loopback.get(
+            f"{url}/data/trainboard/groups/scalars", params={"tag": "acc", "by": "hparam:lr", "band": "ci"}
+        ).json()
+        assert answer.value.json()["groups"] == expected["groups"]
+        page.wait_for_function(
+            "() => document.querySelector('.group-legend li .band-kind').textContent.includes('95%')"
+        )
+        assert all("mean, 95% CI of the mean" in text for text in legend.all_inner_texts())
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 1920])
 def test_screenshots(
