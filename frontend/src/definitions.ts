@@ -5,7 +5,7 @@
 // (a pin, or a read role on a team server) the button is hidden.
 
 import "./derived.css";
-import { ApiError, experiments, getJson } from "./api";
+import { ApiError, experiments, getJson, me } from "./api";
 import { h } from "./dom";
 import * as place from "./place";
 
@@ -97,10 +97,13 @@ expressionInput.addEventListener("input", () => showProblem(null));
 
 void writable().then((can) => (button.hidden = !can));
 
-/** Whether this page may define: not a pin, and not a read role on a team server. */
+/** Whether this page may define: not a pin, and not a read role on a team server (nor signed out of one). */
 async function writable(): Promise<boolean> {
   if (place.pin !== null) return false;
   try {
+    const who = await me();
+    if (!who.auth) return true;
+    if (who.user === null) return false;
     const found = await experiments();
     const entry = found.find((one) => (place.experiment === null ? one.default : one.id === place.experiment));
     return entry?.role !== "read";

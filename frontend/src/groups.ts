@@ -190,7 +190,8 @@ function paint(holder: HTMLElement, groups: Group[]): void {
     bands.push({ series: [base + 2, base + 1], fill: withAlpha(color, 0.18) });
   });
   const tables = groups.map(
-    (group): uPlot.AlignedData => [group.step, group.mean, group.low, group.high] as unknown as uPlot.AlignedData,
+    (group): uPlot.AlignedData =>
+      [group.step, group.mean, gaps(group.low), gaps(group.high)] as unknown as uPlot.AlignedData,
   );
   const data = tables.length ? uPlot.join(tables) : ([[]] as unknown as uPlot.AlignedData);
   const plot = new uPlot(
@@ -224,6 +225,11 @@ function paint(holder: HTMLElement, groups: Group[]): void {
       );
     }),
   );
+}
+
+/** A band's edge with no value where the server sent "NaN" (the 95% interval of one run's mean): a gap. */
+function gaps(values: (number | string)[]): (number | null)[] {
+  return values.map((value) => (Number.isFinite(Number(value)) ? Number(value) : null));
 }
 
 /** The group's runs, each with a shade of the group's hue. */

@@ -131,15 +131,15 @@ export class ScalarCard {
       this.loading ??= this.load(missing);
       await this.loading;
     }
+    // A load that started before the x axis changed brought the other axis's series: again, for this one.
+    if (this.fetchedFor !== xAxis.fetchedFor()) return this.show(runs);
     this.draw();
   }
 
   draw(): void {
     this.lines = linesFor(this.series);
     this.frame.set(this.lines, { ...chartOptions(), ignoreOutliers: this.parts.ignoreOutliers?.() ?? false });
-    if (xAxis.active() && !xAxis.monotonic(this.lines)) {
-      xAxis.drawOrdered(this.element, this.chart.element, this.lines, chartOptions().smoothing);
-    } else xAxis.clearOrdered(this.element, this.chart.element);
+    xAxis.drawCard(this.element, this.chart.element, this.lines, this.fetchedFor);
     this.element.dataset.runs = String(this.lines.length);
     this.element.dataset.points = String(this.lines.reduce((sum, line) => sum + line.xs.length, 0));
     // The last step drawn: what a test compares with the server's while the data grows.
@@ -160,6 +160,7 @@ export class ScalarCard {
   /** The chart's runs with every point of their series (the chart draws a downsampled series), smoothed as shown. */
   private async download(format: "csv" | "json"): Promise<void> {
     const runs = this.lines.map((line) => line.run);
+    if (xAxis.active()) return xAxis.downloadAgainst(runs, this.tag, format);
     const found = await wholeScalarSeries(runs, this.tag);
     const empty = { steps: new Float64Array(), wallTimes: new Float64Array(), values: new Float64Array() };
     const series = runs.map((run) => found.get(run) ?? empty);
@@ -213,6 +214,7 @@ export class ScalarCard {
       this.stale = false;
     } catch (error) {
       this.element.dataset.error = String(error);
+      this.fetchedFor = xAxis.fetchedFor(); // stale still: the next show asks again
     } finally {
       this.loading = null;
       this.element.classList.remove("loading");

@@ -5,7 +5,7 @@
 
 import "./derived.css";
 import uPlot from "uplot";
-import { getJson, type ScalarSeries } from "./api";
+import { everyPointUrl, getJson, type ScalarSeries } from "./api";
 import { themedAxis } from "./chart_theme";
 import type { Line } from "./chart";
 import { h } from "./dom";
@@ -109,11 +109,20 @@ export function xsOf(series: ScalarSeries): Float64Array {
 }
 
 /** Whether every line's x only grows (the chart's usual drawing), else the lines are drawn in step order. */
-export function monotonic(lines: Line[]): boolean {
+function monotonic(lines: Line[]): boolean {
   return lines.every((line) => {
     for (let i = 1; i < line.xs.length; i++) if (line.xs[i]! < line.xs[i - 1]!) return false;
     return true;
   });
+}
+
+/** Every point of the runs' series of `tag` with the x tag's value, as the server writes it (an x column). */
+export function downloadAgainst(runs: string[], tag: string, format: "csv" | "json"): void {
+  const link = h("a", { href: `${everyPointUrl(runs, tag, format)}&${new URLSearchParams({ x: state.xTag })}` });
+  link.download = "";
+  document.body.append(link);
+  link.click();
+  link.remove();
 }
 
 export function axisName(): string {
@@ -122,8 +131,17 @@ export function axisName(): string {
 
 const plots = new WeakMap<HTMLElement, uPlot>();
 
+/** After the card's chart drew `lines` (against `xTag`, "" for a time): where a line's x turns back, draws them in
+ * their points' order in place of the chart instead. The card says which x tag its lines are on (data-x-tag). */
+export function drawCard(card: HTMLElement, chart: HTMLElement, lines: Line[], xTag: string): void {
+  if (xTag) card.dataset.xTag = xTag;
+  else delete card.dataset.xTag;
+  if (xTag && !monotonic(lines)) drawOrdered(card, chart, lines, xTag);
+  else clearOrdered(card, chart);
+}
+
 /** Draws `lines` in their points' order in place of the card's chart, with a note that x is not monotonic. */
-export function drawOrdered(card: HTMLElement, chart: HTMLElement, lines: Line[], smoothing: boolean): void {
+function drawOrdered(card: HTMLElement, chart: HTMLElement, lines: Line[], xTag: string): void {
   chart.hidden = true;
   let holder = card.querySelector<HTMLElement>(".ordered-chart");
   if (!holder) {
@@ -138,7 +156,7 @@ export function drawOrdered(card: HTMLElement, chart: HTMLElement, lines: Line[]
   const plotHolder = holder.querySelector<HTMLElement>(".plot")!;
   const bent = lines.filter((line) => !monotonic([line])).length;
   holder.querySelector(".x-note")!.textContent =
-    `${state.xTag} is not monotonic in ${bent} of ${lines.length} run${lines.length === 1 ? "" : "s"}: ` +
+    `${xTag} is not monotonic in ${bent} of ${lines.length} run${lines.length === 1 ? "" : "s"}: ` +
     "each line follows its points in step order.";
   card.dataset.monotonic = "false";
   plots.get(plotHolder)?.destroy();
@@ -160,7 +178,7 @@ export function drawOrdered(card: HTMLElement, chart: HTMLElement, lines: Line[]
   ];
   const data = [
     null,
-    ...lines.map((line) => [Array.from(line.xs), Array.from(smoothing ? line.smoothed : line.raw)]),
+    ...lines.map((line) => [Array.from(line.xs), Array.from(line.smoothed)]),
   ] as unknown as uPlot.AlignedData;
   const plot = new uPlot(
     {
@@ -180,7 +198,7 @@ export function drawOrdered(card: HTMLElement, chart: HTMLElement, lines: Line[]
 }
 
 /** Back to the card's chart. */
-export function clearOrdered(card: HTMLElement, chart: HTMLElement): void {
+function clearOrdered(card: HTMLElement, chart: HTMLElement): void {
   chart.hidden = false;
   delete card.dataset.monotonic;
   const holder = card.querySelector<HTMLElement>(".ordered-chart");

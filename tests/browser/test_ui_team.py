@@ -247,11 +247,14 @@ def test_a_pinned_link_keeps_its_moment_and_the_live_one_follows(team: Team, bro
             banner = pinned.inner_text("#pinned-banner")
             assert re.match(r"Pinned at \d{4}-\d\d-\d\d \d\d:\d\d: data written later is not shown", banner), banner
             assert pinned.locator("#ingest").count() == 0
+            # A pin cannot define derived metrics: no Metrics button (the live page, drawn as long, has it).
+            assert pinned.locator("#definitions-button").is_hidden()
             pinned.screenshot(path=str(ARTIFACTS / "team-pinned-banner.png"))
             pinned.click("#view-live")
             pinned.wait_for_url(re.compile(rf"/experiment/{experiment_id}/(#.*)?$"))
             wait_drawn(pinned, "train/loss", 2)
             assert shown_runs(pinned) == ["first", "late"]
+            expect(pinned.locator("#definitions-button")).to_be_visible()
 
 
 def test_an_upload_shows_on_the_open_page(team: Team, browser: Browser) -> None:
