@@ -41,15 +41,10 @@ class Cluster:
         self.primary = primary
         self.standbys = standbys
 
-    def caught_up(self, *standbys: PostgresServer, timeout: float = 30) -> None:
+    def caught_up(self, *standbys: PostgresServer) -> None:
         """Until `standbys` (all by default) have replayed all the primary has written so far."""
-        with psycopg.connect(self.primary.url, autocommit=True) as connection:
-            (target,) = connection.execute("SELECT pg_current_wal_insert_lsn() - '0/0'").fetchone() or (0,)
         for standby in standbys or self.standbys:
-            deadline = time.monotonic() + timeout
-            while int(str(_sql(standby.url, "SELECT pg_last_wal_replay_lsn() - '0/0'"))) < target:
-                assert time.monotonic() < deadline, "a standby did not catch up"
-                time.sleep(0.02)
+            standby.catch_up(self.primary)
 
     @contextmanager
     def paused(self, *standbys: PostgresServer) -> Iterator[None]:
