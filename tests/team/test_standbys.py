@@ -25,7 +25,7 @@ from tests.servers import Server, in_process
 from trainboard.http.read_after import COOKIE
 from trainboard.http.trainboard_api.events import KEEP_ALIVE_SECONDS, POLL_SECONDS
 from trainboard.store.errors import StoreUnavailable
-from trainboard.store.opening import open_store
+from trainboard.store.opening import open_store, redacted
 from trainboard.wiring import standby_urls
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("team/standbys")]
@@ -248,3 +248,11 @@ def test_standbys_are_refused_for_a_sqlite_store(tmp_path: Path) -> None:
     with pytest.raises(StoreUnavailable, match=r"standbys \(--read_db\) are for a PostgreSQL store"):
         open_store(str(tmp_path / "store.sqlite"), standbys=["postgresql://u@db2/t"])
     assert not (tmp_path / "store.sqlite").exists()
+
+
+def test_a_url_naming_several_hosts_is_named_without_its_password() -> None:
+    """A failover --db names the primary and its standbys in one URL; messages and logs name it without the password
+    (urllib refuses the port of such a URL: `redacted` raised ValueError on it)."""
+    url = "postgresql://trainboard:secret@db1:5432,db2:5432/board?target_session_attrs=read-write"
+    assert redacted(url) == "postgresql://trainboard:***@db1:5432,db2:5432/board?target_session_attrs=read-write"
+    assert redacted("postgresql://trainboard:secret@db1/board") == "postgresql://trainboard:***@db1/board"
