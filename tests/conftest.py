@@ -10,7 +10,7 @@ import pytest
 
 from tests.citus import CitusCluster, citus_cluster, skip_without_citus
 from tests.logdirs import write_full_logdir
-from tests.pgserver import PostgresServer, postgres_server
+from tests.pgserver import PostgresServer, postgres_server, standby_server
 from tests.s3server import S3Server, s3_server
 from tests.servers import Server, tensorboard_server, trainboard_server
 
@@ -103,6 +103,13 @@ def full_trainboard(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory)
 def postgres() -> Iterator[PostgresServer]:
     """One real PostgreSQL per test session (per xdist worker), started on first use."""
     with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres_standby(postgres: PostgresServer) -> Iterator[PostgresServer]:
+    """A hot standby of the session's PostgreSQL (tests/pgserver.py), started on first use."""
+    with standby_server(postgres) as server:
         yield server
 
 

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -65,6 +66,21 @@ class PostgresServer:
     def start(self) -> None:
         _run(self.control("start"))
 
+    def catch_up(self, primary: PostgresServer, timeout: float = 30) -> None:
+        """Until this standby has replayed all that `primary` has written so far."""
+        with psycopg.connect(primary.url, autocommit=True) as connection:
+            row = connection.execute("SELECT pg_current_wal_insert_lsn() - '0/0'").fetchone()
+        assert row is not None
+        deadline = time.monotonic() + timeout
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            while True:
+                replayed = connection.execute("SELECT pg_last_wal_replay_lsn() - '0/0'").fetchone()
+                if replayed is not None and replayed[0] is not None and replayed[0] >= row[0]:
+                    return
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the standby did not catch up within {timeout} s:\n{self.output()}")
+                time.sleep(0.02)
+
     def promote(self) -> None:
         """A standby made a primary (failover), once it takes writes."""
         _run(self.control("promote"))
@@ -101,7 +117,9 @@ def standby_server(primary: PostgresServer) -> Iterator[PostgresServer]:
     with _cluster() as (scratch, as_server):
         host, port = primary.address.split(":")
         _run(as_server([str(server_binaries() / "pg_basebackup"), "-D", str(scratch / "data"), "-h", host, "-p", port,
-                        "-U", USER, "-R", "-X", "stream", "--no-sync"]))  # fmt: skip
+                        "-U", USER, "-R", "-X", "stream", "--no-sync",
+                        # At once, not after the primary's next spread checkpoint (minutes after a burst of writes).
+                        "--checkpoint=fast"]))  # fmt: skip
         with _running(scratch, as_server, ("hot_standby=on",)) as server:
             yield server
 

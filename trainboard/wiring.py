@@ -174,7 +174,7 @@ def store_app(settings: Settings, clock: Callable[[], float] = time.time) -> Sta
 def standby_urls(read_db: str) -> list[str]:
     """--read_db's URLs: split at the commas before each postgresql:// (a libpq URL may name several hosts, so may
     hold commas of its own)."""
-    return [url.strip() for url in re.split(r",(?=\s*postgres(?:ql)?://)", read_db) if url.strip()]
+    return [url.strip(" ,") for url in re.split(r",(?=\s*postgres(?:ql)?://)", read_db) if url.strip(" ,")]
 
 
 async def _keep_audit_days(audit: AuditLog, days: float) -> None:

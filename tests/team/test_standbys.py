@@ -24,6 +24,9 @@ from tests.pgserver import PostgresServer, postgres_server, standby_server
 from tests.servers import Server, in_process
 from trainboard.http.read_after import COOKIE
 from trainboard.http.trainboard_api.events import KEEP_ALIVE_SECONDS, POLL_SECONDS
+from trainboard.store.errors import StoreUnavailable
+from trainboard.store.opening import open_store, redacted
+from trainboard.wiring import standby_urls
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("team/standbys")]
 DEFINITIONS = "/data/trainboard/definitions"
@@ -41,15 +44,10 @@ class Cluster:
         self.primary = primary
         self.standbys = standbys
 
-    def caught_up(self, *standbys: PostgresServer, timeout: float = 30) -> None:
+    def caught_up(self, *standbys: PostgresServer) -> None:
         """Until `standbys` (all by default) have replayed all the primary has written so far."""
-        with psycopg.connect(self.primary.url, autocommit=True) as connection:
-            (target,) = connection.execute("SELECT pg_current_wal_insert_lsn() - '0/0'").fetchone() or (0,)
         for standby in standbys or self.standbys:
-            deadline = time.monotonic() + timeout
-            while int(str(_sql(standby.url, "SELECT pg_last_wal_replay_lsn() - '0/0'"))) < target:
-                assert time.monotonic() < deadline, "a standby did not catch up"
-                time.sleep(0.02)
+            standby.catch_up(self.primary)
 
     @contextmanager
     def paused(self, *standbys: PostgresServer) -> Iterator[None]:
@@ -143,6 +141,10 @@ def test_reads_come_from_the_standbys_and_a_client_reads_its_own_writes_and_sess
                 assert names == ["twice"]
                 assert [p["pin"] for p in writer.get(f"{base}/pins").raise_for_status().json()["pins"]] == [pin]
                 assert writer.get(f"{base}{METADATA}").json()["runs"]["train"]["starred"] is True
+            # A cookie that is no position is no floor: answered as without it.
+            for bad in ("", "x' OR 1", "-5", "1" * 40):
+                listed = httpx.get(f"{b.url}/data/experiments", headers=bearer(token), cookies={COOKIE: bad})
+                assert listed.status_code == 200, listed.text
             # A browser signed in on one replica is signed in on the other (sessions are read from the primary).
             with httpx.Client() as browser:
                 signed_in = browser.post(f"{a.url}/auth/session", json={"token": token}, headers={"Origin": a.url})
@@ -233,3 +235,24 @@ def test_a_stopped_standby_sends_its_reads_to_the_other_then_both_stopped_to_the
     for replica in range(2):
         log = (tmp_path / f"replica-{replica}" / "serve-in-process.log").read_text()
         assert "Traceback" not in log and " 500" not in log, log[-3000:]
+
+
+def test_read_db_names_each_standby_once_though_a_url_may_name_several_hosts() -> None:
+    one, two = "postgresql://u@db2:5432/t", "postgres://u@db3:5432,db4:5432/t?target_session_attrs=any"
+    assert standby_urls(f"{one},{two}") == [one, two]
+    assert standby_urls(f" {one} , {two} ,") == [one, two]
+    assert standby_urls("") == []
+
+
+def test_standbys_are_refused_for_a_sqlite_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreUnavailable, match=r"standbys \(--read_db\) are for a PostgreSQL store"):
+        open_store(str(tmp_path / "store.sqlite"), standbys=["postgresql://u@db2/t"])
+    assert not (tmp_path / "store.sqlite").exists()
+
+
+def test_a_url_naming_several_hosts_is_named_without_its_password() -> None:
+    """A failover --db names the primary and its standbys in one URL; messages and logs name it without the password
+    (urllib refuses the port of such a URL: `redacted` raised ValueError on it)."""
+    url = "postgresql://trainboard:secret@db1:5432,db2:5432/board?target_session_attrs=read-write"
+    assert redacted(url) == "postgresql://trainboard:***@db1:5432,db2:5432/board?target_session_attrs=read-write"
+    assert redacted("postgresql://trainboard:secret@db1/board") == "postgresql://trainboard:***@db1/board"

@@ -98,6 +98,9 @@ class Standbys:
         self.floor = ReadFloor()
         self._turns = itertools.count()
         primary.written = self._primary_used
+        # Reads see at least what the primary had at open: the schema its migrations just brought up to date.
+        with primary.connection() as connection:
+            self._primary_used(connection)
 
     def rows(self, sql: str, params: Sequence[object] | Mapping[str, object]) -> list[tuple[Any, ...]]:
         client = _client.get()
