@@ -202,7 +202,15 @@ def database(backend: str) -> Iterator[Database]:
             yield Database("PostgreSQL", url, (server,), (url,))
         return
     with citus_cluster() as cluster:
-        url = cluster.create_database("scale")
+        for attempt in range(5):
+            try:
+                url = cluster.create_database("scale")
+                break
+            except psycopg.errors.ObjectInUse:
+                # Citus' maintenance daemon came back to the template database; it leaves again.
+                if attempt == 4:
+                    raise
+                time.sleep(2)
         name = url.rsplit("/", 1)[1]
         yield Database("Citus, 3 nodes", url, cluster.nodes, tuple(node.database_url(name) for node in cluster.nodes))
 
