@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import random
 import statistics
@@ -56,7 +57,6 @@ from trainboard.store.run_filter import parse_terms
 from trainboard.store.runs_table import SortKey, TableQuery
 from trainboard.store.writer import FileWrite
 
-EXPERIMENTS = 10
 RUNS = 1_000
 TAGS = ["loss", "val/acc", *(f"tag{index:02d}" for index in range(2, 20))]
 START = 1_700_000_000.0
@@ -74,6 +74,12 @@ class Layout:
     long: int
     batch: int
     writers: int
+    experiments: int
+
+    @property
+    def runs(self) -> int:
+        """Runs per experiment."""
+        return RUNS // self.experiments
 
     @property
     def steps(self) -> int:
@@ -108,7 +114,7 @@ def write_experiment(url: str, experiment_id: str, number: int, layout: Layout) 
     points = commits = 0
     per_batch = max(1, layout.batch // len(TAGS))
     try:
-        for run in range(RUNS // EXPERIMENTS):
+        for run in range(layout.runs):
             name, previous = f"run{run:03d}", None
             walks = rng.normal(0, 0.01, (len(TAGS), layout.steps)).cumsum(axis=1)
             for start in range(0, layout.steps, per_batch):
@@ -196,7 +202,15 @@ def database(backend: str) -> Iterator[Database]:
             yield Database("PostgreSQL", url, (server,), (url,))
         return
     with citus_cluster() as cluster:
-        url = cluster.create_database("scale")
+        for attempt in range(5):
+            try:
+                url = cluster.create_database("scale")
+                break
+            except psycopg.errors.ObjectInUse:
+                # Citus' maintenance daemon came back to the template database; it leaves again.
+                if attempt == 4:
+                    raise
+                time.sleep(2)
         name = url.rsplit("/", 1)[1]
         yield Database("Citus, 3 nodes", url, cluster.nodes, tuple(node.database_url(name) for node in cluster.nodes))
 
@@ -207,6 +221,9 @@ def store_bytes(db: Database) -> int:
     total = 0
     for url in db.node_urls:
         with psycopg.connect(url) as connection:
+            # Citus hides a worker's shards from the catalog unless told not to (a plain PostgreSQL takes the setting
+            # as a placeholder).
+            connection.execute("SET citus.override_table_visibility = off")
             total += connection.execute(
                 "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
                 " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'"
@@ -252,11 +269,15 @@ def table_path(experiment_id: str) -> str:
     return f"/experiment/{experiment_id}/data/trainboard/runs_table?columns={TABLE_COLUMNS}&sort={TABLE_SORT}"
 
 
+def answered(http: httpx.Client, path: str) -> httpx.Response:
+    return http.get(path).raise_for_status()
+
+
 def scalars_path(experiment_id: str, run: str, tag: str) -> str:
     return f"/experiment/{experiment_id}/data/plugin/scalars/scalars?run={run}&tag={tag}"
 
 
-async def load(urls: list[str], experiments: list[str], clients: int, seconds: float) -> Timings:
+async def load(urls: list[str], experiments: list[str], runs: int, clients: int, seconds: float) -> Timings:
     """`clients` clients each ask, as fast as they can for `seconds`, from either replica, for the scalar tags of a
     random experiment, one run's scalars (three times as often) or its runs table."""
     timings = Timings({"tags": [], "scalars": [], "runs table": []})
@@ -271,9 +292,7 @@ async def load(urls: list[str], experiments: list[str], clients: int, seconds: f
             if route == "tags":
                 path = f"/experiment/{experiment_id}/data/plugin/scalars/tags"
             elif route == "scalars":
-                path = scalars_path(
-                    experiment_id, f"run{chooser.randrange(RUNS // EXPERIMENTS):03d}", chooser.choice(TAGS)
-                )
+                path = scalars_path(experiment_id, f"run{chooser.randrange(runs):03d}", chooser.choice(TAGS))
             else:
                 path = table_path(experiment_id)
             started = time.perf_counter()
@@ -296,7 +315,7 @@ def bench(backend: str, layout: Layout, clients: int, seconds: float, scratch: P
     figures: dict[str, float] = {}
     with database(backend) as db:
         store = open_store(db.url)
-        experiments = [store.create_experiment(f"scale{number}").id for number in range(EXPERIMENTS)]
+        experiments = [store.create_experiment(f"scale{number}").id for number in range(layout.experiments)]
         store.close()
         print(f"{db.name}: writing {layout.written:,} points ...", file=sys.stderr, flush=True)
         nodes_before = [server_cpu([node]) for node in db.nodes]
@@ -304,7 +323,11 @@ def bench(backend: str, layout: Layout, clients: int, seconds: float, scratch: P
         with ProcessPoolExecutor(layout.writers) as pool:
             written = list(
                 pool.map(
-                    write_experiment, [db.url] * EXPERIMENTS, experiments, range(EXPERIMENTS), [layout] * EXPERIMENTS
+                    write_experiment,
+                    [db.url] * len(experiments),
+                    experiments,
+                    range(len(experiments)),
+                    [layout] * len(experiments),
                 )
             )
         wall = time.perf_counter() - started
@@ -347,7 +370,10 @@ def bench(backend: str, layout: Layout, clients: int, seconds: float, scratch: P
             )
             provider = DataProvider(store)
             figures["table_in_process"] = statistics.median(
-                p50_ms(lambda id=experiment_id: provider.runs_table(experiment_id=id, query=table_query()), TABLE_READS)
+                p50_ms(
+                    functools.partial(provider.runs_table, experiment_id=experiment_id, query=table_query()),
+                    TABLE_READS,
+                )
                 for experiment_id in experiments
             )
             figures["table_cpu"] = cpu_ms(
@@ -366,12 +392,12 @@ def bench(backend: str, layout: Layout, clients: int, seconds: float, scratch: P
             rows = http.get(table_path(experiments[0])).raise_for_status().json()
             print(f"{db.name}: runs table answer: {str(rows)[:300]}", file=sys.stderr)
             figures["table_http"] = statistics.median(
-                p50_ms(lambda id=experiment_id: http.get(table_path(id)).raise_for_status(), TABLE_READS)
+                p50_ms(functools.partial(answered, http, table_path(experiment_id)), TABLE_READS)
                 for experiment_id in experiments
             )
             before = (server_cpu(db.nodes), replicas_cpu(), time.process_time())
             started = time.perf_counter()
-            timings = asyncio.run(load([first, second], experiments, clients, seconds))
+            timings = asyncio.run(load([first, second], experiments, layout.runs, clients, seconds))
             load_wall = time.perf_counter() - started
             database_cpu = server_cpu(db.nodes) - before[0]
             serve_cpu = replicas_cpu() - before[1]
@@ -396,7 +422,7 @@ def report(results: dict[str, dict[str, float]], layout: Layout, clients: int, s
     names = list(results)
     print(
         f"\n{layout.written:,} scalar points: {RUNS:,} runs x {len(TAGS)} tags x {layout.steps:,} steps in"
-        f" {EXPERIMENTS} experiments + one series of {layout.long:,}; batches of {layout.batch:,} points,"
+        f" {layout.experiments} experiments + one series of {layout.long:,}; batches of {layout.batch:,} points,"
         f" {layout.writers} writer processes; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n"
     )
     print(f"| figure | {' | '.join(names)} |")
@@ -410,13 +436,13 @@ def report(results: dict[str, dict[str, float]], layout: Layout, clients: int, s
         (f"{layout.long:,}-point series to 1,000, in the process", lambda f: f"{f['long_in_process']:.1f} ms"),
         (f"{layout.long:,}-point series to 1,000, over HTTP", lambda f: f"{f['long_http']:.1f} ms"),
         (f"{layout.long:,}-point series to 1,000, CPU per read", lambda f: f"{f['long_cpu']:.1f} ms"),
-        (f"runs table of {RUNS // EXPERIMENTS} runs, in the process", lambda f: f"{f['table_in_process']:.1f} ms"),
-        (f"runs table of {RUNS // EXPERIMENTS} runs, over HTTP", lambda f: f"{f['table_http']:.1f} ms"),
-        (f"runs table of {RUNS // EXPERIMENTS} runs, CPU per read", lambda f: f"{f['table_cpu']:.1f} ms"),
+        (f"runs table of {layout.runs} runs, in the process", lambda f: f"{f['table_in_process']:.1f} ms"),
+        (f"runs table of {layout.runs} runs, over HTTP", lambda f: f"{f['table_http']:.1f} ms"),
+        (f"runs table of {layout.runs} runs, CPU per read", lambda f: f"{f['table_cpu']:.1f} ms"),
         *(
             (
                 f"{clients} clients: {route} p50 / p99",
-                lambda f, route=route: f"{f[f'{route} p50']:.0f} / {f[f'{route} p99']:.0f} ms",  # type: ignore[misc]
+                lambda f, route=route: f"{f[f'{route} p50']:.0f} / {f[f'{route} p99']:.0f} ms",
             )
             for route in ("tags", "scalars", "runs table", "all")
         ),
@@ -444,6 +470,7 @@ def main() -> None:
     parser.add_argument("--long", type=int, help="points of the long series (default: a tenth of --points)")
     parser.add_argument("--batch", type=int, default=50_000, help="points per commit")
     parser.add_argument("--writers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--experiments", type=int, default=10, help="over which the 1,000 runs are spread")
     parser.add_argument("--backend", default="postgres,citus", help="postgres, citus or both, comma-separated")
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=30)
@@ -453,7 +480,10 @@ def main() -> None:
         arguments.points // 10 if arguments.long is None else arguments.long,
         arguments.batch,
         arguments.writers,
+        arguments.experiments,
     )
+    if RUNS % layout.experiments or layout.runs > 1000:
+        parser.error(f"--experiments must divide the {RUNS:,} runs")
     if layout.steps < 1:
         parser.error(f"--points must leave at least one step per series: {RUNS * len(TAGS) + layout.long} or more")
     backends = arguments.backend.split(",")

@@ -18,8 +18,10 @@ from trainboard.reader.tail import FileCursor
 from trainboard.store.downsample import sample_indices
 from trainboard.store.errors import StaleOffsetError, StoreUnavailable
 from trainboard.store.opening import open_store
-from trainboard.store.postgres.database import PICKS_SQL
+from trainboard.store.postgres.blobs import PostgresBlobs
+from trainboard.store.postgres.database import PICKS_SQL, PostgresDatabase
 from trainboard.store.postgres.migrations import MIGRATIONS, POINT
+from trainboard.store.store import Store
 from trainboard.store.writer import FileWrite
 
 pytestmark = pytest.mark.postgres
@@ -179,3 +181,69 @@ def test_an_unreachable_database_is_named_without_its_password() -> None:
 def test_a_missing_database_is_a_clear_error(postgres: PostgresServer) -> None:
     with pytest.raises(StoreUnavailable, match='database "no_such_database" does not exist'):
         open_store(postgres.database_url("no_such_database"))
+
+
+@pytest.mark.parametrize(
+    "database_url",
+    ["postgres_url", pytest.param("citus_url", marks=[pytest.mark.citus, pytest.mark.xdist_group("citus")])],
+)
+def test_many_files_written_in_one_transaction_take_a_few_statements_not_a_few_each(
+    database_url: str, request: pytest.FixtureRequest
+) -> None:
+    """A Citus coordinator forwards each statement to a worker: 10,000 files' cursors written a few statements each
+    took 72-112 s there against 4.4 s on one PostgreSQL. Each kind of row of all the files is one statement, and the
+    offsets are still checked: a stale one writes nothing."""
+    database = PostgresDatabase(request.getfixturevalue(database_url), pool_size=1)
+    store = Store(database, PostgresBlobs(database), location="test")
+    try:
+        experiment_id = store.create_experiment("files").id
+        statements: list[str] = []
+        with database.pool.connection() as connection:
+            connection.execute("LOAD 'auto_explain'")
+            for setting, value in {
+                "auto_explain.log_min_duration": "0",
+                "auto_explain.log_level": "notice",
+                "client_min_messages": "notice",
+            }.items():
+                connection.execute(f"SET {setting} = '{value}'")
+            connection.add_notice_handler(
+                lambda notice: (
+                    statements.append(notice.message_primary or "")
+                    if (notice.message_primary or "").startswith("duration:")
+                    else None
+                )
+            )
+
+        def writes(first: int, previous: int | None) -> list[FileWrite]:
+            return [
+                FileWrite(
+                    f"run{index % 10}",
+                    FileCursor(path=f"/run{index % 10}/{index}", offset=first, size=first, mtime=1.0, head=b"h"),
+                    RunState(start_time=float(index % 10)),
+                    Batch(metadata={f"tag{index % 3}": SCALARS}),
+                    restarted=False,
+                    previous=None
+                    if previous is None
+                    else FileCursor(path=f"/run{index % 10}/{index}", offset=previous, size=0, mtime=0.0, head=b""),
+                )
+                for index in range(200)
+            ]
+
+        store.write_batches(experiment_id, writes(10, None))
+        assert len(statements) <= 8, statements
+        assert store.file_cursors(experiment_id) == {write.cursor.path: write.cursor for write in writes(10, None)}
+        assert {(row.run, row.tag) for row in store.series(experiment_id)} == {
+            (f"run{run}", f"tag{index % 3}") for index in range(200) for run in [index % 10]
+        }
+        assert {run.name: run.start_time for run in store.runs(experiment_id)} == {
+            f"run{run}": float(run) for run in range(10)
+        }
+        stale = writes(20, 10)
+        stale[150] = writes(20, 5)[150]
+        with pytest.raises(StaleOffsetError, match="/run0/150: read from 5, but the store is at 10"):
+            store.write_batches(experiment_id, stale)
+        assert {cursor.offset for cursor in store.file_cursors(experiment_id).values()} == {10}
+        store.write_batches(experiment_id, writes(20, 10))
+        assert {cursor.offset for cursor in store.file_cursors(experiment_id).values()} == {20}
+    finally:
+        store.close()

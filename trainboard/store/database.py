@@ -8,7 +8,7 @@ ids (runs, files, series, chunks, points) are the backend's own and never leave 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -84,8 +84,32 @@ class SummaryDelta:
     scalars: ChunkSummary | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class FileSave:
+    """What a write records of one file before its points: its run and the run's state, how far the file was read
+    (and from where: None, never read), and the first metadata of the tags its batch holds."""
+
+    run: str
+    state: RunState
+    cursor: FileCursor
+    expected_offset: int | None
+    metadata: dict[str, SeriesMetadata]
+
+
+@dataclass(frozen=True, slots=True)
+class SavedFile:
+    run_id: int
+    file_id: int
+    # Every series of the run, by tag.
+    series_ids: dict[str, int]
+
+
 class Transaction(Protocol):
     """One atomic write to one experiment; the experiment's generation and update time move when it commits."""
+
+    def save_files(self, files: Sequence[FileSave]) -> list[SavedFile]:
+        """`saved_one_by_one`, in a few statements whatever the number of files where each statement costs a round
+        trip worth saving (a Citus coordinator forwards each to a worker)."""
 
     def save_run(self, run: str, state: RunState) -> int: ...
 
@@ -137,6 +161,17 @@ class Transaction(Protocol):
 
     def unreferenced(self, blob_keys: Collection[str]) -> list[str]:
         """Those of `blob_keys` that no point of the experiment holds any more."""
+
+
+def saved_one_by_one(transaction: Transaction, files: Sequence[FileSave]) -> list[SavedFile]:
+    """`save_run`, `save_file` and `save_series` of each file in turn: a run written by several files keeps the last
+    one's state, and a tag's first metadata is kept."""
+    saved = []
+    for file in files:
+        run_id = transaction.save_run(file.run, file.state)
+        file_id = transaction.save_file(run_id, file.cursor, expected_offset=file.expected_offset)
+        saved.append(SavedFile(run_id, file_id, transaction.save_series(run_id, file.metadata)))
+    return saved
 
 
 class Database(Protocol):

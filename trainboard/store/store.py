@@ -32,7 +32,7 @@ from trainboard.settings import STALLED_AFTER
 from trainboard.store.batches import ChunkDamaged, write_operations
 from trainboard.store.blobs import BlobStore, PendingBlobs
 from trainboard.store.checksums import VerifiedChunks, blob_matches, scalar_checksum, tensor_checksum
-from trainboard.store.database import Database, Transaction
+from trainboard.store.database import Database, FileSave, SavedFile, Transaction
 from trainboard.store.downsample import sample_indices
 from trainboard.store.errors import StoreDamaged
 from trainboard.store.experiment_names import find_experiment, ownerless
@@ -512,8 +512,20 @@ class Store:
         new_blobs = PendingBlobs(self.blobs)
         deleted: list[str] = []
         with self.database.transaction(experiment_id) as transaction:
-            for write in writes:
-                deleted += self._write_one(transaction, experiment_id, write, new_blobs)
+            saved = transaction.save_files(
+                [
+                    FileSave(
+                        write.run,
+                        write.state,
+                        write.cursor,
+                        None if write.previous is None else write.previous.offset,
+                        write.batch.metadata,
+                    )
+                    for write in writes
+                ]
+            )
+            for write, ids in zip(writes, saved, strict=True):
+                deleted += self._write_one(transaction, experiment_id, write, ids, new_blobs)
             # Blobs land before the points that name them commit; a crash in between leaves only unnamed blobs.
             new_blobs.flush()
             gone = transaction.unreferenced(set(deleted) - new_blobs.keys)
@@ -521,16 +533,12 @@ class Store:
 
     @staticmethod
     def _write_one(
-        transaction: Transaction, experiment_id: str, write: FileWrite, new_blobs: PendingBlobs
+        transaction: Transaction, experiment_id: str, write: FileWrite, saved: SavedFile, new_blobs: PendingBlobs
     ) -> list[str]:
-        """One file's records inside the transaction; the blob keys its purges deleted."""
-        run_id = transaction.save_run(write.run, write.state)
-        previous = write.previous
-        file_id = transaction.save_file(
-            run_id, write.cursor, expected_offset=None if previous is None else previous.offset
-        )
+        """One file's records inside the transaction, its run, file and series `saved`; the blob keys its purges
+        deleted."""
+        run_id, file_id, series_ids = saved.run_id, saved.file_id, saved.series_ids
         deleted = transaction.delete_file_points(file_id) if write.restarted else []
-        series_ids = transaction.save_series(run_id, write.batch.metadata)
         hparams = session_hparams(write.batch.metadata)
         if hparams:
             transaction.save_hparams(run_id, hparams)

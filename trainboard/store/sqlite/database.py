@@ -11,7 +11,7 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -23,9 +23,12 @@ from trainboard.normaliser.points import DataClass, RunState, SeriesMetadata
 from trainboard.reader.tail import FileCursor
 from trainboard.store.database import (
     BlobSequenceRecord,
+    FileSave,
+    SavedFile,
     ScalarChunk,
     SummaryDelta,
     TensorRecord,
+    saved_one_by_one,
 )
 from trainboard.store.errors import StaleOffsetError, StoreDamaged, StoreUnavailable
 from trainboard.store.migrations import migrate, unexpected
@@ -806,6 +809,10 @@ class SqliteTransaction(Guarded):
         self.sqlite = sqlite
         self._db = db
         self._experiment_id = experiment_id
+
+    def save_files(self, files: Sequence[FileSave]) -> list[SavedFile]:
+        # Statements in the process cost no round trip.
+        return saved_one_by_one(self, files)
 
     def save_run(self, run: str, state: RunState) -> int:
         (run_id,) = self._db.execute(
