@@ -180,6 +180,7 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
     with pytest.raises(InvalidArgumentError, match="at position 6"):
         remote.define("bad", "acc - nope")
     compared = remote.compare(a="lr = 0.1", b="lr = 0.01", metric="max(gap)")
+    served_bands = remote.groups("gap", "hparam:lr", band="ci", align="asof", filter="lr > 0.001")
     # The same store read directly, after the server let go of it.
     store = f"sqlite:{tmp_path / 'store.sqlite'}"
     with trainboard.open(store) as local:
@@ -189,6 +190,9 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
         np.testing.assert_allclose(local.scalars(runs=[RUN], tags=["gap"])["value"].to_numpy(), expected, rtol=1e-12)
         bands = local.groups("gap", "hparam:lr", band="ci", align="asof")
         assert set(bands["group"]) == {"0.001", "0.01", "0.1"} and (bands["count"] == 6).all()
+        pd.testing.assert_frame_equal(
+            served_bands, bands[bands["group"] != "0.001"].reset_index(drop=True), check_categorical=False
+        )
         with pytest.raises(ExpressionError):
             local.define("bad", "acc +")
         local.undefine("late")
