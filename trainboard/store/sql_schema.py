@@ -57,6 +57,12 @@ CREATE INDEX audit_log_by_target ON audit_log (target_user, entry_id);
 CREATE INDEX audit_log_by_experiment ON audit_log (experiment_id, entry_id);
 """
 
+# Who made each pin (a user's id).
+PIN_CREATORS = """
+ALTER TABLE pins ADD COLUMN creator {bigint};
+CREATE INDEX pins_by_creator ON pins (creator);
+"""
+
 # Run metadata and saved views (trainboard.store.run_metadata).
 RUN_METADATA = """
 CREATE TABLE run_metadata (

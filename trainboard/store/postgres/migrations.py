@@ -15,7 +15,7 @@ import psycopg
 
 from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_END_INFO_TAG, SESSION_START_INFO_TAG
 from trainboard.store.run_values import final_value, hparam_rows
-from trainboard.store.sql_schema import AUDIT_LOG, DEFINITIONS, POSTGRES, RUN_METADATA, in_dialect
+from trainboard.store.sql_schema import AUDIT_LOG, DEFINITIONS, PIN_CREATORS, POSTGRES, RUN_METADATA, in_dialect
 from trainboard.store.summaries import COLUMNS, chunk_summary, end_status
 from trainboard.store.values import ScalarColumns
 
@@ -315,10 +315,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         # Who made each pin (a user's id; none for pins made without accounts): each user may make so many
         # (--max_pins_per_user), and lists and deletes their own.
         "0011_leaks_pin_creators",
-        """
-        ALTER TABLE pins ADD COLUMN creator BIGINT;
-        CREATE INDEX pins_by_creator ON pins (creator);
-        """,
+        in_dialect(PIN_CREATORS, POSTGRES),
     ),
     (
         # Experiment names unique per owner (trainboard.store.experiment_names), no longer across the store; those

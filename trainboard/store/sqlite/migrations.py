@@ -9,7 +9,7 @@ import numpy as np
 
 from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_END_INFO_TAG, SESSION_START_INFO_TAG
 from trainboard.store.run_values import hparam_rows
-from trainboard.store.sql_schema import AUDIT_LOG, DEFINITIONS, RUN_METADATA, SQLITE, in_dialect
+from trainboard.store.sql_schema import AUDIT_LOG, DEFINITIONS, PIN_CREATORS, RUN_METADATA, SQLITE, in_dialect
 from trainboard.store.summaries import COLUMNS, chunk_summary, end_status
 from trainboard.store.values import ScalarColumns
 
@@ -282,10 +282,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         # Who made each pin (a user's id; none for pins made without accounts): each user may make so many
         # (--max_pins_per_user), and lists and deletes their own.
         "0010_leaks_pin_creators",
-        """
-        ALTER TABLE pins ADD COLUMN creator INTEGER;
-        CREATE INDEX pins_by_creator ON pins (creator);
-        """,
+        in_dialect(PIN_CREATORS, SQLITE),
     ),
     (
         # Experiment names unique per owner (trainboard.store.experiment_names), no longer across the store; those
