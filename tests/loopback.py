@@ -24,4 +24,5 @@ _CLIENT = httpx.Client(
 
 get = _CLIENT.get
 post = _CLIENT.post
+delete = _CLIENT.delete
 stream = _CLIENT.stream

@@ -1,6 +1,7 @@
-"""`trainboard.open(server URL)` and the downloads of /data/trainboard/scalars against real `trainboard` processes:
-every frame equals the store's (on `trainboard --logdir` and on `trainboard serve` with a token), every downloaded
-point equals what TensorBoard's EventAccumulator reads from the same torch and tensorboardX files."""
+"""`trainboard.open(server URL)` and the downloads of /data/trainboard/scalars against real `trainboard` servers
+(served in the test process, over HTTP on loopback): every frame equals the store's (on `trainboard --logdir` and on
+`trainboard serve` with a token), every downloaded point equals what TensorBoard's EventAccumulator reads from the
+same torch and tensorboardX files."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import trainboard
 from tests import loopback
 from tests.api.test_experiment import _same, accumulated
 from tests.http.teams import Team, team_server
-from tests.servers import Server, trainboard_server
+from tests.servers import Server, trainboard_in_process
 from trainboard.api.experiment import Experiment
 from trainboard.api.remote import RemoteExperiment
 
@@ -26,7 +27,7 @@ KINDS = ("runs", "hparams", "scalars", "histograms", "tensors", "images", "text"
 
 @pytest.fixture(scope="module")
 def served(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with trainboard_server(full_logdir, tmp_path_factory.mktemp("remote")) as server:
+    with trainboard_in_process(full_logdir, tmp_path_factory.mktemp("remote")) as server:
         yield server
 
 

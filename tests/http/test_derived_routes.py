@@ -182,6 +182,7 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
         remote.define("bad", "acc - nope")
     compared = remote.compare(a="lr = 0.1", b="lr = 0.01", metric="max(gap)")
     against = remote.scalars(runs=[RUN], tags=["acc"], x="gap")["x"].to_numpy()
+    served_bands = remote.groups("gap", "hparam:lr", band="ci", align="asof", filter="lr > 0.001")
     # The same store read directly, after the server let go of it.
     store = f"sqlite:{tmp_path / 'store.sqlite'}"
     with trainboard.open(store) as local:
@@ -200,6 +201,9 @@ def test_python_over_http_and_over_the_store_alike(client: httpx.Client, tmp_pat
         np.testing.assert_allclose(against, expected, rtol=1e-12)  # acc and gap at the same steps
         bands = local.groups("gap", "hparam:lr", band="ci", align="asof")
         assert set(bands["group"]) == {"0.001", "0.01", "0.1"} and (bands["count"] == 6).all()
+        pd.testing.assert_frame_equal(
+            served_bands, bands[bands["group"] != "0.001"].reset_index(drop=True), check_categorical=False
+        )
         with pytest.raises(ExpressionError):
             local.define("bad", "acc +")
         local.undefine("late")

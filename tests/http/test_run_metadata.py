@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import loopback
 from tests.cli.logs import write_run
 from tests.http.teams import Team, bearer, denial
 from tests.servers import trainboard_in_process
@@ -124,21 +125,21 @@ def test_below_a_pin_metadata_and_views_are_read_but_not_written(local: httpx.Cl
 def test_on_a_team_server_readers_read_writers_write_and_writes_are_audited(team: Team) -> None:
     base = f"{team.url}/experiment/{team.private}"
     change = {"runs": ["train"], "notes": "seen", "add_labels": ["x"]}
-    assert httpx.post(base + METADATA, json=change, headers=bearer(team.reader)).text == denial(team.private)
-    assert httpx.post(base + VIEWS, json={"name": "v", "state": {}}, headers=bearer(team.reader)).status_code == 404
-    assert httpx.post(base + METADATA, json=change).status_code == 401
-    assert httpx.post(base + METADATA, json=change, headers=bearer(team.admin)).status_code == 200
-    saved = httpx.post(base + VIEWS, json={"name": "v", "state": {"a": 1}}, headers=bearer(team.admin)).json()
-    renamed = httpx.post(f"{base}{VIEWS}/v/rename", json={"name": "w"}, headers=bearer(team.admin))
+    assert loopback.post(base + METADATA, json=change, headers=bearer(team.reader)).text == denial(team.private)
+    assert loopback.post(base + VIEWS, json={"name": "v", "state": {}}, headers=bearer(team.reader)).status_code == 404
+    assert loopback.post(base + METADATA, json=change).status_code == 401
+    assert loopback.post(base + METADATA, json=change, headers=bearer(team.admin)).status_code == 200
+    saved = loopback.post(base + VIEWS, json={"name": "v", "state": {"a": 1}}, headers=bearer(team.admin)).json()
+    renamed = loopback.post(f"{base}{VIEWS}/v/rename", json={"name": "w"}, headers=bearer(team.admin))
     assert renamed.status_code == 200
     # The reader reads them; the stranger is told the experiment does not exist.
-    read = httpx.get(base + METADATA, headers=bearer(team.reader)).json()["runs"]
+    read = loopback.get(base + METADATA, headers=bearer(team.reader)).json()["runs"]
     assert read["train"]["notes"] == "seen" and read["train"]["labels"] == ["x"]
-    assert httpx.get(f"{base}{VIEWS}/w", headers=bearer(team.reader)).json()["state"] == {"a": 1}
-    assert httpx.get(base + VIEWS, headers=bearer(team.stranger)).text == denial(team.private)
-    assert httpx.delete(f"{base}{VIEWS}/w", headers=bearer(team.reader)).status_code == 404
-    assert httpx.delete(f"{base}{VIEWS}/w", headers=bearer(team.admin)).json() == {"ok": True}
-    events = httpx.get(f"{base}/admin/audit", headers=bearer(team.admin)).json()["events"]
+    assert loopback.get(f"{base}{VIEWS}/w", headers=bearer(team.reader)).json()["state"] == {"a": 1}
+    assert loopback.get(base + VIEWS, headers=bearer(team.stranger)).text == denial(team.private)
+    assert loopback.delete(f"{base}{VIEWS}/w", headers=bearer(team.reader)).status_code == 404
+    assert loopback.delete(f"{base}{VIEWS}/w", headers=bearer(team.admin)).json() == {"ok": True}
+    events = loopback.get(f"{base}/admin/audit", headers=bearer(team.admin)).json()["events"]
     found = [(e["event"], e["user"], e["detail"]) for e in events if e["event"].startswith(("run_", "view_"))]
     assert found == [
         ("view_delete", "ada", {"view": saved["id"], "name": "w"}),

@@ -1,6 +1,6 @@
-"""trainboard's own routes on a real `trainboard --logdir` process over a torch sweep: the run filter (answers equal to
-a Python evaluation of the filter over the values the route gives without one; errors as 400s with the position) and
-groups with bands; hostile input is a 4xx, never a 5xx."""
+"""trainboard's own routes on a real `trainboard --logdir` server (in the test process) over a torch sweep: the run
+filter (answers equal to a Python evaluation of the filter over the values the route gives without one; errors as
+400s with the position) and groups with bands; hostile input is a 4xx, never a 5xx."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.logdirs import write_sweep_logdir
-from tests.servers import trainboard_server
+from tests.servers import trainboard_in_process
 from tests.store.test_run_filter import FILTERS, evaluate
 from trainboard.store.run_filter import parse
 from trainboard.store.run_values import RunValues
@@ -28,7 +28,7 @@ GROUPS = "/data/trainboard/groups/scalars"
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     root = tmp_path_factory.mktemp("api")
     logdir = write_sweep_logdir(root / "logs", steps=60)
-    with trainboard_server(logdir, root) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+    with trainboard_in_process(logdir, root) as server, httpx.Client(base_url=server.url, timeout=60) as client:
         yield client
 
 

@@ -3,7 +3,7 @@ objects are replaced by longer ones (cut mid-record, then completed), files and 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from tensorboardX import SummaryWriter
 
-from tests.s3server import S3Server, s3_server
+from tests.s3server import S3Server
 from tests.stores import TestStore
 from trainboard.normaliser.points import DataClass
 from trainboard.reader.logdir import LogDir
@@ -20,12 +20,6 @@ from trainboard.reader.protos.event_pb2 import Event
 from trainboard.reader.records import write_record
 
 pytestmark = pytest.mark.s3
-
-
-@pytest.fixture(scope="module")
-def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    with s3_server(tmp_path_factory.mktemp("s3")) as server:
-        yield server
 
 
 def write_run(directory: Path, steps: range, suffix: str = "") -> None:
@@ -124,7 +118,8 @@ def test_an_s3_logdir_loads_like_its_local_copy_and_is_tailed(s3: S3Server, tmp_
         write_run(local / run, range(20))
     (local / "notes").mkdir()
     (local / "notes" / "README.txt").write_text("no event files here yet")
-    mirror = Mirror(s3, local, "experiment", tmp_path)
+    # The session's S3 server (tests/conftest.py), under a prefix of its own.
+    mirror = Mirror(s3, local, f"experiment-{uuid.uuid4().hex}", tmp_path)
     try:
         mirror.upload_all()
         assert sorted(mirror.remote.runs()) == [".", "eval/a", "train"]

@@ -5,7 +5,6 @@ exactly once; files that grow, are truncated or replaced end as a local logdir's
 from __future__ import annotations
 
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -13,7 +12,8 @@ import httpx
 import numpy as np
 import pytest
 
-from tests.cli.process import command, kill_partway
+from tests.cli.process import kill_partway
+from tests.commands import in_process_command
 from tests.logdirs import image_summary, images, png
 from tests.s3server import S3Server
 from tests.servers import free_port, trainboard_server
@@ -228,19 +228,11 @@ def test_with_tokens_an_upload_creates_the_experiment_its_user_owns_and_needs_th
 ) -> None:
     logdir = tmp_path / "logs"
     write_training_run(logdir / "train", range(120))
+    # Users and tokens made in the test process: what the commands store matters here, not their processes.
     for user in ("ada", "bob", "cy"):
-        subprocess.run(
-            command("users", "add", user, f"--db={team_store.db}"), check=True, capture_output=True, env=team_store.env
-        )
+        in_process_command("users", "add", user, f"--db={team_store.db}")
     ada, bob, cy = (
-        subprocess.run(
-            command("tokens", "create", f"--db={team_store.db}", f"--user={name}"),
-            check=True,
-            capture_output=True,
-            env=team_store.env,
-        )
-        .stdout.decode()
-        .strip()
+        in_process_command("tokens", "create", f"--db={team_store.db}", f"--user={name}").strip()
         for name in ("ada", "bob", "cy")
     )
     with serving(team_store, tmp_path, tokens=True) as url, httpx.Client(base_url=url, timeout=60) as client:

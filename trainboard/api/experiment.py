@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from trainboard.api.frames import FrameLibrary, Table, check_backend, frame, labels
 from trainboard.api.run_metadata import RunMetadataMethods
+from trainboard.api.scalar_groups import GroupQuery, ScalarGroups
 from trainboard.api.selection import Names, Steps, chosen, step_range
 from trainboard.errors import NotFoundError
 from trainboard.normaliser.points import DataClass
@@ -44,7 +45,7 @@ def runs_columns(table: RunsTable) -> Table:
     return columns
 
 
-class Experiment(RunMetadataMethods):
+class Experiment(RunMetadataMethods, ScalarGroups):
     """`ExperimentFrames` (trainboard/api/experiment_frames.py) of one experiment of a provider (a store's, or a
     pinned view's); `close()` calls `on_close` (closing a store opened for it). Runs come in the provider's order
     (the logdir's walk order: a run before the runs in its subdirectories, siblings by name), each run's tags by
@@ -146,30 +147,21 @@ class Experiment(RunMetadataMethods):
 
         return compare(self.provider, self.id, a=a, b=b, metric_text=metric)
 
-    def groups(
-        self,
-        tag: str,
-        by: str,
-        *,
-        band: str = "std",
-        align: str = "exact",
-        filter: str | None = None,
-        backend: str | None = None,
-    ) -> Any:
+    def _groups(self, query: GroupQuery) -> list[dict[str, Any]]:
         from trainboard.plugins import groups
 
         found = groups.groups(
             self.provider,
             self.id,
-            tag=tag,
-            by=groups.grouping(by),
-            band=band,
-            run_filter=filter,
+            tag=query.tag,
+            by=groups.grouping(query.by),
+            band=query.band,
+            run_filter=query.filter,
             runs=None,
             samples=None,
-            align=align,
+            align=query.align,
         )
-        return frame(_group_columns(found["groups"]), self._backend(backend))
+        return cast(list[dict[str, Any]], found["groups"])
 
     # Tables (columns before they become a frame; the exporter writes them).
 
@@ -460,18 +452,3 @@ def _number(blob: bytes) -> int:
         return int(blob or b"0")
     except ValueError:
         return 0
-
-
-def _group_columns(found: Any) -> Table:
-    """The groups' columns one under another, each row named by its group."""
-    names = [group["name"] for group in found]
-    table: Table = {"group": labels(names, [len(group["step"]) for group in found])}
-    for key, dtype in (
-        ("step", np.int64),
-        ("mean", np.float64),
-        ("low", np.float64),
-        ("high", np.float64),
-        ("count", np.int64),
-    ):
-        table[key] = np.concatenate([np.asarray(group[key], dtype=dtype) for group in found] or [np.empty(0, dtype)])
-    return table

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Self
 
+from trainboard.api.scalar_groups import ScalarGroups
 from trainboard.api.selection import Names, Steps
 from trainboard.plugins.runs_table import Terms
 
 
-class ExperimentFrames(Protocol):
+class ExperimentFrames(ScalarGroups, Protocol):
     """Each method returns a new frame: pandas by default, polars with `backend="polars"`, a pyarrow table with
     `backend="arrow"`; `close()` (or a `with` block) lets go of the store or connection."""
 
@@ -122,17 +123,3 @@ class ExperimentFrames(Protocol):
         """The runs filter `a` keeps against those `b` keeps, on a summary metric (`"max(val/acc)"`): both means with
         their 95 % intervals, the difference with its interval, Welch's t-test p-value, Cohen's d, n per side and
         warnings (docs/derived-metrics.md)."""
-
-    def groups(
-        self,
-        tag: str,
-        by: str,
-        *,
-        band: str = "std",
-        align: str = "exact",
-        filter: str | None = None,
-        backend: str | None = None,
-    ) -> Any:
-        """A scalar tag's runs grouped (`by`: hparam:NAME, regex:PATTERN or dir:LEVEL), one row per group and step:
-        group, step, mean, low, high (the band: std, minmax or ci) and count, aligned as `align` says (exact or
-        asof), as the chart's groups are; `filter` keeps runs by the run filter."""

@@ -12,6 +12,7 @@ import httpx
 
 from trainboard.api.frames import FrameLibrary, Table, check_backend, frame
 from trainboard.api.run_metadata import RunMetadataMethods
+from trainboard.api.scalar_groups import GroupQuery, ScalarGroups
 from trainboard.api.selection import Names, Steps, step_range
 from trainboard.api.transport import MEDIA_TYPE, from_arrow
 from trainboard.errors import ConflictError, InvalidArgumentError, NotFoundError
@@ -23,7 +24,7 @@ TIMEOUT = httpx.Timeout(30.0, read=600.0)
 JSON = "application/json"
 
 
-class RemoteExperiment(RunMetadataMethods):
+class RemoteExperiment(RunMetadataMethods, ScalarGroups):
     """`url`: the server's experiment, `http://host:port/` (`trainboard --logdir`) or
     `http://host/experiment/<id>/` (`trainboard serve`), perhaps below a pin (`.../at/<pin>/`). Run metadata and
     saved views are read and written by the server's routes (/data/trainboard/run_metadata, /data/trainboard/views):
@@ -109,23 +110,11 @@ class RemoteExperiment(RunMetadataMethods):
         )
         return found
 
-    def groups(
-        self,
-        tag: str,
-        by: str,
-        *,
-        band: str = "std",
-        align: str = "exact",
-        filter: str | None = None,
-        backend: str | None = None,
-    ) -> Any:
-        """As `Experiment.groups`, sampled as the server samples a chart's groups (--samples_per_plugin)."""
-        from trainboard.api.experiment import _group_columns
-
-        form = {"tag": tag, "by": by, "band": band, "align": align, **({"filter": filter} if filter else {})}
-        found = _numbers(self._json("POST", "data/trainboard/groups/scalars", data=form))
-        chosen: FrameLibrary = self.backend if backend is None else check_backend(backend)
-        return frame(_group_columns(found["groups"]), chosen)
+    def _groups(self, query: GroupQuery) -> list[dict[str, Any]]:
+        """Sampled as the server samples a chart's groups (--samples_per_plugin)."""
+        answer = _numbers(self._json("POST", "data/trainboard/groups/scalars", data=query.form()))
+        found: list[dict[str, Any]] = answer["groups"]
+        return found
 
     def table(
         self,

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from starlette.datastructures import QueryParams
+from starlette.requests import Request
 
 from trainboard.errors import InvalidArgumentError
 
 # A request may name at most this many characters in one parameter; longer is hostile or a mistake.
 MAX_PARAM_LENGTH = 32 * 1024
+
+
+async def query_or_form(request: Request) -> QueryParams:
+    """A GET's query parameters, or a POST's form fields (for values too long for a URL), read alike below."""
+    if request.method != "POST":
+        return request.query_params
+    form = await request.form()
+    return QueryParams([(key, value) for key, value in form.multi_items() if isinstance(value, str)])
 
 
 def required(params: QueryParams, name: str) -> str:

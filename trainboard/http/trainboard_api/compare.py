@@ -5,31 +5,29 @@ parameters in the query, POST (for long filters) in a form."""
 from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import QueryParams
 from starlette.requests import Request
 
 from trainboard.http import params
 from trainboard.http.context import experiment
-from trainboard.http.openapi import declare, form_body, text
+from trainboard.http.openapi import declare, form_of, text
 from trainboard.http.responses import JSONResponse
 from trainboard.plugins import compare as comparing
 from trainboard.store.run_filter import MAX_FILTER_LENGTH
 
-_STRING = {"type": "string"}
+_PARAMETERS = (
+    text("a", required=True, max_length=MAX_FILTER_LENGTH),
+    text("b", required=True, max_length=MAX_FILTER_LENGTH),
+    text("metric", required=True, max_length=comparing.MAX_METRIC_LENGTH),
+)
 
 
 @declare(
     "Two filters' runs compared on a summary metric: means with 95% intervals, Welch's t-test, Cohen's d",
-    text("a", required=True, max_length=MAX_FILTER_LENGTH),
-    text("b", required=True, max_length=MAX_FILTER_LENGTH),
-    text("metric", required=True, max_length=comparing.MAX_METRIC_LENGTH),
-    body=form_body(a=_STRING, b=_STRING, metric=_STRING),
+    *_PARAMETERS,
+    body=form_of(*_PARAMETERS),
 )
 async def compare(request: Request) -> JSONResponse:
-    query = request.query_params
-    if request.method == "POST":
-        form = await request.form()
-        query = QueryParams([(key, value) for key, value in form.multi_items() if isinstance(value, str)])
+    query = await params.query_or_form(request)
     found = experiment(request)
     body = await run_in_threadpool(
         comparing.compare,

@@ -4,35 +4,33 @@ point (`trainboard.plugins.groups`). GET takes its parameters in the query, POST
 from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import QueryParams
 from starlette.requests import Request
 
 from trainboard.http import params
 from trainboard.http.context import experiment
-from trainboard.http.openapi import FORM_ARRAY, declare, form_body, repeated, text
+from trainboard.http.openapi import declare, form_of, repeated, text
 from trainboard.http.responses import JSONResponse
 from trainboard.plugins import groups, scalars
 from trainboard.store.run_filter import MAX_FILTER_LENGTH
 
-_STRING = {"type": "string"}
-
-
-@declare(
-    "A scalar tag's runs grouped, each group as its mean with a band (std, min-max or the 95% confidence interval"
-    " of the mean) computed on every point",
+_PARAMETERS = (
     text("tag", required=True),
     text("by", required=True),
     text("band", enum=groups.BANDS),
     text("align", enum=groups.ALIGNMENTS),
     text("filter", max_length=MAX_FILTER_LENGTH),
     repeated("runs"),
-    body=form_body(tag=_STRING, by=_STRING, band=_STRING, align=_STRING, filter=_STRING, runs=FORM_ARRAY),
+)
+
+
+@declare(
+    "A scalar tag's runs grouped, each group as its mean with a band (std, min-max or the 95% confidence interval"
+    " of the mean) computed on every point",
+    *_PARAMETERS,
+    body=form_of(*_PARAMETERS),
 )
 async def group_scalars(request: Request) -> JSONResponse:
-    query = request.query_params
-    if request.method == "POST":
-        form = await request.form()
-        query = QueryParams([(key, value) for key, value in form.multi_items() if isinstance(value, str)])
+    query = await params.query_or_form(request)
     found = experiment(request)
     body = await run_in_threadpool(
         groups.groups,

@@ -16,6 +16,7 @@ import psycopg
 from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_END_INFO_TAG, SESSION_START_INFO_TAG
 from trainboard.store.postgres.float_sums import summed
 from trainboard.store.run_values import final_value, hparam_rows
+from trainboard.store.sql_schema import AUDIT_LOG, DEFINITIONS, PIN_CREATORS, POSTGRES, RUN_METADATA, in_dialect
 from trainboard.store.summaries import COLUMNS, chunk_summary, end_status
 from trainboard.store.values import ScalarColumns
 
@@ -309,33 +310,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         # The audit log (trainboard.access.audit): as SQLite's 0009_audit. Not keyed by experiment (most events name
         # none): under Citus it stays a table of the coordinator.
         "0010_audit",
-        """
-        CREATE TABLE audit_log (
-            entry_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-            at DOUBLE PRECISION NOT NULL,
-            event TEXT NOT NULL,
-            user_name TEXT,
-            token_id TEXT,
-            experiment_id TEXT,
-            target_user TEXT,
-            client TEXT,
-            user_agent TEXT,
-            detail TEXT NOT NULL
-        );
-        CREATE INDEX audit_log_by_time ON audit_log (at);
-        CREATE INDEX audit_log_by_user ON audit_log (user_name, entry_id);
-        CREATE INDEX audit_log_by_target ON audit_log (target_user, entry_id);
-        CREATE INDEX audit_log_by_experiment ON audit_log (experiment_id, entry_id);
-        """,
+        in_dialect(AUDIT_LOG, POSTGRES),
     ),
     (
         # Who made each pin (a user's id; none for pins made without accounts): each user may make so many
         # (--max_pins_per_user), and lists and deletes their own.
         "0011_leaks_pin_creators",
-        """
-        ALTER TABLE pins ADD COLUMN creator BIGINT;
-        CREATE INDEX pins_by_creator ON pins (creator);
-        """,
+        in_dialect(PIN_CREATORS, POSTGRES),
     ),
     (
         # Experiment names unique per owner (trainboard.store.experiment_names), no longer across the store; those
@@ -397,51 +378,13 @@ MIGRATIONS: list[tuple[str, str]] = [
     (
         # Run metadata and saved views: as SQLite's 0013_run_metadata. Keyed by experiment first, as every table.
         "0014_run_metadata",
-        """
-        CREATE TABLE run_metadata (
-            experiment_id TEXT NOT NULL REFERENCES experiments,
-            run TEXT NOT NULL,
-            display_name TEXT NOT NULL DEFAULT '',
-            notes TEXT NOT NULL DEFAULT '',
-            starred BOOLEAN NOT NULL DEFAULT FALSE,
-            color TEXT,
-            updated DOUBLE PRECISION NOT NULL,
-            PRIMARY KEY (experiment_id, run)
-        );
-        CREATE TABLE run_labels (
-            experiment_id TEXT NOT NULL REFERENCES experiments,
-            run TEXT NOT NULL,
-            label TEXT NOT NULL,
-            PRIMARY KEY (experiment_id, run, label)
-        );
-        CREATE INDEX run_labels_by_label ON run_labels (experiment_id, label);
-        CREATE TABLE saved_views (
-            experiment_id TEXT NOT NULL REFERENCES experiments,
-            view_id TEXT NOT NULL,
-            name TEXT NOT NULL,
-            state TEXT NOT NULL,
-            creator BIGINT,
-            created DOUBLE PRECISION NOT NULL,
-            updated DOUBLE PRECISION NOT NULL,
-            PRIMARY KEY (experiment_id, view_id),
-            UNIQUE (experiment_id, name)
-        );
-        """,
+        in_dialect(RUN_METADATA, POSTGRES),
     ),
     (
         # Derived metrics (trainboard.provider.derived): a named expression over an experiment's scalar tags, keyed by
         # experiment like the rest.
         "0015_definitions",
-        """
-        CREATE TABLE definitions (
-            experiment_id TEXT NOT NULL REFERENCES experiments,
-            name TEXT NOT NULL,
-            expression TEXT NOT NULL,
-            align TEXT NOT NULL,
-            created DOUBLE PRECISION NOT NULL,
-            PRIMARY KEY (experiment_id, name)
-        );
-        """,
+        in_dialect(DEFINITIONS, POSTGRES),
     ),
     (
         # The runs table reads one tag's series of every run from the index alone (an index-only scan), not from

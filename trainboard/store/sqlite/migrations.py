@@ -9,6 +9,7 @@ import numpy as np
 
 from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_END_INFO_TAG, SESSION_START_INFO_TAG
 from trainboard.store.run_values import hparam_rows
+from trainboard.store.sql_schema import AUDIT_LOG, DEFINITIONS, PIN_CREATORS, RUN_METADATA, SQLITE, in_dialect
 from trainboard.store.summaries import COLUMNS, chunk_summary, end_status
 from trainboard.store.values import ScalarColumns
 
@@ -275,33 +276,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         # experiments by value, without foreign keys, so that they outlive what they name; read newest first, by time,
         # user or experiment.
         "0009_audit",
-        """
-        CREATE TABLE audit_log (
-            entry_id INTEGER PRIMARY KEY,
-            at REAL NOT NULL,
-            event TEXT NOT NULL,
-            user_name TEXT,
-            token_id TEXT,
-            experiment_id TEXT,
-            target_user TEXT,
-            client TEXT,
-            user_agent TEXT,
-            detail TEXT NOT NULL
-        );
-        CREATE INDEX audit_log_by_time ON audit_log (at);
-        CREATE INDEX audit_log_by_user ON audit_log (user_name, entry_id);
-        CREATE INDEX audit_log_by_target ON audit_log (target_user, entry_id);
-        CREATE INDEX audit_log_by_experiment ON audit_log (experiment_id, entry_id);
-        """,
+        in_dialect(AUDIT_LOG, SQLITE),
     ),
     (
         # Who made each pin (a user's id; none for pins made without accounts): each user may make so many
         # (--max_pins_per_user), and lists and deletes their own.
         "0010_leaks_pin_creators",
-        """
-        ALTER TABLE pins ADD COLUMN creator INTEGER;
-        CREATE INDEX pins_by_creator ON pins (creator);
-        """,
+        in_dialect(PIN_CREATORS, SQLITE),
     ),
     (
         # Experiment names unique per owner (trainboard.store.experiment_names), no longer across the store; those
@@ -388,50 +369,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         # `runs`: they outlive a run's rows, so that a run ingested again finds them. Notes may be long: `run_metadata`
         # keeps its rowid.
         "0013_run_metadata",
-        """
-        CREATE TABLE run_metadata (
-            experiment_id TEXT NOT NULL REFERENCES experiments (id),
-            run TEXT NOT NULL,
-            display_name TEXT NOT NULL DEFAULT '',
-            notes TEXT NOT NULL DEFAULT '',
-            starred INTEGER NOT NULL DEFAULT 0,
-            color TEXT,
-            updated REAL NOT NULL,
-            UNIQUE (experiment_id, run)
-        );
-        CREATE TABLE run_labels (
-            experiment_id TEXT NOT NULL REFERENCES experiments (id),
-            run TEXT NOT NULL,
-            label TEXT NOT NULL,
-            PRIMARY KEY (experiment_id, run, label)
-        ) WITHOUT ROWID;
-        CREATE INDEX run_labels_by_label ON run_labels (experiment_id, label);
-        CREATE TABLE saved_views (
-            experiment_id TEXT NOT NULL REFERENCES experiments (id),
-            view_id TEXT NOT NULL,
-            name TEXT NOT NULL,
-            state TEXT NOT NULL,
-            creator INTEGER,
-            created REAL NOT NULL,
-            updated REAL NOT NULL,
-            PRIMARY KEY (experiment_id, view_id),
-            UNIQUE (experiment_id, name)
-        );
-        """,
+        in_dialect(RUN_METADATA, SQLITE),
     ),
     (
         # Derived metrics (trainboard.provider.derived): a named expression over an experiment's scalar tags.
         "0014_definitions",
-        """
-        CREATE TABLE definitions (
-            experiment_id TEXT NOT NULL REFERENCES experiments (id),
-            name TEXT NOT NULL,
-            expression TEXT NOT NULL,
-            align TEXT NOT NULL,
-            created REAL NOT NULL,
-            PRIMARY KEY (experiment_id, name)
-        );
-        """,
+        in_dialect(DEFINITIONS, SQLITE),
     ),
     (
         # The roles single sign-on's claims gave (trainboard.access.accounts.Accounts.apply_claim_roles), and the
