@@ -12,6 +12,7 @@ from dataclasses import dataclass
 class TypeWords:
     double: str
     bigint: str
+    smallint: str
     boolean: str
     false: str
     # An integer key the database numbers itself.
@@ -23,6 +24,7 @@ class TypeWords:
 SQLITE = TypeWords(
     double="REAL",
     bigint="INTEGER",
+    smallint="INTEGER",
     boolean="INTEGER",
     false="0",
     identity="INTEGER PRIMARY KEY",
@@ -31,6 +33,7 @@ SQLITE = TypeWords(
 POSTGRES = TypeWords(
     double="DOUBLE PRECISION",
     bigint="BIGINT",
+    smallint="SMALLINT",
     boolean="BOOLEAN",
     false="FALSE",
     identity="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
@@ -104,6 +107,18 @@ CREATE TABLE definitions (
     align TEXT NOT NULL,
     created {double} NOT NULL,
     PRIMARY KEY (experiment_id, name)
+);
+"""
+
+# The roles single sign-on's claims gave (trainboard.access.accounts.Accounts.apply_claim_roles), and the role each
+# replaced: taken back when the claim goes. An account table (a reference table under Citus).
+CLAIM_ROLES = """
+CREATE TABLE claim_roles (
+    experiment_id TEXT NOT NULL REFERENCES experiments,
+    user_id {bigint} NOT NULL REFERENCES users,
+    role {smallint} NOT NULL,
+    replaced {smallint},
+    PRIMARY KEY (user_id, experiment_id)
 );
 """
 

@@ -16,7 +16,15 @@ import psycopg
 from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_END_INFO_TAG, SESSION_START_INFO_TAG
 from trainboard.store.postgres.float_sums import summed
 from trainboard.store.run_values import final_value, hparam_rows
-from trainboard.store.sql_schema import AUDIT_LOG, DEFINITIONS, PIN_CREATORS, POSTGRES, RUN_METADATA, in_dialect
+from trainboard.store.sql_schema import (
+    AUDIT_LOG,
+    CLAIM_ROLES,
+    DEFINITIONS,
+    PIN_CREATORS,
+    POSTGRES,
+    RUN_METADATA,
+    in_dialect,
+)
 from trainboard.store.summaries import COLUMNS, chunk_summary, end_status
 from trainboard.store.values import ScalarColumns
 
@@ -396,20 +404,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         DROP INDEX series_by_tag;
         """,
     ),
-    (
-        # The roles single sign-on's claims gave (trainboard.access.accounts.Accounts.apply_claim_roles), and the
-        # role each replaced: taken back when the claim goes. An account table (a reference table under Citus).
-        "0018_claim_roles",
-        """
-        CREATE TABLE claim_roles (
-            experiment_id TEXT NOT NULL REFERENCES experiments,
-            user_id BIGINT NOT NULL REFERENCES users,
-            role SMALLINT NOT NULL,
-            replaced SMALLINT,
-            PRIMARY KEY (user_id, experiment_id)
-        );
-        """,
-    ),
+    ("0018_claim_roles", in_dialect(CLAIM_ROLES, POSTGRES)),
 ]
 
 

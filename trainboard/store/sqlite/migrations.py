@@ -9,7 +9,15 @@ import numpy as np
 
 from trainboard.reader.hparams_names import HPARAMS_PLUGIN, SESSION_END_INFO_TAG, SESSION_START_INFO_TAG
 from trainboard.store.run_values import hparam_rows
-from trainboard.store.sql_schema import AUDIT_LOG, DEFINITIONS, PIN_CREATORS, RUN_METADATA, SQLITE, in_dialect
+from trainboard.store.sql_schema import (
+    AUDIT_LOG,
+    CLAIM_ROLES,
+    DEFINITIONS,
+    PIN_CREATORS,
+    RUN_METADATA,
+    SQLITE,
+    in_dialect,
+)
 from trainboard.store.summaries import COLUMNS, chunk_summary, end_status
 from trainboard.store.values import ScalarColumns
 
@@ -376,20 +384,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         "0014_definitions",
         in_dialect(DEFINITIONS, SQLITE),
     ),
-    (
-        # The roles single sign-on's claims gave (trainboard.access.accounts.Accounts.apply_claim_roles), and the
-        # role each replaced: taken back when the claim goes.
-        "0016_claim_roles",
-        """
-        CREATE TABLE claim_roles (
-            experiment_id TEXT NOT NULL REFERENCES experiments (id),
-            user_id INTEGER NOT NULL REFERENCES users (id),
-            role INTEGER NOT NULL,
-            replaced INTEGER,
-            PRIMARY KEY (user_id, experiment_id)
-        );
-        """,
-    ),
+    ("0016_claim_roles", in_dialect(CLAIM_ROLES, SQLITE)),
 ]
 
 
