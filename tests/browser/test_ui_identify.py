@@ -163,6 +163,42 @@ def test_a_run_hovered_in_the_run_list_is_highlighted_in_every_chart(server: Ser
         page.wait_for_function("() => !document.querySelector('.chart[data-highlight]')")
 
 
+def test_a_run_hovered_in_the_run_list_dims_the_others_and_reaches_charts_scrolled_to(
+    server: Server, browser: Browser
+) -> None:
+    with ui_page(browser, "identify-run-list-scroll") as page:
+        page.set_viewport_size({"width": 1280, "height": 600})
+        page.goto(f"{server.url}/#tagFilter=^({LOSS}|group/.)$&cardSize=large")
+        for tag in GROUP_TAGS:  # each drawn as it comes into view; the loss card comes last
+            drawn_chart(page, tag, 1)
+        drawn_chart(page, LOSS, 60)
+        first = page.locator(f"article.card[data-tag='{GROUP_TAGS[0]}'] .chart")
+        first.scroll_into_view_if_needed()
+        page.locator(f"#run-list .run[data-run='{RUNS[0]}']").hover()
+        page.wait_for_function(
+            "([tag, run]) => document.querySelector(`article.card[data-tag='${tag}'] .chart`).dataset.highlight"
+            " === run",
+            arg=[GROUP_TAGS[0], RUNS[0]],
+        )
+        # The others dimmed by a veil over the plot: exactly over it, above uPlot's canvas, under the highlighted line.
+        assert box_of(first.locator(".veil")) == box_of(first.locator(".u-over"))
+        layers = first.locator(".u-wrap > *").evaluate_all("nodes => nodes.map(node => node.className)")
+        assert layers.index("veil") == layers.index("highlight") - 1, layers
+        # A chart out of view is painted once scrolled to.
+        loss = page.locator(f"article.card[data-tag='{LOSS}'] .chart")
+        assert loss.get_attribute("data-highlight") is None
+        loss.scroll_into_view_if_needed()
+        page.wait_for_function(
+            "([tag, run]) => document.querySelector(`article.card[data-tag='${tag}'] .chart`).dataset.highlight"
+            " === run",
+            arg=[LOSS, RUNS[0]],
+        )
+        page.mouse.move(800, 5)
+        page.wait_for_function(
+            "() => !document.querySelector('.chart[data-highlight]') && !document.querySelector('.chart .veil')"
+        )
+
+
 def test_a_click_on_a_line_picks_its_run(server: Server, browser: Browser) -> None:
     picked = RUNS[52]
     with ui_page(browser, "identify-click") as page:
