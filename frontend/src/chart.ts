@@ -61,6 +61,10 @@ export interface TooltipRow {
 }
 
 const HEIGHT = 240;
+// A wide chart (a card alone in its row) is drawn higher than its card size says, up to a share of the window: one
+// chart on a wide screen fills the screen, not a strip of it.
+const ASPECT = 0.4;
+const WINDOW_SHARE = 0.55;
 const ZOOM_STEP = 0.8;
 const PAN_STEP = 0.1;
 // Above this many runs, lines are one pixel wide: easier to tell apart, and drawn as hairlines, several times faster
@@ -70,7 +74,9 @@ const THIN_FROM = 10;
 const HIGHLIGHT_WIDTH = 3;
 // A click this near a line (CSS pixels) picks its run.
 const PICK_PIXELS = 12;
-// The tooltip's rows: a row's height and the room kept for its header, to fit the window.
+// The tooltip's rows: at most this many (the nearest lines first by default; a count of the rest below them), so that
+// it hides little of the chart; a row's height and the room kept for its header, to fit a short window.
+const TOOLTIP_ROWS = 10;
 const ROW_PIXELS = 19;
 const TOOLTIP_CHROME = 70;
 // The run column's width: the longest name's as drawn in the tooltip's font plus its cell's padding, within bounds
@@ -79,7 +85,7 @@ const TOOLTIP_FONT = "12px system-ui, sans-serif";
 const CELL_PADDING = 12;
 const RUN_COLUMN_MIN = 60;
 const RUN_COLUMN_MAX = 330;
-const OTHER_COLUMNS = 18 + 84 + 84 + 56 + 70;
+const OTHER_COLUMNS = 18 + 76 + 76 + 50 + 62; // as style.css sets them
 // Marks along a line, this many pixels apart.
 const MARKER_SPACING = 48;
 
@@ -347,7 +353,7 @@ export class Chart implements TooltipOwner {
           : {};
     return {
       width,
-      height: this.height,
+      height: heightFor(width, this.height),
       legend: { show: false },
       scales: {
         x: {
@@ -579,10 +585,10 @@ export class Chart implements TooltipOwner {
     showTooltip(this, key, () => this.tooltipContent(rows), box.left + left, box.top + top);
   }
 
-  /** The tooltip's table: as many rows as the window holds (the nearest first, when so sorted), then a count of the
-   * rest; the mean ± std of the runs with the band. */
+  /** The tooltip's table: TOOLTIP_ROWS rows at most, fewer when the window holds fewer (the nearest first, when so
+   * sorted), then a count of the rest; the mean ± std of the runs with the band. */
   private tooltipContent(rows: TooltipRow[]): TooltipContent {
-    const fits = Math.max(3, Math.floor((window.innerHeight - TOOLTIP_CHROME) / ROW_PIXELS));
+    const fits = Math.min(TOOLTIP_ROWS, Math.max(3, Math.floor((window.innerHeight - TOOLTIP_CHROME) / ROW_PIXELS)));
     const shown = rows.length > fits ? rows.slice(0, fits - 1) : rows;
     const first = new Map(this.lines.map((line) => [line.run, line.wallTimes[0]!]));
     const nearestRun = this.nearestRow?.label;
@@ -768,6 +774,11 @@ export class Chart implements TooltipOwner {
     });
     context.restore();
   }
+}
+
+/** The plot's height at `width`: `least`, or more for a wide chart. */
+function heightFor(width: number, least: number): number {
+  return Math.max(least, Math.min(Math.round(width * ASPECT), Math.round(window.innerHeight * WINDOW_SHARE)));
 }
 
 /** `rows` in the tooltip's order (NaN values last when sorted by value). */
