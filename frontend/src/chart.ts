@@ -85,7 +85,7 @@ const TOOLTIP_FONT = "12px system-ui, sans-serif";
 const CELL_PADDING = 12;
 const RUN_COLUMN_MIN = 60;
 const RUN_COLUMN_MAX = 330;
-const OTHER_COLUMNS = 18 + 76 + 76 + 50 + 62; // as style.css sets them
+const OTHER_COLUMNS = 18 + 84 + 84 + 50 + 62; // as style.css sets them
 // Marks along a line, this many pixels apart.
 const MARKER_SPACING = 48;
 
