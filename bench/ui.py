@@ -388,9 +388,9 @@ def main() -> None:
                         context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
                         paints.append(first_paint(context.new_page(), url))
                         context.close()
-                    # Tall enough for the 20 charts (10 rows of 2) to be drawn at once.
+                    # Tall enough for the 20 charts (one per group, each a row: 20 charts 480 px high) to be in view.
                     for _ in range(args.repeat if "run-hover" in only else 0):
-                        context = browser.new_context(viewport={"width": 1920, "height": 8000})
+                        context = browser.new_context(viewport={"width": 1920, "height": 12000})
                         run_hovers += hover_run(context.new_page(), url)
                         context.close()
             wide = wide_logdir() if "wide" in only else None

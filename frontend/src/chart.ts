@@ -61,10 +61,11 @@ export interface TooltipRow {
 }
 
 const HEIGHT = 240;
-// A wide chart (a card alone in its row) is drawn higher than its card size says, up to a share of the window: one
-// chart on a wide screen fills the screen, not a strip of it.
+// A wide chart (a card alone in its row) is drawn higher than its card size says, up to a share of the window and a
+// height that keeps a page of such cards readable: one chart on a wide screen is not a strip of it.
 const ASPECT = 0.4;
 const WINDOW_SHARE = 0.55;
+const TALLEST = 480;
 const ZOOM_STEP = 0.8;
 const PAN_STEP = 0.1;
 // Above this many runs, lines are one pixel wide: easier to tell apart, and drawn as hairlines, several times faster
@@ -778,7 +779,8 @@ export class Chart implements TooltipOwner {
 
 /** The plot's height at `width`: `least`, or more for a wide chart. */
 function heightFor(width: number, least: number): number {
-  return Math.max(least, Math.min(Math.round(width * ASPECT), Math.round(window.innerHeight * WINDOW_SHARE)));
+  const wide = Math.min(Math.round(width * ASPECT), Math.round(window.innerHeight * WINDOW_SHARE), TALLEST);
+  return Math.max(least, wide);
 }
 
 /** `rows` in the tooltip's order (NaN values last when sorted by value). */
