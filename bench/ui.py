@@ -58,6 +58,9 @@ HIGHLIGHTED_CHARTS = 20
 RUN_HOVERS = 5
 # How long a hover may take before it counts as never highlighting (the UI marks no highlight).
 HOVER_TIMEOUT_MS = 2000
+# What --only may name: the engine logdir's first paint and run-list hover, the wide chart (draw, slider, hover),
+# the 200-card Time Series page, and the 60-run sweep's Time Series.
+MEASURES = ("paint", "run-hover", "wide", "series", "sweep")
 
 
 def write_wide_run(root: Path, run: int) -> None:
@@ -149,6 +152,16 @@ def server(logdir: Path, store: Path, *flags: str) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(30)
+
+
+@contextmanager
+def optional_server(logdir: Path | None, store: Path, *flags: str) -> Iterator[str | None]:
+    """A server on `logdir`, or none (None) when that measure is not asked for."""
+    if logdir is None:
+        yield None
+        return
+    with server(logdir, store, *flags) as url:
+        yield url
 
 
 def first_paint(page: Page, url: str) -> float:
@@ -348,11 +361,11 @@ def series_page(page: Page, url: str) -> tuple[float, list[float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--only", choices=MEASURES, action="append", help="measure only these (repeatable; default: all)"
+    )
     args = parser.parse_args()
-    engine = logdir_for(Shape(runs=50, tags=20, steps=2000))
-    wide = wide_logdir()
-    series = series_logdir()
-    sweep = sweep_logdir()
+    only = set(args.only or MEASURES)
     scratch = Path(tempfile.mkdtemp(prefix="bench-ui-"))
     paints: list[float] = []
     fetches: list[float] = []
@@ -368,17 +381,21 @@ def main() -> None:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
             viewport = {"width": 1400, "height": 1000}
-            with server(engine, scratch / "engine.sqlite") as url:
-                for _ in range(args.repeat):
-                    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
-                    paints.append(first_paint(context.new_page(), url))
-                    context.close()
-                # Tall enough for the 20 charts (10 rows of 2) to be drawn at once.
-                context = browser.new_context(viewport={"width": 1920, "height": 8000})
-                run_hovers += hover_run(context.new_page(), url)
-                context.close()
-            with server(wide, scratch / "wide.sqlite", "--samples_per_plugin=scalars=all") as url:
-                for _ in range(args.repeat):
+            if only & {"paint", "run-hover"}:
+                engine = logdir_for(Shape(runs=50, tags=20, steps=2000))
+                with server(engine, scratch / "engine.sqlite") as url:
+                    for _ in range(args.repeat if "paint" in only else 0):
+                        context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+                        paints.append(first_paint(context.new_page(), url))
+                        context.close()
+                    # Tall enough for the 20 charts (one per group, each a row: 20 charts 480 px high) to be in view.
+                    for _ in range(args.repeat if "run-hover" in only else 0):
+                        context = browser.new_context(viewport={"width": 1920, "height": 12000})
+                        run_hovers += hover_run(context.new_page(), url)
+                        context.close()
+            wide = wide_logdir() if "wide" in only else None
+            with optional_server(wide, scratch / "wide.sqlite", "--samples_per_plugin=scalars=all") as url:
+                for _ in range(args.repeat if url else 0):
                     context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
                     page = context.new_page()
                     fetch, draw = wide_chart(page, url)
@@ -389,15 +406,17 @@ def main() -> None:
                     tooltip_hovers += tooltips
                     chart_hovers += highlights
                     context.close()
-            with server(series, scratch / "series.sqlite") as url:
-                for _ in range(args.repeat):
+            series = series_logdir() if "series" in only else None
+            with optional_server(series, scratch / "series.sqlite") as url:
+                for _ in range(args.repeat if url else 0):
                     context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
                     paint, tasks = series_page(context.new_page(), url)
                     series_paints.append(paint)
                     series_tasks.append(tasks)
                     context.close()
-            with server(sweep, scratch / "sweep.sqlite") as url:
-                for _ in range(args.repeat):
+            sweep = sweep_logdir() if "sweep" in only else None
+            with optional_server(sweep, scratch / "sweep.sqlite") as url:
+                for _ in range(args.repeat if url else 0):
                     context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
                     sweep_paints.append(sweep_paint(context.new_page(), url))
                     context.close()
@@ -420,6 +439,8 @@ def main() -> None:
     print(f"| measure (median of {args.repeat} runs, ms) | median | min | max | target | met |")
     print("| --- | ---: | ---: | ---: | ---: | --- |")
     for name, measured, target in rows:
+        if not measured:
+            continue
         values = [value for value in measured if value is not None]
         shown = "" if target is None else f"≤ {target}"
         if not values:

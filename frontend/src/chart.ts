@@ -61,17 +61,23 @@ export interface TooltipRow {
 }
 
 const HEIGHT = 240;
+// A wide chart (a card alone in its row) is drawn higher than its card size says, up to a share of the window and a
+// height that keeps a page of such cards readable: one chart on a wide screen is not a strip of it.
+const ASPECT = 0.4;
+const WINDOW_SHARE = 0.55;
+const TALLEST = 480;
 const ZOOM_STEP = 0.8;
 const PAN_STEP = 0.1;
 // Above this many runs, lines are one pixel wide: easier to tell apart, and drawn as hairlines, several times faster
 // (a smoothing slider over 100 runs of 10,000 points redraws in half the time).
 const THIN_FROM = 10;
-// The highlighted line's width, and how much of the plot's background covers the other lines.
+// The highlighted line's width (how much of the plot's background covers the other lines: style.css, .chart .veil).
 const HIGHLIGHT_WIDTH = 3;
-const DIM_VEIL = 0.7;
 // A click this near a line (CSS pixels) picks its run.
 const PICK_PIXELS = 12;
-// The tooltip's rows: a row's height and the room kept for its header, to fit the window.
+// The tooltip's rows: at most this many (the nearest lines first by default; a count of the rest below them), so that
+// it hides little of the chart; a row's height and the room kept for its header, to fit a short window.
+const TOOLTIP_ROWS = 10;
 const ROW_PIXELS = 19;
 const TOOLTIP_CHROME = 70;
 // The run column's width: the longest name's as drawn in the tooltip's font plus its cell's padding, within bounds
@@ -80,16 +86,38 @@ const TOOLTIP_FONT = "12px system-ui, sans-serif";
 const CELL_PADDING = 12;
 const RUN_COLUMN_MIN = 60;
 const RUN_COLUMN_MAX = 330;
-const OTHER_COLUMNS = 18 + 84 + 84 + 56 + 70;
+const OTHER_COLUMNS = 18 + 84 + 84 + 50 + 62; // as style.css sets them
 // Marks along a line, this many pixels apart.
 const MARKER_SPACING = 48;
 
 const tooltipTable = new TooltipTable();
 
+// The charts in view (or near it): a run highlighted on the page is painted on these at once, on the others when they
+// come into view.
+const charts = new WeakMap<Element, Chart>();
+const inView = new WeakSet<Element>();
+const visibility = new IntersectionObserver(
+  (entries) => {
+    for (const { target, isIntersecting } of entries) {
+      if (!isIntersecting) {
+        inView.delete(target);
+        continue;
+      }
+      inView.add(target);
+      charts.get(target)?.paintHighlightIfStale();
+    }
+  },
+  { rootMargin: "200px" },
+);
+
 export class Chart implements TooltipOwner {
   readonly element: HTMLElement;
   private readonly canvasHolder: HTMLElement;
   private readonly highlightCanvas = h("canvas", { class: "highlight" });
+  private readonly context = this.highlightCanvas.getContext("2d")!;
+  private readonly veil = h("div", { class: "veil" });
+  /** Where the highlight canvas was painted last (its pixels): what the next paint clears. */
+  private paintedHighlight: { left: number; top: number; width: number; height: number } | null = null;
   private readonly stopHighlight: () => void;
   /** The run of the line nearest the cursor while it hovers this chart (or the legend's hovered run). */
   private hoverRun: string | null = null;
@@ -136,6 +164,8 @@ export class Chart implements TooltipOwner {
       if (this.lines.length && this.plot && this.element.clientWidth !== this.width) this.render(true);
     });
     this.resize.observe(this.element);
+    charts.set(this.element, this);
+    visibility.observe(this.element);
   }
 
   /** Draws `lines`; the zoom is kept while the data's extent still covers it. */
@@ -157,6 +187,8 @@ export class Chart implements TooltipOwner {
     hideTooltip(this);
     this.stopHighlight();
     this.resize.disconnect();
+    visibility.unobserve(this.element);
+    inView.delete(this.element);
     this.plot?.destroy();
     this.plot = null;
   }
@@ -189,6 +221,11 @@ export class Chart implements TooltipOwner {
       });
     }
     return rows;
+  }
+
+  /** Paints the highlighted run if it changed while this chart was out of view. */
+  paintHighlightIfStale(): void {
+    if ((this.hoverRun ?? highlighted()) !== (this.element.dataset.highlight ?? null)) this.paintHighlight();
   }
 
   /** Draws `run`'s lines highlighted in this chart only (null: back to the page's highlighted run). */
@@ -317,7 +354,7 @@ export class Chart implements TooltipOwner {
           : {};
     return {
       width,
-      height: this.height,
+      height: heightFor(width, this.height),
       legend: { show: false },
       scales: {
         x: {
@@ -549,10 +586,10 @@ export class Chart implements TooltipOwner {
     showTooltip(this, key, () => this.tooltipContent(rows), box.left + left, box.top + top);
   }
 
-  /** The tooltip's table: as many rows as the window holds (the nearest first, when so sorted), then a count of the
-   * rest; the mean ± std of the runs with the band. */
+  /** The tooltip's table: TOOLTIP_ROWS rows at most, fewer when the window holds fewer (the nearest first, when so
+   * sorted), then a count of the rest; the mean ± std of the runs with the band. */
   private tooltipContent(rows: TooltipRow[]): TooltipContent {
-    const fits = Math.max(3, Math.floor((window.innerHeight - TOOLTIP_CHROME) / ROW_PIXELS));
+    const fits = Math.min(TOOLTIP_ROWS, Math.max(3, Math.floor((window.innerHeight - TOOLTIP_CHROME) / ROW_PIXELS)));
     const shown = rows.length > fits ? rows.slice(0, fits - 1) : rows;
     const first = new Map(this.lines.map((line) => [line.run, line.wallTimes[0]!]));
     const nearestRun = this.nearestRow?.label;
@@ -627,51 +664,86 @@ export class Chart implements TooltipOwner {
     this.element.dispatchEvent(new CustomEvent(PICK_RUN, { bubbles: true, detail: picked }));
   }
 
-  /** The highlighted run's lines drawn thick on a canvas of their own over the plot, the other lines behind a veil of
-   * the background: only this canvas is painted again when the highlighted run changes. */
+  /** The highlighted run's lines drawn thick on a canvas of their own over the plot, the other lines dimmed by a veil
+   * of the background (a plain element: the compositor blends it, nothing is painted for it): only this canvas is
+   * painted again when the highlighted run changes, with the paths uPlot built for those lines. A chart out of view
+   * is painted when it comes into view. */
   private paintHighlight(): void {
     const plot = this.plot;
-    const canvas = this.highlightCanvas;
-    const context = canvas.getContext("2d")!;
     const run = this.hoverRun ?? highlighted();
     const indices = run === null ? [] : this.lines.flatMap((line, index) => (line.run === run ? [index] : []));
     if (!plot || indices.length === 0) {
       // Out of the page while nothing is highlighted: the chart is then one canvas, as uPlot draws it.
-      canvas.remove();
+      this.highlightCanvas.remove();
+      this.veil.remove();
+      this.paintedHighlight = null;
       delete this.element.dataset.highlight;
       return;
     }
+    if (!inView.has(this.element)) {
+      // Painted when it comes into view (paintHighlightIfStale).
+      this.highlightCanvas.remove();
+      this.veil.remove();
+      this.paintedHighlight = null;
+      delete this.element.dataset.highlight;
+      return;
+    }
+    const canvas = this.highlightCanvas;
     const target = plot.ctx.canvas;
-    if (canvas.previousElementSibling !== target) target.after(canvas);
+    if (canvas.previousElementSibling !== this.veil || this.veil.previousElementSibling !== target) {
+      target.after(this.veil, canvas);
+    }
+    const over = plot.over.style;
+    const veil = this.veil.style;
+    [veil.left, veil.top, veil.width, veil.height] = [over.left, over.top, over.width, over.height];
+    veil.background = chartTheme().background;
     if (canvas.width !== target.width || canvas.height !== target.height) {
       canvas.width = target.width;
       canvas.height = target.height;
+    } else {
+      const last = this.paintedHighlight;
+      if (last) this.context.clearRect(last.left, last.top, last.width, last.height);
     }
     canvas.style.width = target.style.width;
     canvas.style.height = target.style.height;
-    context.clearRect(0, 0, canvas.width, canvas.height);
+    const context = this.context;
     const { left, top, width, height } = plot.bbox;
+    // The line's width spills past the plot: that much more is cleared next time.
+    const spill = HIGHLIGHT_WIDTH * devicePixelRatio;
+    this.paintedHighlight = {
+      left: left - spill,
+      top: top - spill,
+      width: width + 2 * spill,
+      height: height + 2 * spill,
+    };
     context.save();
     context.beginPath();
     context.rect(left, top, width, height);
     context.clip();
-    context.fillStyle = withAlpha(toHex(chartTheme().background), DIM_VEIL);
-    context.fillRect(left, top, width, height);
     const xs = plot.data[0];
     const x = (index: number) => plot.valToPos(xs[index]!, "x", true);
     const y = (value: number) => plot.valToPos(value, "y", true);
     for (const index of indices) {
       const columns = this.columns[index];
-      const color = this.lines[index]!.color;
+      const line = this.lines[index]!;
       if (!columns) continue;
-      strokeLine({ context, size: columns.line.length, x, y }, columns.line, color, HIGHLIGHT_WIDTH);
       if (this.drawnPoints(index) === 1) {
         const at = columns.line.findIndex(Number.isFinite);
-        context.fillStyle = color;
+        context.fillStyle = line.color;
         context.beginPath();
         context.arc(x(at), y(columns.line[at]!), 5 * devicePixelRatio, 0, 2 * Math.PI);
         context.fill();
+        continue;
       }
+      // The path uPlot stroked for this line (its pixels, built once per draw); built again where it has none.
+      const path = (plot.series[index + 1] as { _paths?: { stroke?: unknown } } | undefined)?._paths?.stroke;
+      if (path instanceof Path2D) {
+        context.strokeStyle = line.color;
+        context.lineWidth = HIGHLIGHT_WIDTH * devicePixelRatio;
+        context.setLineDash((line.dash ?? []).map((length) => length * devicePixelRatio));
+        context.stroke(path);
+        context.setLineDash([]);
+      } else strokeLine({ context, size: columns.line.length, x, y }, columns.line, line.color, HIGHLIGHT_WIDTH);
     }
     context.restore();
     this.element.dataset.highlight = run!;
@@ -703,6 +775,12 @@ export class Chart implements TooltipOwner {
     });
     context.restore();
   }
+}
+
+/** The plot's height at `width`: `least`, or more for a wide chart. */
+function heightFor(width: number, least: number): number {
+  const wide = Math.min(Math.round(width * ASPECT), Math.round(window.innerHeight * WINDOW_SHARE), TALLEST);
+  return Math.max(least, wide);
 }
 
 /** `rows` in the tooltip's order (NaN values last when sorted by value). */

@@ -101,9 +101,12 @@ def test_the_tooltip_of_60_runs_is_inside_the_window_and_on_top(
         # Near the chart's right and bottom edges: the tooltip must flip to stay in the window.
         for x_fraction, value in ((0.95, 2.0), (0.05, 58.0), (0.5, 30.0)):
             page.mouse.move(*point_of(chart, x_fraction, value))
-            assert len(tooltip_runs(page)) >= 20
+            # Compact: the nearest runs, then a count of the others (it covered half the chart at 1280 px).
+            assert len(tooltip_runs(page)) == 9
             tooltip = page.locator("#overlay .tooltip")
+            assert tooltip.locator(".more").inner_text() == "and 51 more runs"
             box = box_of(tooltip)
+            assert box.bottom - box.top < 0.8 * (box_of(chart).bottom - box_of(chart).top), box
             assert 0 <= box.left and box.right <= width and 0 <= box.top and box.bottom <= height, box
             # Topmost at its corners: no card, header or chart is drawn over it.
             for x, y in (
@@ -161,6 +164,42 @@ def test_a_run_hovered_in_the_run_list_is_highlighted_in_every_chart(server: Ser
         )
         page.mouse.move(800, 5)
         page.wait_for_function("() => !document.querySelector('.chart[data-highlight]')")
+
+
+def test_a_run_hovered_in_the_run_list_dims_the_others_and_reaches_charts_scrolled_to(
+    server: Server, browser: Browser
+) -> None:
+    with ui_page(browser, "identify-run-list-scroll") as page:
+        page.set_viewport_size({"width": 1280, "height": 600})
+        page.goto(f"{server.url}/#tagFilter=^({LOSS}|group/.)$&cardSize=large")
+        for tag in GROUP_TAGS:  # each drawn as it comes into view; the loss card comes last
+            drawn_chart(page, tag, 1)
+        drawn_chart(page, LOSS, 60)
+        first = page.locator(f"article.card[data-tag='{GROUP_TAGS[0]}'] .chart")
+        first.scroll_into_view_if_needed()
+        page.locator(f"#run-list .run[data-run='{RUNS[0]}']").hover()
+        page.wait_for_function(
+            "([tag, run]) => document.querySelector(`article.card[data-tag='${tag}'] .chart`).dataset.highlight"
+            " === run",
+            arg=[GROUP_TAGS[0], RUNS[0]],
+        )
+        # The others dimmed by a veil over the plot: exactly over it, above uPlot's canvas, under the highlighted line.
+        assert box_of(first.locator(".veil")) == box_of(first.locator(".u-over"))
+        layers = first.locator(".u-wrap > *").evaluate_all("nodes => nodes.map(node => node.className)")
+        assert layers.index("veil") == layers.index("highlight") - 1, layers
+        # A chart out of view is painted once scrolled to.
+        loss = page.locator(f"article.card[data-tag='{LOSS}'] .chart")
+        assert loss.get_attribute("data-highlight") is None
+        loss.scroll_into_view_if_needed()
+        page.wait_for_function(
+            "([tag, run]) => document.querySelector(`article.card[data-tag='${tag}'] .chart`).dataset.highlight"
+            " === run",
+            arg=[LOSS, RUNS[0]],
+        )
+        page.mouse.move(800, 5)
+        page.wait_for_function(
+            "() => !document.querySelector('.chart[data-highlight]') && !document.querySelector('.chart .veil')"
+        )
 
 
 def test_a_click_on_a_line_picks_its_run(server: Server, browser: Browser) -> None:
@@ -301,6 +340,8 @@ def test_card_sizes_and_a_grid_that_fills_the_width(server: Server, browser: Bro
         # One card in its group: it takes the row, not a third of it.
         row = box_of(page.locator("details[data-group='loss'] .cards"))
         assert box_of(chart).right - box_of(chart).left > 0.9 * (row.right - row.left)
+        # And as high as a wide chart needs (480 px), not the strip of a card of the default size (240 px).
+        assert chart.locator("canvas").first.evaluate("c => c.clientHeight") == 480
 
         def columns() -> int:
             tops = page.locator("details[data-group='group'] article.card").evaluate_all(
@@ -320,15 +361,26 @@ def test_card_sizes_and_a_grid_that_fills_the_width(server: Server, browser: Bro
         row = box_of(page.locator("details[data-group='group'] .cards"))
         assert box_of(cards.nth(1)).right == pytest.approx(row.right, abs=1)
         assert "cardSize=large" in page.url
+        # A card is as high as its chart: no blank space under it, whatever its neighbours' heights.
+        page.select_option("#card-size", "small")
+        page.wait_for_function("() => document.querySelector('[data-card-size=\"small\"]')")
+        # A taller first card (as a legend or a step table makes it): the one beside it keeps its own height.
+        cards.nth(0).evaluate(
+            "card => card.append(Object.assign(document.createElement('div'), {style: 'height: 80px'}))"
+        )
+        taller, beside = box_of(cards.nth(0)), box_of(cards.nth(1))
+        assert beside.top == pytest.approx(taller.top, abs=1) and taller.bottom - beside.bottom > 12
+        assert beside.bottom - box_of(cards.nth(1).locator(".chart")).bottom < 9
 
 
 def test_full_screen_fills_the_window(server: Server, browser: Browser) -> None:
     with ui_page(browser, "identify-full-screen") as page:
         page.goto(f"{server.url}/#tagFilter=^{LOSS}$")
         chart = drawn_chart(page, LOSS, 60)
+        height = page.evaluate("document.querySelector('.chart canvas').clientHeight")
         page.locator("article.card[data-tag='loss'] button.full").click()
         page.wait_for_function("() => document.querySelector('.chart canvas').clientHeight > 800")
         canvas = box_of(chart.locator("canvas").first)
         assert canvas.bottom <= 1000 and canvas.right - canvas.left > 1300
         page.keyboard.press("Escape")
-        page.wait_for_function("() => document.querySelector('.chart canvas').clientHeight < 300")
+        page.wait_for_function("height => document.querySelector('.chart canvas').clientHeight === height", arg=height)
