@@ -54,6 +54,8 @@ let lineRun: string | null = null;
 /** Writes refused (a pinned view, the read role): editing is hidden. */
 let readOnly = place.pin !== null;
 let shownColumns: string[] = [];
+/** A cell is being edited: the rows are not drawn again until it is done. */
+let editing = false;
 
 const header = h("div", { class: "trow thead", role: "row" });
 const spacer = h("div", { class: "tspacer" });
@@ -144,6 +146,16 @@ function columns(): string[] {
   return ["status", ...picked];
 }
 
+/** The columns picked: in the URL, and kept for the experiment (a link without columns shows them). */
+function pickColumns(order: string[]): void {
+  update({ columns: order });
+  try {
+    localStorage.setItem(STORAGE_KEY, JSON.stringify(order));
+  } catch {
+    // Storage full or off: the columns last as long as the URL.
+  }
+}
+
 /** The filter box's text as a filter of the language (a regex on names becomes `name ~ "…"`). */
 function filterText(): string {
   const text = state.runFilter.trim();
@@ -152,13 +164,6 @@ function filterText(): string {
 }
 
 subscribe((_, changed) => {
-  if (changed.has("columns")) {
-    try {
-      localStorage.setItem(STORAGE_KEY, JSON.stringify(state.columns));
-    } catch {
-      // Storage full or off: the columns last as long as the URL.
-    }
-  }
   if (changed.has("runFilter") || changed.has("runRegex") || changed.has("columns") || changed.has("sort")) refresh();
   else if (changed.has("runs")) render();
 });
@@ -186,7 +191,7 @@ body.addEventListener("mouseleave", () => highlightRun(null));
 
 /** Draws the rows in view, fetching the pages they are on. */
 export function render(): void {
-  if (!element.isConnected || element.hidden || selection === null) return;
+  if (!element.isConnected || element.hidden || selection === null || editing) return;
   const shown = columns();
   const key = JSON.stringify([filterText(), shown, state.sort]);
   if (key !== questionKey) {
@@ -246,11 +251,11 @@ const CELL_WIDTH = 104;
 const FIXED = "28px 26px 26px";
 
 function rowWidth(): number {
-  return 80 + NAME_WIDTH + (shownColumns.length + 2) * CELL_WIDTH + 60;
+  return 80 + NAME_WIDTH + (shownColumns.length + 2.5) * CELL_WIDTH;
 }
 
 function template(): string {
-  return `${FIXED} ${NAME_WIDTH}px repeat(${shownColumns.length}, ${CELL_WIDTH}px) ${CELL_WIDTH}px ${CELL_WIDTH * 1.5}px 48px`;
+  return `${FIXED} ${NAME_WIDTH}px repeat(${shownColumns.length}, ${CELL_WIDTH}px) ${CELL_WIDTH}px ${CELL_WIDTH * 1.5}px`;
 }
 
 function renderHeader(): void {
@@ -277,7 +282,6 @@ function renderHeader(): void {
     ...shownColumns.map((column) => cell(column, column, column)),
     cell("labels", "Labels", sortable.has("labels") ? "labels" : null),
     cell("notes", "Notes", sortable.has("notes") ? "notes" : null),
-    h("div", { class: "th" }),
   );
 }
 
@@ -322,10 +326,16 @@ function rowElement(index: number, row: unknown[]): HTMLElement {
     starred ? "★" : "☆",
   );
   star.addEventListener("click", () => void change([run], { starred: !starred }));
+  const only = h(
+    "button",
+    { type: "button", class: "only", title: `Show only ${run}`, onclick: () => selection!.set(new Set([run])) },
+    "Only",
+  );
   const name = h(
     "div",
     { class: "td name", title: entry?.display_name ? `${entry.display_name} (${run})` : run },
-    entry?.display_name || run,
+    h("span", { class: "shown-name" }, entry?.display_name || run),
+    only,
   );
   if (!readOnly) {
     name.addEventListener("dblclick", () =>
@@ -348,11 +358,6 @@ function rowElement(index: number, row: unknown[]): HTMLElement {
       editInline(notes, entry?.notes ?? "", (text) => change([run], { notes: text }), true),
     );
   }
-  const only = h(
-    "button",
-    { type: "button", class: "only", title: `Show only ${run}`, onclick: () => selection!.set(new Set([run])) },
-    "Only",
-  );
   return h(
     "div",
     {
@@ -373,7 +378,6 @@ function rowElement(index: number, row: unknown[]): HTMLElement {
     }),
     labels,
     notes,
-    only,
   );
 }
 
@@ -413,8 +417,10 @@ function editInline(cell: HTMLElement, value: string, save: (text: string) => Pr
     ? h("textarea", { class: "edit", rows: 4, "aria-label": "Edit" })
     : h("input", { type: "text", class: "edit", "aria-label": "Edit" });
   input.value = value;
+  editing = true;
   const done = (keep: boolean) => {
-    input.remove();
+    if (!editing) return; // Enter, then the blur of the input taken away
+    editing = false;
     if (keep && input.value !== value) void save(input.value);
     else render();
   };
@@ -485,11 +491,11 @@ function renderPicker(): void {
     const to = at + by;
     if (to < 0 || to >= order.length) return;
     [order[at], order[to]] = [order[to]!, order[at]!];
-    update({ columns: order });
+    pickColumns(order);
     renderPicker();
   };
   const setShown = (order: string[]) => {
-    update({ columns: order });
+    pickColumns(order);
     renderPicker();
   };
   const add = h("input", {
