@@ -54,6 +54,8 @@ let lineRun: string | null = null;
 /** Writes refused (a pinned view, the read role): editing is hidden. */
 let readOnly = place.pin !== null;
 let shownColumns: string[] = [];
+/** The rows drawn, first and last: scrolling within them draws nothing. */
+let drawnRange = "";
 /** A cell is being edited: the rows are not drawn again until it is done. */
 let editing = false;
 
@@ -181,8 +183,18 @@ new MutationObserver((records) => {
 
 body.addEventListener("scroll", () => {
   header.scrollLeft = body.scrollLeft;
-  render();
+  // Rows are drawn again only when the rows in view change, not on every pixel scrolled.
+  if (visibleRange().join() !== drawnRange) render();
 });
+
+/** The rows to draw: those in view and OVERSCAN to 2 * OVERSCAN more each side, cut at multiples of OVERSCAN so
+ * that scrolling redraws once every OVERSCAN rows. */
+function visibleRange(): [number, number] {
+  const top = Math.floor(body.scrollTop / ROW_HEIGHT) - OVERSCAN;
+  const bottom = Math.ceil((body.scrollTop + (body.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN;
+  const first = Math.max(0, Math.floor(top / OVERSCAN) * OVERSCAN);
+  return [first, Math.min(total, Math.ceil(bottom / OVERSCAN) * OVERSCAN)];
+}
 body.addEventListener("mouseover", (event) => {
   const row = (event.target as HTMLElement).closest<HTMLElement>(".trow[data-run]");
   highlightRun(row?.dataset.run ?? null);
@@ -204,8 +216,8 @@ export function render(): void {
     void fetchPage(0, key);
     return;
   }
-  const first = Math.max(0, Math.floor(body.scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(total, Math.ceil((body.scrollTop + (body.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN);
+  const [first, last] = visibleRange();
+  drawnRange = [first, last].join();
   for (let page = Math.floor(first / PAGE_SIZE); page * PAGE_SIZE < last; page++) {
     if (!rows.has(page * PAGE_SIZE)) void fetchPage(page * PAGE_SIZE, key);
   }
