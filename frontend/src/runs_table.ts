@@ -230,7 +230,7 @@ export function render(): void {
   }
   spacer.replaceChildren(...items);
   const selected = selection.selected().length;
-  status.textContent = `${formatCount(total)} runs, ${formatCount(selected)} selected`;
+  status.textContent = `${formatCount(total)} run${total === 1 ? "" : "s"}, ${formatCount(selected)} selected`;
   bulk.hidden = selected === 0;
   for (const control of bulk.querySelectorAll<HTMLElement>("input, #bulk-add-label, #bulk-star, #bulk-unstar")) {
     control.hidden = readOnly;
