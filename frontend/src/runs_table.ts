@@ -54,6 +54,8 @@ let lineRun: string | null = null;
 /** Writes refused (a pinned view, the read role): editing is hidden. */
 let readOnly = place.pin !== null;
 let shownColumns: string[] = [];
+/** The row elements drawn, by index. */
+let drawnRows = new Map<number, HTMLElement>();
 /** The rows drawn, first and last: scrolling within them draws nothing. */
 let drawnRange = "";
 /** A cell is being edited: the rows are not drawn again until it is done. */
@@ -184,7 +186,7 @@ new MutationObserver((records) => {
 body.addEventListener("scroll", () => {
   header.scrollLeft = body.scrollLeft;
   // Rows are drawn again only when the rows in view change, not on every pixel scrolled.
-  if (visibleRange().join() !== drawnRange) render();
+  if (visibleRange().join() !== drawnRange) render(true);
 });
 
 /** The rows to draw: those in view and OVERSCAN to 2 * OVERSCAN more each side, cut at multiples of OVERSCAN so
@@ -201,8 +203,9 @@ body.addEventListener("mouseover", (event) => {
 });
 body.addEventListener("mouseleave", () => highlightRun(null));
 
-/** Draws the rows in view, fetching the pages they are on. */
-export function render(): void {
+/** Draws the rows in view, fetching the pages they are on. `scrolled`: only the rows in view changed, so the rows
+ * drawn before are kept and only those new in view are built. */
+export function render(scrolled = false): void {
   if (!element.isConnected || element.hidden || selection === null || editing) return;
   const shown = columns();
   const key = JSON.stringify([filterText(), shown, state.sort]);
@@ -223,12 +226,16 @@ export function render(): void {
   }
   spacer.style.height = `${total * ROW_HEIGHT}px`;
   spacer.style.width = `${rowWidth()}px`;
-  const items: HTMLElement[] = [];
+  const kept = scrolled ? drawnRows : new Map<number, HTMLElement>();
+  if (!scrolled) spacer.replaceChildren();
+  drawnRows = new Map();
   for (let index = first; index < last; index++) {
     const row = rows.get(index);
-    if (row) items.push(rowElement(index, row));
+    const drawn = kept.get(index) ?? (row ? rowElement(index, row) : null);
+    if (drawn) drawnRows.set(index, drawn);
   }
-  spacer.replaceChildren(...items);
+  for (const [index, drawn] of kept) if (!drawnRows.has(index)) drawn.remove();
+  for (const drawn of drawnRows.values()) if (drawn.parentNode !== spacer) spacer.append(drawn);
   const selected = selection.selected().length;
   status.textContent = `${formatCount(total)} run${total === 1 ? "" : "s"}, ${formatCount(selected)} selected`;
   bulk.hidden = selected === 0;
