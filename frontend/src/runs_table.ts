@@ -54,6 +54,12 @@ let lineRun: string | null = null;
 /** Writes refused (a pinned view, the read role): editing is hidden. */
 let readOnly = place.pin !== null;
 let shownColumns: string[] = [];
+/** The row elements drawn, by index. */
+let drawnRows = new Map<number, HTMLElement>();
+/** The rows drawn, first and last: scrolling within them draws nothing. */
+let drawnRange = "";
+/** A cell is being edited: the rows are not drawn again until it is done. */
+let editing = false;
 
 const header = h("div", { class: "trow thead", role: "row" });
 const spacer = h("div", { class: "tspacer" });
@@ -144,6 +150,16 @@ function columns(): string[] {
   return ["status", ...picked];
 }
 
+/** The columns picked: in the URL, and kept for the experiment (a link without columns shows them). */
+function pickColumns(order: string[]): void {
+  update({ columns: order });
+  try {
+    localStorage.setItem(STORAGE_KEY, JSON.stringify(order));
+  } catch {
+    // Storage full or off: the columns last as long as the URL.
+  }
+}
+
 /** The filter box's text as a filter of the language (a regex on names becomes `name ~ "…"`). */
 function filterText(): string {
   const text = state.runFilter.trim();
@@ -152,13 +168,6 @@ function filterText(): string {
 }
 
 subscribe((_, changed) => {
-  if (changed.has("columns")) {
-    try {
-      localStorage.setItem(STORAGE_KEY, JSON.stringify(state.columns));
-    } catch {
-      // Storage full or off: the columns last as long as the URL.
-    }
-  }
   if (changed.has("runFilter") || changed.has("runRegex") || changed.has("columns") || changed.has("sort")) refresh();
   else if (changed.has("runs")) render();
 });
@@ -176,17 +185,28 @@ new MutationObserver((records) => {
 
 body.addEventListener("scroll", () => {
   header.scrollLeft = body.scrollLeft;
-  render();
+  // Rows are drawn again only when the rows in view change, not on every pixel scrolled.
+  if (visibleRange().join() !== drawnRange) render(true);
 });
+
+/** The rows to draw: those in view and OVERSCAN to 2 * OVERSCAN more each side, cut at multiples of OVERSCAN so
+ * that scrolling redraws once every OVERSCAN rows. */
+function visibleRange(): [number, number] {
+  const top = Math.floor(body.scrollTop / ROW_HEIGHT) - OVERSCAN;
+  const bottom = Math.ceil((body.scrollTop + (body.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN;
+  const first = Math.max(0, Math.floor(top / OVERSCAN) * OVERSCAN);
+  return [first, Math.min(total, Math.ceil(bottom / OVERSCAN) * OVERSCAN)];
+}
 body.addEventListener("mouseover", (event) => {
   const row = (event.target as HTMLElement).closest<HTMLElement>(".trow[data-run]");
   highlightRun(row?.dataset.run ?? null);
 });
 body.addEventListener("mouseleave", () => highlightRun(null));
 
-/** Draws the rows in view, fetching the pages they are on. */
-export function render(): void {
-  if (!element.isConnected || element.hidden || selection === null) return;
+/** Draws the rows in view, fetching the pages they are on. `scrolled`: only the rows in view changed, so the rows
+ * drawn before are kept and only those new in view are built. */
+export function render(scrolled = false): void {
+  if (!element.isConnected || element.hidden || selection === null || editing) return;
   const shown = columns();
   const key = JSON.stringify([filterText(), shown, state.sort]);
   if (key !== questionKey) {
@@ -199,21 +219,25 @@ export function render(): void {
     void fetchPage(0, key);
     return;
   }
-  const first = Math.max(0, Math.floor(body.scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(total, Math.ceil((body.scrollTop + (body.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN);
+  const [first, last] = visibleRange();
+  drawnRange = [first, last].join();
   for (let page = Math.floor(first / PAGE_SIZE); page * PAGE_SIZE < last; page++) {
     if (!rows.has(page * PAGE_SIZE)) void fetchPage(page * PAGE_SIZE, key);
   }
   spacer.style.height = `${total * ROW_HEIGHT}px`;
   spacer.style.width = `${rowWidth()}px`;
-  const items: HTMLElement[] = [];
+  const kept = scrolled ? drawnRows : new Map<number, HTMLElement>();
+  if (!scrolled) spacer.replaceChildren();
+  drawnRows = new Map();
   for (let index = first; index < last; index++) {
     const row = rows.get(index);
-    if (row) items.push(rowElement(index, row));
+    const drawn = kept.get(index) ?? (row ? rowElement(index, row) : null);
+    if (drawn) drawnRows.set(index, drawn);
   }
-  spacer.replaceChildren(...items);
+  for (const [index, drawn] of kept) if (!drawnRows.has(index)) drawn.remove();
+  for (const drawn of drawnRows.values()) if (drawn.parentNode !== spacer) spacer.append(drawn);
   const selected = selection.selected().length;
-  status.textContent = `${formatCount(total)} runs, ${formatCount(selected)} selected`;
+  status.textContent = `${formatCount(total)} run${total === 1 ? "" : "s"}, ${formatCount(selected)} selected`;
   bulk.hidden = selected === 0;
   for (const control of bulk.querySelectorAll<HTMLElement>("input, #bulk-add-label, #bulk-star, #bulk-unstar")) {
     control.hidden = readOnly;
@@ -246,11 +270,11 @@ const CELL_WIDTH = 104;
 const FIXED = "28px 26px 26px";
 
 function rowWidth(): number {
-  return 80 + NAME_WIDTH + (shownColumns.length + 2) * CELL_WIDTH + 60;
+  return 80 + NAME_WIDTH + (shownColumns.length + 2.5) * CELL_WIDTH;
 }
 
 function template(): string {
-  return `${FIXED} ${NAME_WIDTH}px repeat(${shownColumns.length}, ${CELL_WIDTH}px) ${CELL_WIDTH}px ${CELL_WIDTH * 1.5}px 48px`;
+  return `${FIXED} ${NAME_WIDTH}px repeat(${shownColumns.length}, ${CELL_WIDTH}px) ${CELL_WIDTH}px ${CELL_WIDTH * 1.5}px`;
 }
 
 function renderHeader(): void {
@@ -277,7 +301,6 @@ function renderHeader(): void {
     ...shownColumns.map((column) => cell(column, column, column)),
     cell("labels", "Labels", sortable.has("labels") ? "labels" : null),
     cell("notes", "Notes", sortable.has("notes") ? "notes" : null),
-    h("div", { class: "th" }),
   );
 }
 
@@ -322,10 +345,16 @@ function rowElement(index: number, row: unknown[]): HTMLElement {
     starred ? "★" : "☆",
   );
   star.addEventListener("click", () => void change([run], { starred: !starred }));
+  const only = h(
+    "button",
+    { type: "button", class: "only", title: `Show only ${run}`, onclick: () => selection!.set(new Set([run])) },
+    "Only",
+  );
   const name = h(
     "div",
     { class: "td name", title: entry?.display_name ? `${entry.display_name} (${run})` : run },
-    entry?.display_name || run,
+    h("span", { class: "shown-name" }, entry?.display_name || run),
+    only,
   );
   if (!readOnly) {
     name.addEventListener("dblclick", () =>
@@ -348,11 +377,6 @@ function rowElement(index: number, row: unknown[]): HTMLElement {
       editInline(notes, entry?.notes ?? "", (text) => change([run], { notes: text }), true),
     );
   }
-  const only = h(
-    "button",
-    { type: "button", class: "only", title: `Show only ${run}`, onclick: () => selection!.set(new Set([run])) },
-    "Only",
-  );
   return h(
     "div",
     {
@@ -373,7 +397,6 @@ function rowElement(index: number, row: unknown[]): HTMLElement {
     }),
     labels,
     notes,
-    only,
   );
 }
 
@@ -413,8 +436,10 @@ function editInline(cell: HTMLElement, value: string, save: (text: string) => Pr
     ? h("textarea", { class: "edit", rows: 4, "aria-label": "Edit" })
     : h("input", { type: "text", class: "edit", "aria-label": "Edit" });
   input.value = value;
+  editing = true;
   const done = (keep: boolean) => {
-    input.remove();
+    if (!editing) return; // Enter, then the blur of the input taken away
+    editing = false;
     if (keep && input.value !== value) void save(input.value);
     else render();
   };
@@ -485,11 +510,11 @@ function renderPicker(): void {
     const to = at + by;
     if (to < 0 || to >= order.length) return;
     [order[at], order[to]] = [order[to]!, order[at]!];
-    update({ columns: order });
+    pickColumns(order);
     renderPicker();
   };
   const setShown = (order: string[]) => {
-    update({ columns: order });
+    pickColumns(order);
     renderPicker();
   };
   const add = h("input", {
