@@ -38,6 +38,8 @@ const DEFAULT_SHOWN = 8;
 const STORAGE_KEY = `trainboard:table-columns:${place.experiment ?? ""}`;
 /** The run-metadata columns, shown from the metadata listing; sorted on the server where it knows them. */
 const METADATA_COLUMNS = ["starred", "labels", "notes"] as const;
+/** Columns the table shows in cells of their own: the display name in the name cell, the colour in the swatch. */
+const SHOWN_IN_PLACE: readonly string[] = ["display_name", "color"];
 
 let selection: Selection | null = null;
 let available: string[] = [];
@@ -122,7 +124,7 @@ async function start(): Promise<void> {
   // A server that has the run-metadata columns lists them among its default ones: then it sorts on them.
   const metadataColumns: readonly string[] = METADATA_COLUMNS;
   sortable = new Set(given.filter((column) => metadataColumns.includes(column)));
-  available = given.filter((column) => !metadataColumns.includes(column));
+  available = given.filter((column) => !metadataColumns.includes(column) && !SHOWN_IN_PLACE.includes(column));
   await refreshMetadata();
   refresh();
 }
