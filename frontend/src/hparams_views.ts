@@ -257,6 +257,15 @@ export function parallelCoordinates(
           "g",
           { class: "tick", transform: `translate(0, ${y(at)})` },
           svg("line", { x1: 0, x2: TICK_LENGTH, y1: 0, y2: 0 }),
+          // A backing of the page's colour: the lines that fan out from the axis pass under the label, not through it.
+          svg("rect", {
+            class: "tick-backing",
+            x: LABEL_GAP - 2,
+            y: -7,
+            width: textWidth(label) + 4,
+            height: 14,
+            rx: 2,
+          }),
           svg("text", { x: LABEL_GAP, y: 4 }, label),
         ),
       ),

@@ -474,6 +474,23 @@ def test_hparams_parallel_coordinates_fill_the_width_and_keep_their_labels(
         outside = [label.text for label in labels if not label.inside(frame)]
         assert not outside, outside
         assert not overlapping(labels), overlapping(labels)
+        # Every tick label sits on a backing of the page's colour, drawn over the lines that fan out under it.
+        uncovered = page.evaluate(
+            """() => {
+                const background = getComputedStyle(document.body).backgroundColor;
+                const lines = document.querySelector("#hparams-parallel .lines");
+                return [...document.querySelectorAll("#hparams-parallel .tick text")].filter((text) => {
+                    const backing = text.previousElementSibling;
+                    if (!backing || backing.tagName !== "rect") return true;
+                    const [t, b] = [text.getBoundingClientRect(), backing.getBoundingClientRect()];
+                    const covers = b.left <= t.left && b.right >= t.right && b.top <= t.top && b.bottom >= t.bottom;
+                    const above = lines.compareDocumentPosition(backing) & Node.DOCUMENT_POSITION_FOLLOWING;
+                    const style = getComputedStyle(backing);
+                    return !(covers && above && style.fill === background && Number(style.opacity) >= 0.8);
+                }).map((text) => text.textContent);
+            }"""
+        )
+        assert not uncovered, uncovered
 
 
 def test_embedding_canvas_fills_the_page_and_run_lists_are_sorted(full_trainboard: Server, browser: Browser) -> None:
