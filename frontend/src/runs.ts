@@ -103,8 +103,8 @@ const viewToggle = h("button", {
   onclick: () => update({ runsTable: !state.runsTable }),
 });
 const namesTools = h(
-  "div",
-  { class: "run-tools" },
+  "span",
+  { class: "names-tools" },
   h(
     "button",
     {
@@ -120,11 +120,11 @@ const namesTools = h(
 export const element = h(
   "aside",
   { class: "runs", "aria-label": "Runs" },
-  h("div", { class: "run-tools filter-box" }, filterInput, filterNames, regexToggle, viewToggle),
+  h("div", { class: "run-tools filter-box" }, filterInput, filterNames, regexToggle),
   filterError,
   filterMode,
   views.element,
-  namesTools,
+  h("div", { class: "run-tools" }, namesTools, viewToggle),
   count,
   list,
   table.element,

@@ -111,8 +111,11 @@ export function connect(chosen: Selection): void {
     const kept = localStorage.getItem(STORAGE_KEY);
     if (kept) update({ columns: JSON.parse(kept) as string[] });
   }
-  void start();
 }
+
+/** Whether the table has asked the server for its columns: the first time it is shown, not before (a page that
+ * never shows it asks nothing, and a signed-out one is refused nothing). */
+let started = false;
 
 async function start(): Promise<void> {
   let given: string[] = [];
@@ -208,7 +211,12 @@ body.addEventListener("mouseleave", () => highlightRun(null));
 /** Draws the rows in view, fetching the pages they are on. `scrolled`: only the rows in view changed, so the rows
  * drawn before are kept and only those new in view are built. */
 export function render(scrolled = false): void {
-  if (!element.isConnected || element.hidden || selection === null || editing) return;
+  if (!state.runsTable || selection === null || editing) return;
+  if (!started) {
+    started = true;
+    void start();
+    return;
+  }
   const shown = columns();
   const key = JSON.stringify([filterText(), shown, state.sort]);
   if (key !== questionKey) {

@@ -125,10 +125,15 @@ TWO_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAni
 TOOLTIP_SHOWN = """() => [...document.querySelectorAll("[role=tooltip]")].some(
   (tip) => tip.getClientRects().length && getComputedStyle(tip).visibility !== "hidden")"""
 # The plot areas of the drawn charts entirely in the window, top to bottom.
-PLOTS_IN_VIEW = """() => [...document.querySelectorAll("main .chart[data-draw-ms] .u-over")]
-  .map((over) => over.getBoundingClientRect())
-  .filter((r) => r.width > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth)
-  .map((r) => [r.left, r.top, r.right, r.bottom])"""
+# Entirely in the part of the window that shows the dashboard (not under the ingest footer at the bottom).
+PLOTS_IN_VIEW = """() => {
+  const footer = document.querySelector("#ingest");
+  const bottom = footer && footer.offsetParent ? footer.getBoundingClientRect().top : innerHeight;
+  return [...document.querySelectorAll("main .chart[data-draw-ms] .u-over")]
+    .map((over) => over.getBoundingClientRect())
+    .filter((r) => r.width > 0 && r.top >= 0 && r.bottom <= bottom && r.left >= 0 && r.right <= innerWidth)
+    .map((r) => [r.left, r.top, r.right, r.bottom]);
+}"""
 # Each run row in the run list's window of rendered rows: its name, whether it is shown, its colour.
 RUN_ROWS = """() => [...document.querySelectorAll(".runs [data-run]")].map((row) => {
   const input = row.querySelector("input[type=color]");

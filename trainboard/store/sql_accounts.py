@@ -193,7 +193,7 @@ class SqlAccounts(SqlAudit, ABC):
             return
         self._change(
             "INSERT INTO claim_roles (experiment_id, user_id, role, replaced) VALUES ({p}, {p}, {p}, {p})"
-            " ON CONFLICT (user_id, experiment_id) DO UPDATE SET role = excluded.role, replaced = excluded.replaced",
+            " ON CONFLICT (experiment_id, user_id) DO UPDATE SET role = excluded.role, replaced = excluded.replaced",
             (experiment_id, user_id, role, replaced),
         )
 

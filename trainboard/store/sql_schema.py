@@ -118,8 +118,9 @@ CREATE TABLE claim_roles (
     user_id {bigint} NOT NULL REFERENCES users,
     role {smallint} NOT NULL,
     replaced {smallint},
-    PRIMARY KEY (user_id, experiment_id)
+    PRIMARY KEY (experiment_id, user_id)
 );
+CREATE INDEX claim_roles_by_user ON claim_roles (user_id, experiment_id);
 """
 
 
