@@ -23,7 +23,7 @@ from tests.pgserver import PostgresServer, database_name, postgres_server, serve
 
 # A database with Citus that knows the nodes, which each test database is a copy of.
 TEMPLATE = "citus_template"
-# How long dropping a test database waits for Citus' own sessions in it to end.
+# How long making or dropping a test database waits for Citus' own sessions in it (or the template) to end.
 DROP_SECONDS = 30
 # Few shards per table: a test database is distributed in a few seconds (Citus' default is 32 per table).
 SHARD_COUNT = 4
@@ -65,12 +65,7 @@ class CitusCluster:
         name = database_name(f"{name[:50]}_{uuid.uuid4().hex[:8]}")
         for node in self.nodes:
             with psycopg.connect(node.url, autocommit=True) as connection:
-                # Citus' maintenance daemon keeps a connection to each database with the extension, and a template in
-                # use cannot be copied: the daemon of a template, which no one uses, is ended and not restarted.
-                connection.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (TEMPLATE,)
-                )
-                connection.execute(f'CREATE DATABASE "{name}" TEMPLATE {TEMPLATE}')
+                copy_template(connection, name)
         return self.coordinator.database_url(name)
 
     def drop_database(self, url: str) -> None:
@@ -90,6 +85,22 @@ class CitusCluster:
 
     def port(self, node: PostgresServer) -> int:
         return int(node.url.rsplit(":", 1)[1].split("/")[0])
+
+
+def copy_template(connection: psycopg.Connection[tuple[object, ...]], name: str) -> None:
+    """`CREATE DATABASE name` from the template. Citus' maintenance daemon keeps a session in each database with the
+    extension, and a template in use cannot be copied: the daemon is ended first, and the copy tried again if it came
+    back in between (it restarts after a few seconds)."""
+    deadline = time.monotonic() + DROP_SECONDS
+    while True:
+        connection.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (TEMPLATE,))
+        try:
+            connection.execute(f'CREATE DATABASE "{name}" TEMPLATE {TEMPLATE}')
+            return
+        except psycopg.errors.ObjectInUse:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 @contextmanager

@@ -305,10 +305,14 @@ export class Chart implements TooltipOwner {
     const theme = document.documentElement.dataset.theme;
     const key = `${width}|${theme}|${this.lines.map((line) => `${line.run}\u0000${line.color}`).join("\u0001")}`;
     if (!this.plot || rebuild || key !== this.plotKey) {
+      // A plot built again under a still pointer (a new run came, the colours changed) keeps its cursor and tooltip:
+      // no mouse event would bring them back until the pointer moved.
+      const { left, top } = this.plot?.cursor ?? {};
       this.plot?.destroy();
       this.canvasHolder.replaceChildren();
       this.plot = new uPlot(this.plotOptions(width), data, this.canvasHolder);
       this.plotKey = key;
+      if (left !== undefined && top !== undefined && left >= 0) this.plot.setCursor({ left, top });
     } else {
       this.plot.batch(() => {
         this.plot!.setData(data, false);

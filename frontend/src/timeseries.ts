@@ -40,6 +40,9 @@ interface Card {
 
 /** Each kind's tags by run. */
 let tags: Record<Kind, Record<string, string[]>> = { scalars: {}, histograms: {}, images: {} };
+// Whether the histogram and image listings have come once: until then the count says more are coming, rather than
+// show a total that then grows.
+let othersListed = false;
 const cards = new Map<string, Card>();
 const grid = new LazyCardGrid<Card>((card) => {
   if (cards.get(card.key) === card) void show(card);
@@ -269,7 +272,8 @@ function layout(): void {
     card.scalar?.destroy();
     cards.delete(card.key);
   }
-  summary.textContent = `${formatCount(found.length)} card${found.length === 1 ? "" : "s"}`;
+  summary.textContent = `${formatCount(found.length)} card${found.length === 1 ? "" : "s"}${othersListed ? "" : ", listing more…"}`;
+  summary.dataset.listed = othersListed ? "all" : "scalars";
 }
 
 async function show(card: Card): Promise<void> {
@@ -324,6 +328,7 @@ export async function refresh(): Promise<void> {
   }
   const [histograms, images] = await others;
   tags = { ...tags, histograms, images };
+  othersListed = true;
   layout();
   showVisible(new Set<Kind>(["histograms", "images"]));
 }

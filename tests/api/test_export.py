@@ -24,13 +24,14 @@ def store(full_logdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def export(store: Path, out: Path, form: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "trainboard", "export", f"--db={store}", f"--format={form}", f"--out={out}"],
         capture_output=True,
         text=True,
         timeout=300,
-        check=True,
     )
+    assert done.returncode == 0, done.stderr
+    return done
 
 
 def test_parquet_round_trip_holds_every_scalar_point(store: Path, tmp_path: Path) -> None:

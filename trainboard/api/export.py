@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
@@ -19,6 +20,8 @@ from trainboard.api.frames import Labels, Table, arrow_table
 from trainboard.api.tfevents import write_tfevents
 from trainboard.settings import EXPORT_FORMATS, Settings
 
+# The rows of a Parquet row group: a run of many points is one file of few groups.
+PARQUET_ROW_GROUP = 1 << 20
 # The rows a JSON Lines file is written by, at a time.
 JSON_BATCH = 65_536
 
@@ -84,19 +87,27 @@ def _flat_text(table: Table) -> Table:
 
 
 def _parquet(table: Any, directory: Path) -> None:
-    import pyarrow.dataset as ds
+    """A Hive-partitioned dataset, a folder per run (`run=<URI-escaped name>`) of one file of large row groups.
+    Written a file at a time with `pyarrow.parquet`, not by `pyarrow.dataset.write_dataset`, whose threads can
+    outlive the call and abort the process as Python exits (apache/arrow#36980)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
 
     if directory.exists():
         shutil.rmtree(directory)
-    ds.write_dataset(
-        table,
-        directory,
-        format="parquet",
-        partitioning=["run"],
-        partitioning_flavor="hive",
-        # A run of many points keeps them in one file of large row groups.
-        max_rows_per_group=1 << 20,
-    )
+    runs = table.column("run").combine_chunks()
+    if not pa.types.is_dictionary(runs.type):
+        runs = runs.dictionary_encode()  # a code per row, a name per code
+    order = pc.sort_indices(runs.indices)  # stable: each run's rows keep their order
+    by_run = table.take(order).drop_columns(["run"])
+    start = 0
+    for count in pc.value_counts(runs.indices.take(order)).to_pylist():
+        folder = directory / f"run={quote(runs.dictionary[count['values']].as_py(), safe='')}"
+        folder.mkdir(parents=True)
+        rows = by_run.slice(start, count["counts"])
+        pq.write_table(rows, folder / "part-0.parquet", row_group_size=PARQUET_ROW_GROUP)
+        start += count["counts"]
 
 
 def _csv(table: Any, path: Path) -> None:
