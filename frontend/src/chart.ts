@@ -13,7 +13,14 @@ import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { PICK_RUN, highlighted, onHighlight } from "./highlight";
 import { formatTick } from "./nice_ticks";
-import { hideTooltip, intoTooltip, showTooltip, type TooltipContent, type TooltipOwner } from "./overlay";
+import {
+  hideTooltip,
+  intoTooltip,
+  showTooltip,
+  type PointerAt,
+  type TooltipContent,
+  type TooltipOwner,
+} from "./overlay";
 import type { TooltipSort, XAxis } from "./state";
 import { TooltipTable } from "./tooltip_table";
 
@@ -109,6 +116,31 @@ const visibility = new IntersectionObserver(
   },
   { rootMargin: "200px" },
 );
+
+// Where the pointer is on the page (null once it is off it). A plot built under a still pointer (a new run came, the
+// theme changed, the card was laid out again) gets no mouse event until the pointer moves: once a frame after plots
+// were built, the chart under the pointer takes its cursor from here, and so keeps its tooltip.
+let pointer: PointerAt | null = null;
+let cursorCheck = 0;
+document.addEventListener("pointermove", ({ clientX, clientY }) => (pointer = { clientX, clientY }), { passive: true });
+document.addEventListener("pointerout", (event) => {
+  if (!event.relatedTarget) pointer = null;
+});
+
+function cursorFromStillPointer(): void {
+  if (!pointer || cursorCheck) return;
+  cursorCheck = requestAnimationFrame(() => {
+    cursorCheck = 0;
+    if (!pointer) return;
+    const over = document
+      .elementsFromPoint(pointer.clientX, pointer.clientY)
+      .find((e) => e.classList.contains("u-over"));
+    for (let element = over ?? null; element; element = element.parentElement) {
+      const chart = charts.get(element);
+      if (chart) return chart.pointerMoved(pointer);
+    }
+  });
+}
 
 export class Chart implements TooltipOwner {
   readonly element: HTMLElement;
@@ -305,14 +337,11 @@ export class Chart implements TooltipOwner {
     const theme = document.documentElement.dataset.theme;
     const key = `${width}|${theme}|${this.lines.map((line) => `${line.run}\u0000${line.color}`).join("\u0001")}`;
     if (!this.plot || rebuild || key !== this.plotKey) {
-      // A plot built again under a still pointer (a new run came, the colours changed) keeps its cursor and tooltip:
-      // no mouse event would bring them back until the pointer moved.
-      const { left, top } = this.plot?.cursor ?? {};
       this.plot?.destroy();
       this.canvasHolder.replaceChildren();
       this.plot = new uPlot(this.plotOptions(width), data, this.canvasHolder);
       this.plotKey = key;
-      if (left !== undefined && top !== undefined && left >= 0) this.plot.setCursor({ left, top });
+      cursorFromStillPointer();
     } else {
       this.plot.batch(() => {
         this.plot!.setData(data, false);
@@ -625,7 +654,7 @@ export class Chart implements TooltipOwner {
     return { nodes: [tooltipTable.element, tooltipTable.more, tooltipTable.band], shape };
   }
 
-  pointerMoved(event: MouseEvent): void {
+  pointerMoved(event: PointerAt): void {
     const plot = this.plot;
     if (!plot) return;
     const box = plot.over.getBoundingClientRect();

@@ -47,11 +47,17 @@ function measure(box: HTMLElement): { width: number; height: number } {
 /** The chart tooltip: one for the page (one cursor, one tooltip). */
 export const tooltip = h("div", { class: "tooltip", role: "tooltip", hidden: true });
 
+/** A place of the pointer in the window (a mouse event is one). */
+export interface PointerAt {
+  clientX: number;
+  clientY: number;
+}
+
 /** What shows the tooltip: the pointer moving over the tooltip is its pointer still (the tooltip is hit-testable: it
  * is what is on top there, but the chart under it keeps following the pointer), and leaving the tooltip elsewhere than
  * to its chart leaves the chart. */
 export interface TooltipOwner {
-  pointerMoved(event: MouseEvent): void;
+  pointerMoved(at: PointerAt): void;
   pointerLeft(event: MouseEvent): void;
 }
 

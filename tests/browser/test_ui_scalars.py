@@ -31,6 +31,7 @@ from tests.browser.ui import (
     SPIKE_VALUE,
     as_number,
     card_menu_item,
+    settled_box,
     tb_ema,
     ui_page,
     write_scalar_logdir,
@@ -87,8 +88,7 @@ def wait_drawn(page: Page, tag: str, runs: int) -> Locator:
 def hover_step(page: Page, chart: Locator, step: float, low: float, high: float) -> list[dict[str, str]]:
     """Moves the mouse over `step` of a chart whose x-axis spans [low, high]; the tooltip's rows, top to bottom."""
     over = chart.locator(".u-over")
-    box = over.bounding_box()
-    assert box is not None
+    box = settled_box(page, over)
     page.mouse.move(box["x"] + (step - low) / (high - low) * box["width"], box["y"] + box["height"] / 2)
     tooltip = page.locator("#overlay .tooltip")
     tooltip.wait_for(state="visible")
@@ -121,6 +121,24 @@ def test_tooltip_shows_served_values_smoothed_as_tensorboard_sorted_by_value(ser
         assert close(row["Smoothed"], tb_ema([point[2] for point in points], 0.6)[index])
     smoothed = [as_number(row["Smoothed"]) for row in rows]
     assert smoothed == sorted(smoothed, reverse=True)
+
+
+def test_tooltip_stays_when_the_chart_is_built_again_under_a_still_pointer(server: Server, browser: Browser) -> None:
+    """A new theme (as a new run or colour) builds the plot again; the pointer has not moved, so no mouse event comes:
+    the tooltip is there still, with the same rows."""
+    tag = "train/loss"
+    with ui_page(browser, "scalars-tooltip-rebuilt") as page:
+        page.goto(f"{server.url}/#runFilter={SEEDS_01}&smoothing=0.6")
+        chart = wait_drawn(page, tag, 3).locator(".chart")
+        before = hover_step(page, chart, 100, SEED_STEPS[0], SEED_STEPS[-1])
+        canvas = chart.locator("canvas").first.element_handle()
+        page.evaluate("document.getElementById('theme').click()")  # a click without moving the pointer
+        page.wait_for_function("old => !old.isConnected", arg=canvas)
+        tooltip = page.locator("#overlay .tooltip")
+        tooltip.wait_for(state="visible", timeout=5_000)
+        assert [cell.strip() for cell in tooltip.locator("tbody tr td:nth-child(2)").all_inner_texts()] == [
+            row["Run"] for row in before
+        ]
 
 
 def test_tooltip_text_overlaps_nothing(server: Server, browser: Browser) -> None:

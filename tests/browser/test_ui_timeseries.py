@@ -22,6 +22,7 @@ from tests.browser.ui import (
     LONG_TAG,
     SPIKE_VALUE,
     as_number,
+    settled_box,
     tb_ema,
     ui_page,
     write_scalar_logdir,
@@ -78,17 +79,6 @@ def scalar_card(page: Page, tag: str) -> Locator:
     card.scroll_into_view_if_needed()
     card.locator(".chart[data-draw-ms]").wait_for()
     return card
-
-
-def settled_box(page: Page, element: Locator) -> dict[str, float]:
-    """The element's box once it stays put (cards above it may still be drawing, and growing)."""
-    box = element.bounding_box()
-    while True:
-        page.wait_for_timeout(150)
-        again = element.bounding_box()
-        if again == box and box is not None:
-            return box
-        box = again
 
 
 def click_at(page: Page, card: Locator, fraction: float, shift: bool = False) -> None:

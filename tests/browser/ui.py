@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 import tensorboardX
-from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, FloatRect, Locator, Page, sync_playwright
 
 from tests import loopback
 
@@ -125,6 +125,19 @@ def ui_page(
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
         context.close()
     assert not console.errors, console.errors
+
+
+def settled_box(page: Page, element: Locator) -> FloatRect:
+    """The element's box, in view, once it stays put: cards above it may still be drawing and growing, and groups of
+    tags may still be coming, which moves it (even out of view, after it was scrolled into view)."""
+    box = None
+    while True:
+        element.scroll_into_view_if_needed()
+        page.wait_for_timeout(150)
+        again = element.bounding_box()
+        if again == box and box is not None:
+            return box
+        box = again
 
 
 def tb_ema(values: list[float], weight: float) -> list[float]:
