@@ -547,6 +547,7 @@ export function chartOptions(): ChartOptions {
     band: state.band,
     smoothing,
     tooltipSort: state.tooltipSort,
+    xTitle: xAxis.active() ? xAxis.title() : undefined,
   };
 }
 
