@@ -103,6 +103,31 @@ export class LazyCardGrid<C extends GridCard> {
   };
 }
 
+// A card's first drawing waits for its turn, one per frame, in a task after the frame: charts whose data arrive
+// together (a scroll brings several cards in) are then not all painted in one frame, which made that frame a long
+// task, nor drawn in the frame's own task.
+const turns: (() => void)[] = [];
+let turning = false;
+
+/** Resolves at this caller's turn to draw. */
+export function drawTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    turns.push(resolve);
+    if (!turning) {
+      turning = true;
+      requestAnimationFrame(nextTurn);
+    }
+  });
+}
+
+function nextTurn(): void {
+  setTimeout(() => {
+    turns.shift()?.();
+    if (turns.length) requestAnimationFrame(nextTurn);
+    else turning = false;
+  }, 0);
+}
+
 /** A row of cards laid out as the grid lays out its groups. */
 export function cardRow(cards: GridCard[]): HTMLElement {
   return h("div", { class: "cards" }, ...cards.map((card) => card.element));
