@@ -12,7 +12,7 @@ from typing import Literal
 import numpy as np
 import pytest
 import tensorboardX
-from playwright.sync_api import Browser, Locator, Page
+from playwright.sync_api import Browser, FloatRect, Locator, Page
 
 from tests import loopback
 from tests.browser.ui import click_tab, ui_page
@@ -106,7 +106,7 @@ def scales_of(plot: Locator) -> list[float]:
     return [float(value) for value in (plot.get_attribute("data-scales") or "").split(",")]
 
 
-def pixel_of(box: dict[str, float], scales: list[float], x: float, y: float) -> tuple[float, float]:
+def pixel_of(box: FloatRect, scales: list[float], x: float, y: float) -> tuple[float, float]:
     """Where (x, y) is drawn, in the page's pixels, on a plot of `box` with linear `scales`."""
     x_low, x_high, y_low, y_high = scales
     return (
@@ -116,7 +116,7 @@ def pixel_of(box: dict[str, float], scales: list[float], x: float, y: float) -> 
 
 
 def nearest_steps(
-    series: dict[str, dict[str, list[float]]], box: dict[str, float], scales: list[float], at: tuple[float, float]
+    series: dict[str, dict[str, list[float]]], box: FloatRect, scales: list[float], at: tuple[float, float]
 ) -> dict[str, set[int]]:
     """Each run's steps whose point is nearest `at` in pixels (within half a pixel of the nearest: rounding)."""
     found = {}
