@@ -103,28 +103,32 @@ export class LazyCardGrid<C extends GridCard> {
   };
 }
 
-// A card's first drawing waits for its turn, one per frame, in a task after the frame: charts whose data arrive
-// together (a scroll brings several cards in) are then not all painted in one frame, which made that frame a long
-// task, nor drawn in the frame's own task.
+// New charts are drawn one per frame: the first at once, those whose data arrive in the same frame each at its turn,
+// in a task after the next frame. Cards whose data arrive together (a scroll brings several in) then neither paint in
+// one long frame nor draw in one long task.
 const turns: (() => void)[] = [];
-let turning = false;
+// Whether a card drew since the last frame (then a frame callback is pending, which gives the next turn).
+let frameTaken = false;
 
-/** Resolves at this caller's turn to draw. */
+/** Resolves when the caller may draw a new chart: at once, or at its turn. */
 export function drawTurn(): Promise<void> {
-  return new Promise((resolve) => {
-    turns.push(resolve);
-    if (!turning) {
-      turning = true;
-      requestAnimationFrame(nextTurn);
-    }
-  });
+  if (!frameTaken) {
+    frameTaken = true;
+    requestAnimationFrame(afterFrame);
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => turns.push(resolve));
 }
 
-function nextTurn(): void {
+function afterFrame(): void {
   setTimeout(() => {
-    turns.shift()?.();
-    if (turns.length) requestAnimationFrame(nextTurn);
-    else turning = false;
+    const next = turns.shift();
+    if (!next) {
+      frameTaken = false;
+      return;
+    }
+    next();
+    requestAnimationFrame(afterFrame);
   }, 0);
 }
 

@@ -131,7 +131,7 @@ export class ScalarCard {
     if (missing.length) {
       this.loading ??= this.load(missing);
       await this.loading;
-      await drawTurn(); // new data: drawn at its turn (a redraw of data in hand is not delayed)
+      await drawTurn(); // new data: drawn at its turn, one new chart per frame (a redraw of data in hand waits not)
     }
     // A load that started before the x axis changed brought the other axis's series: again, for this one.
     if (this.fetchedFor !== xAxis.fetchedFor()) return this.show(runs);

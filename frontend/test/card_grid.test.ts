@@ -15,20 +15,21 @@ describe("drawTurn", () => {
     vi.unstubAllGlobals();
   });
 
-  it("lets one card draw per frame, after the frame, in the order they asked", async () => {
+  it("lets the first card draw at once, then one card per frame, after it, in the order they asked", async () => {
     const drawn: number[] = [];
     for (const card of [1, 2, 3]) void drawTurn().then(() => drawn.push(card));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(drawn).toEqual([1]);
     await vi.advanceTimersByTimeAsync(FRAME_MS - 1);
-    expect(drawn).toEqual([]);
-    await vi.advanceTimersByTimeAsync(FRAME_MS);
     expect(drawn).toEqual([1]);
     await vi.advanceTimersByTimeAsync(FRAME_MS);
     expect(drawn).toEqual([1, 2]);
     await vi.advanceTimersByTimeAsync(FRAME_MS);
     expect(drawn).toEqual([1, 2, 3]);
-    // Nothing waiting: a later card waits for the next frame only.
-    void drawTurn().then(() => drawn.push(4));
+    // A frame with no card waiting ends the turns: the next card draws at once again.
     await vi.advanceTimersByTimeAsync(FRAME_MS + 1);
+    void drawTurn().then(() => drawn.push(4));
+    await vi.advanceTimersByTimeAsync(0);
     expect(drawn).toEqual([1, 2, 3, 4]);
   });
 });
