@@ -103,6 +103,35 @@ export class LazyCardGrid<C extends GridCard> {
   };
 }
 
+// New charts are drawn one per frame: the first at once, those whose data arrive in the same frame each at its turn,
+// in a task after the next frame. Cards whose data arrive together (a scroll brings several in) then neither paint in
+// one long frame nor draw in one long task.
+const turns: (() => void)[] = [];
+// Whether a card drew since the last frame (then a frame callback is pending, which gives the next turn).
+let frameTaken = false;
+
+/** Resolves when the caller may draw a new chart: at once, or at its turn. */
+export function drawTurn(): Promise<void> {
+  if (!frameTaken) {
+    frameTaken = true;
+    requestAnimationFrame(afterFrame);
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => turns.push(resolve));
+}
+
+function afterFrame(): void {
+  setTimeout(() => {
+    const next = turns.shift();
+    if (!next) {
+      frameTaken = false;
+      return;
+    }
+    next();
+    requestAnimationFrame(afterFrame);
+  }, 0);
+}
+
 /** A row of cards laid out as the grid lays out its groups. */
 export function cardRow(cards: GridCard[]): HTMLElement {
   return h("div", { class: "cards" }, ...cards.map((card) => card.element));

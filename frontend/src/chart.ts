@@ -8,7 +8,7 @@ import uPlot from "uplot";
 import { centres, reduceLine, reduceRaw, spread, type Columns, type Grid, type RawColumns } from "./buckets";
 import { MARKERS, drawMarker, fillBetween, strokeLine, toHex } from "./chart_draw";
 import { extentOf, interpolate, nearest, percentileRange, yRangeOf } from "./chart_ranges";
-import { INTEGER_INCREMENTS, chartTheme, themedAxis } from "./chart_theme";
+import { INTEGER_INCREMENTS, chartTheme, themedAxis, titledXAxis } from "./chart_theme";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { PICK_RUN, highlighted, onHighlight } from "./highlight";
@@ -53,6 +53,16 @@ export interface ChartOptions {
   /** The y range from the 5th to the 95th percentile of the shown points' values, as TensorBoard's setting. */
   ignoreOutliers?: boolean;
   tooltipSort?: TooltipSort;
+  /** The x axis's title where x is a tag ("x = train/lr"); a time axis is titled by its kind. */
+  xTitle?: string;
+}
+
+// x = "tag" with no tag chosen draws on steps.
+const X_TITLES: Record<XAxis, string> = { step: "Step", relative: "Relative time", wall: "Wall time", tag: "Step" };
+
+/** What the chart's x axis is called under its ticks. */
+export function xTitleOf(options: Pick<ChartOptions, "x" | "xTitle">): string {
+  return options.xTitle ?? X_TITLES[options.x];
 }
 
 export interface TooltipRow {
@@ -93,11 +103,15 @@ const TOOLTIP_FONT = "12px system-ui, sans-serif";
 const CELL_PADDING = 12;
 const RUN_COLUMN_MIN = 60;
 const RUN_COLUMN_MAX = 330;
-const OTHER_COLUMNS = 18 + 84 + 84 + 50 + 62; // as style.css sets them
+/** The tooltip table's columns but the run's, in pixels (as style.css sets them). */
+export const OTHER_TOOLTIP_COLUMNS = 18 + 84 + 84 + 50 + 62;
 // Marks along a line, this many pixels apart.
 const MARKER_SPACING = 48;
 
 const tooltipTable = new TooltipTable();
+// Step ticks as toLocaleString writes them, by one formatter: toLocaleString builds a formatter on every call, which
+// cost each chart's first draw more than its lines.
+const STEP_TICKS = new Intl.NumberFormat();
 
 // The charts in view (or near it): a run highlighted on the page is painted on these at once, on the others when they
 // come into view.
@@ -350,6 +364,7 @@ export class Chart implements TooltipOwner {
       });
     }
     this.element.dataset.columns = String(grid.size);
+    this.element.dataset.xTitle = xTitleOf(this.options);
     this.element.dataset.yRange = this.yRange.join(",");
   }
 
@@ -381,7 +396,7 @@ export class Chart implements TooltipOwner {
               values: (_u, splits) => {
                 // The ticks are painted, not written: the chart says which they are (what a test reads).
                 this.element.dataset.xTicks = splits.join(",");
-                return splits.map((split) => split.toLocaleString());
+                return splits.map((split) => STEP_TICKS.format(split));
               },
             }
           : {};
@@ -400,7 +415,7 @@ export class Chart implements TooltipOwner {
       },
       // A log axis leaves its minor ticks' labels out as null splits: no label there, not "null".
       axes: [
-        themedAxis(xAxis),
+        titledXAxis(xTitleOf(this.options), xAxis),
         themedAxis({
           values: (_u, splits) => splits.map((value) => (value == null ? null : formatTick(value))),
           size: 60,
@@ -626,8 +641,7 @@ export class Chart implements TooltipOwner {
     const shown = rows.length > fits ? rows.slice(0, fits - 1) : rows;
     const first = new Map(this.lines.map((line) => [line.run, line.wallTimes[0]!]));
     const nearestRun = this.nearestRow?.label;
-    const longest = Math.max(...shown.map((row) => textWidth(row.label)));
-    const runWidth = Math.min(RUN_COLUMN_MAX, Math.max(RUN_COLUMN_MIN, Math.ceil(longest + CELL_PADDING)));
+    const runWidth = runColumnWidth(shown.map((row) => row.label));
     const finite = rows.map((row) => row.smoothed).filter(Number.isFinite);
     const mean = finite.reduce((sum, value) => sum + value, 0) / finite.length;
     const std = Math.sqrt(finite.reduce((sum, value) => sum + (value - mean) ** 2, 0) / finite.length);
@@ -644,7 +658,7 @@ export class Chart implements TooltipOwner {
           formatDuration(row.wallTime - (first.get(row.run) ?? row.wallTime)),
         ],
       })),
-      runWidth + OTHER_COLUMNS,
+      runWidth + OTHER_TOOLTIP_COLUMNS,
       shown.length < rows.length ? `and ${rows.length - shown.length} more runs` : "",
       this.options.band && finite.length > 1
         ? `mean ${formatNumber(mean)} ± std ${formatNumber(std)} over ${finite.length} runs`
@@ -839,6 +853,12 @@ export function formatDuration(seconds: number): string {
   const minutes = Math.floor(rest / 60);
   const secs = Math.round(rest - minutes * 60);
   return hours > 0 ? `${sign}${hours}h ${minutes}m` : `${sign}${minutes}m ${secs}s`;
+}
+
+/** The tooltip's run column's width for these labels. */
+export function runColumnWidth(labels: string[]): number {
+  const longest = Math.max(...labels.map(textWidth));
+  return Math.min(RUN_COLUMN_MAX, Math.max(RUN_COLUMN_MIN, Math.ceil(longest + CELL_PADDING)));
 }
 
 const measuring = document.createElement("canvas").getContext("2d");

@@ -27,10 +27,49 @@ export function chartTheme(): ChartTheme {
   return colors;
 }
 
+// One font for every axis' ticks and title: a canvas parses its font anew on each change of it, and a chart's axes
+// drawn in one font set it once.
+const FONT = "12px system-ui, sans-serif";
+
 /** An axis in the theme's colours, with `extra` (its labels, size, increments) on top. */
 export function themedAxis(extra: uPlot.Axis = {}): uPlot.Axis {
   const { foreground, grid } = chartTheme();
-  return { stroke: foreground, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, ...extra };
+  return {
+    stroke: foreground,
+    font: FONT,
+    grid: { stroke: grid, width: 1 },
+    ticks: { stroke: grid, width: 1 },
+    ...extra,
+  };
+}
+
+// The x axis's title under its tick labels: the ticks' row is made lower than uPlot's default, so that the title
+// takes about the room the ticks had and the plot keeps its height.
+const TICKS_SIZE = 32;
+const TITLE_SIZE = 16;
+
+/** An x axis titled `title` (what x is: "Step", "x = train/lr"), cut with an ellipsis to the plot's width. */
+export function titledXAxis(title: string, extra: uPlot.Axis = {}): uPlot.Axis {
+  return themedAxis({
+    size: TICKS_SIZE,
+    label: (u) => fitted(u.ctx, title, u.bbox.width),
+    labelSize: TITLE_SIZE,
+    labelGap: 0,
+    labelFont: FONT,
+    ...extra,
+  });
+}
+
+/** `text`, or as much of it as fits `width` (the context's pixels, in its font) followed by an ellipsis. */
+function fitted(context: CanvasRenderingContext2D, text: string, width: number): string {
+  if (context.measureText(text).width <= width) return text;
+  let [low, high] = [0, text.length];
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (context.measureText(`${text.slice(0, middle)}…`).width <= width) low = middle;
+    else high = middle - 1;
+  }
+  return `${text.slice(0, low)}…`;
 }
 
 /** Tick increments of whole numbers only (1, 2, 5, 10, 20, 25, 50, ...): a step axis never gets a tick at 4,998.25. */

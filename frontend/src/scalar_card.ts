@@ -7,6 +7,7 @@
 import { everyPointUrl, scalarsMultirun, serverCapabilities, wholeScalarSeries, type ScalarSeries } from "./api";
 import { formatDuration, sortRows, type ChartOptions, type Line } from "./chart";
 import { nearest } from "./chart_ranges";
+import { drawTurn } from "./card_grid";
 import { ChartCard } from "./chart_card";
 import { colorOf, dashOf } from "./colors";
 import { download, formatCount, formatNumber, h } from "./dom";
@@ -130,6 +131,7 @@ export class ScalarCard {
     if (missing.length) {
       this.loading ??= this.load(missing);
       await this.loading;
+      await drawTurn(); // new data: drawn at its turn, one new chart per frame (a redraw of data in hand waits not)
     }
     // A load that started before the x axis changed brought the other axis's series: again, for this one.
     if (this.fetchedFor !== xAxis.fetchedFor()) return this.show(runs);
@@ -289,6 +291,9 @@ export class ScalarCard {
   }
 
   private placeMarkers(): void {
+    // Nothing selected and nothing shown (every draw of every card comes here): nothing to write, and no style to
+    // invalidate under the chart just drawn.
+    if (this.start === null && this.shade.hidden && this.markers.every((marker) => marker.hidden)) return;
     const ends = [this.start, this.end];
     const places = ends.map((x) => (x === null ? null : this.chart.placeOf(x)));
     this.markers.forEach((marker, index) => {
@@ -547,6 +552,7 @@ export function chartOptions(): ChartOptions {
     band: state.band,
     smoothing,
     tooltipSort: state.tooltipSort,
+    xTitle: xAxis.active() ? xAxis.title() : undefined,
   };
 }
 

@@ -1,13 +1,13 @@
 // A scalar tag (or a derived metric) as the x axis of Scalars and Time Series: the "X" control lists step, relative
 // and wall time, then every scalar tag; a card then draws its tag against the chosen one
 // (data/trainboard/scalars/against: each point's x is the x tag's last value at or before its step). A run whose x is
-// not monotonic is drawn in its points' step order (a line may turn back), in a plot of its own that says so.
+// not monotonic is drawn in its points' step order (a line may turn back), in a chart of its own that says so
+// (chart_ordered.ts: its own tooltip and box zoom).
 
 import "./derived.css";
-import uPlot from "uplot";
 import { everyPointUrl, getJson, type ScalarSeries } from "./api";
-import { themedAxis } from "./chart_theme";
 import type { Line } from "./chart";
+import { OrderedChart } from "./chart_ordered";
 import { h } from "./dom";
 import { state, update } from "./state";
 
@@ -129,7 +129,12 @@ export function axisName(): string {
   return state.xTag;
 }
 
-const plots = new WeakMap<HTMLElement, uPlot>();
+/** The title of a chart's x axis drawn against the x tag. */
+export function title(xTag: string = state.xTag): string {
+  return `x = ${xTag}`;
+}
+
+const charts = new WeakMap<HTMLElement, OrderedChart>();
 
 /** After the card's chart drew `lines` (against `xTag`, "" for a time): where a line's x turns back, draws them in
  * their points' order in place of the chart instead. The card says which x tag its lines are on (data-x-tag). */
@@ -145,56 +150,17 @@ function drawOrdered(card: HTMLElement, chart: HTMLElement, lines: Line[], xTag:
   chart.hidden = true;
   let holder = card.querySelector<HTMLElement>(".ordered-chart");
   if (!holder) {
-    holder = h(
-      "div",
-      { class: "ordered-chart" },
-      h("div", { class: "plot" }),
-      h("p", { class: "x-note", role: "note" }, ""),
-    );
+    const ordered = new OrderedChart(card.dataset.tag ?? "chart");
+    holder = h("div", { class: "ordered-chart" }, ordered.element, h("p", { class: "x-note", role: "note" }, ""));
+    charts.set(holder, ordered);
     chart.after(holder);
   }
-  const plotHolder = holder.querySelector<HTMLElement>(".plot")!;
   const bent = lines.filter((line) => !monotonic([line])).length;
   holder.querySelector(".x-note")!.textContent =
     `${xTag} is not monotonic in ${bent} of ${lines.length} run${lines.length === 1 ? "" : "s"}: ` +
     "each line follows its points in step order.";
   card.dataset.monotonic = "false";
-  plots.get(plotHolder)?.destroy();
-  plotHolder.replaceChildren();
-  const facets: uPlot.Series.Facet[] = [
-    { scale: "x", auto: true },
-    { scale: "y", auto: true },
-  ];
-  const series: uPlot.Series[] = [
-    {},
-    ...lines.map((line) => ({
-      label: line.run,
-      stroke: line.color,
-      width: 1.5,
-      facets,
-      paths: inOrder,
-      points: { show: line.xs.length === 1 },
-    })),
-  ];
-  const data = [
-    null,
-    ...lines.map((line) => [Array.from(line.xs), Array.from(line.smoothed)]),
-  ] as unknown as uPlot.AlignedData;
-  const plot = new uPlot(
-    {
-      mode: 2,
-      width: Math.max(200, holder.clientWidth || chart.clientWidth || 400),
-      height: 240,
-      legend: { show: false },
-      cursor: { show: false },
-      scales: { x: { time: false, auto: true }, y: { auto: true } },
-      axes: [themedAxis(), themedAxis({ size: 60 })],
-      series,
-    },
-    data,
-    plotHolder,
-  );
-  plots.set(plotHolder, plot);
+  charts.get(holder)!.set(lines, title(xTag), state.tooltipSort);
 }
 
 /** Back to the card's chart. */
@@ -203,27 +169,6 @@ function clearOrdered(card: HTMLElement, chart: HTMLElement): void {
   delete card.dataset.monotonic;
   const holder = card.querySelector<HTMLElement>(".ordered-chart");
   if (!holder) return;
-  plots.get(holder.querySelector<HTMLElement>(".plot")!)?.destroy();
+  charts.get(holder)?.destroy();
   holder.remove();
 }
-
-/** A line through the points in their order (uPlot's own paths assume x grows); a non-finite value breaks it. */
-const inOrder: uPlot.Series.PathBuilder = (u, index) => {
-  const [xs, ys] = (u.data as unknown as [number[], number[]][])[index]!;
-  const stroke = new Path2D();
-  let pen = false;
-  for (let i = 0; i < xs.length; i++) {
-    const x = xs[i]!;
-    const y = ys[i]!;
-    if (!Number.isFinite(x) || !Number.isFinite(y)) {
-      pen = false;
-      continue;
-    }
-    const left = u.valToPos(x, "x", true);
-    const top = u.valToPos(y, "y", true);
-    if (pen) stroke.lineTo(left, top);
-    else stroke.moveTo(left, top);
-    pen = true;
-  }
-  return { stroke, fill: null, clip: null, flags: 0 };
-};
