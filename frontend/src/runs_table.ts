@@ -118,6 +118,9 @@ export function connect(chosen: Selection): void {
 let started = false;
 
 async function start(): Promise<void> {
+  // Columns already picked (the URL, or kept) are asked for at once, beside the defaults and the metadata.
+  if (state.columns.length) refresh();
+  const known = refreshMetadata();
   let given: string[] = [];
   try {
     given = await defaultColumns();
@@ -128,8 +131,10 @@ async function start(): Promise<void> {
   const metadataColumns: readonly string[] = METADATA_COLUMNS;
   sortable = new Set(given.filter((column) => metadataColumns.includes(column)));
   available = given.filter((column) => !metadataColumns.includes(column) && !SHOWN_IN_PLACE.includes(column));
-  await refreshMetadata();
-  refresh();
+  await known;
+  // The rows drawn meanwhile are drawn again with the metadata (a page is asked only if the columns changed).
+  render();
+  renderHeader();
 }
 
 async function refreshMetadata(): Promise<void> {
