@@ -62,6 +62,9 @@ let drawnRows = new Map<number, HTMLElement>();
 let drawnRange = "";
 /** A cell is being edited: the rows are not drawn again until it is done. */
 let editing = false;
+/** The question whose rows are drawn: a page of it that comes later adds its rows to them (scrolling), where the
+ * first page of a new question replaces them. */
+let drawnKey = "";
 
 const header = h("div", { class: "trow thead", role: "row" });
 const spacer = h("div", { class: "tspacer" });
@@ -226,6 +229,7 @@ export function render(scrolled = false): void {
   const key = JSON.stringify([filterText(), shown, state.sort]);
   if (key !== questionKey) {
     questionKey = key;
+    drawnKey = "";
     rows = new Map();
     pending.clear();
     anchor = null;
@@ -251,6 +255,7 @@ export function render(scrolled = false): void {
   }
   for (const [index, drawn] of kept) if (!drawnRows.has(index)) drawn.remove();
   for (const drawn of drawnRows.values()) if (drawn.parentNode !== spacer) spacer.append(drawn);
+  drawnKey = key;
   const selected = selection.selected().length;
   status.textContent = `${formatCount(total)} run${total === 1 ? "" : "s"}, ${formatCount(selected)} selected`;
   bulk.hidden = selected === 0;
@@ -277,7 +282,7 @@ async function fetchPage(offset: number, key: string): Promise<void> {
   } finally {
     pending.delete(offset);
   }
-  render();
+  render(key === drawnKey);
 }
 
 const NAME_WIDTH = 220;
