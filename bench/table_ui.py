@@ -165,6 +165,10 @@ def measure(name: str, url: str, tags: int, repeat: int) -> None:
                 ):
                     page.mouse.wheel(0, 2000)
                     page.wait_for_timeout(50)
+                # The rows at the bottom are drawn once their page comes (asked when the scrolling stops).
+                page.wait_for_function(
+                    "() => document.querySelectorAll('#runs-table .tbody .trow').length > 0", timeout=TIMEOUT_MS
+                )
                 page.wait_for_timeout(300)
                 long_tasks.append([float(duration) for duration in page.evaluate("window.__longTasks")])
                 rows_in_page = page.locator("#runs-table .tbody .trow").count()

@@ -33,6 +33,8 @@ export interface Selection {
 const ROW_HEIGHT = 28;
 const PAGE_SIZE = 200;
 const OVERSCAN = 10;
+/** While scrolling, the pages in view are asked once the view has stayed this long: rows flung past are not. */
+const ASK_AFTER_SCROLL_MS = 80;
 /** Hparams and summaries shown by default (the first of the server's default set), besides the status. */
 const DEFAULT_SHOWN = 8;
 const STORAGE_KEY = `trainboard:table-columns:${place.experiment ?? ""}`;
@@ -240,9 +242,9 @@ export function render(scrolled = false): void {
   }
   const [first, last] = visibleRange();
   drawnRange = [first, last].join();
-  for (let page = Math.floor(first / PAGE_SIZE); page * PAGE_SIZE < last; page++) {
-    if (!rows.has(page * PAGE_SIZE)) void fetchPage(page * PAGE_SIZE, key);
-  }
+  clearTimeout(askTimer);
+  if (scrolled) askTimer = window.setTimeout(() => askPages(key), ASK_AFTER_SCROLL_MS);
+  else askPages(key);
   spacer.style.height = `${total * ROW_HEIGHT}px`;
   spacer.style.width = `${rowWidth()}px`;
   const kept = scrolled ? drawnRows : new Map<number, HTMLElement>();
@@ -263,6 +265,17 @@ export function render(scrolled = false): void {
     control.hidden = readOnly;
   }
   bulk.querySelector<HTMLButtonElement>("#show-differences")!.disabled = selected < 2;
+}
+
+let askTimer: number | undefined;
+
+/** Asks for the pages of the rows in view that have not come. */
+function askPages(key: string): void {
+  if (key !== questionKey) return;
+  const [first, last] = visibleRange();
+  for (let page = Math.floor(first / PAGE_SIZE); page * PAGE_SIZE < last; page++) {
+    if (!rows.has(page * PAGE_SIZE)) void fetchPage(page * PAGE_SIZE, key);
+  }
 }
 
 async function fetchPage(offset: number, key: string): Promise<void> {
