@@ -33,6 +33,8 @@ export interface Selection {
 const ROW_HEIGHT = 28;
 const PAGE_SIZE = 200;
 const OVERSCAN = 10;
+/** While scrolling, the pages in view are asked once the view has stayed this long: rows flung past are not. */
+const ASK_AFTER_SCROLL_MS = 80;
 /** Hparams and summaries shown by default (the first of the server's default set), besides the status. */
 const DEFAULT_SHOWN = 8;
 const STORAGE_KEY = `trainboard:table-columns:${place.experiment ?? ""}`;
@@ -62,6 +64,9 @@ let drawnRows = new Map<number, HTMLElement>();
 let drawnRange = "";
 /** A cell is being edited: the rows are not drawn again until it is done. */
 let editing = false;
+/** The question whose rows are drawn: a page of it that comes later adds its rows to them (scrolling), where the
+ * first page of a new question replaces them. */
+let drawnKey = "";
 
 const header = h("div", { class: "trow thead", role: "row" });
 const spacer = h("div", { class: "tspacer" });
@@ -118,6 +123,9 @@ export function connect(chosen: Selection): void {
 let started = false;
 
 async function start(): Promise<void> {
+  // Columns already picked (the URL, or kept) are asked for at once, beside the defaults and the metadata.
+  if (state.columns.length) refresh();
+  const known = refreshMetadata();
   let given: string[] = [];
   try {
     given = await defaultColumns();
@@ -128,8 +136,10 @@ async function start(): Promise<void> {
   const metadataColumns: readonly string[] = METADATA_COLUMNS;
   sortable = new Set(given.filter((column) => metadataColumns.includes(column)));
   available = given.filter((column) => !metadataColumns.includes(column) && !SHOWN_IN_PLACE.includes(column));
-  await refreshMetadata();
-  refresh();
+  await known;
+  // The rows drawn meanwhile are drawn again with the metadata (a page is asked only if the columns changed).
+  render();
+  renderHeader();
 }
 
 async function refreshMetadata(): Promise<void> {
@@ -221,6 +231,7 @@ export function render(scrolled = false): void {
   const key = JSON.stringify([filterText(), shown, state.sort]);
   if (key !== questionKey) {
     questionKey = key;
+    drawnKey = "";
     rows = new Map();
     pending.clear();
     anchor = null;
@@ -231,9 +242,9 @@ export function render(scrolled = false): void {
   }
   const [first, last] = visibleRange();
   drawnRange = [first, last].join();
-  for (let page = Math.floor(first / PAGE_SIZE); page * PAGE_SIZE < last; page++) {
-    if (!rows.has(page * PAGE_SIZE)) void fetchPage(page * PAGE_SIZE, key);
-  }
+  clearTimeout(askTimer);
+  if (scrolled) askTimer = window.setTimeout(() => askPages(key), ASK_AFTER_SCROLL_MS);
+  else askPages(key);
   spacer.style.height = `${total * ROW_HEIGHT}px`;
   spacer.style.width = `${rowWidth()}px`;
   const kept = scrolled ? drawnRows : new Map<number, HTMLElement>();
@@ -246,6 +257,7 @@ export function render(scrolled = false): void {
   }
   for (const [index, drawn] of kept) if (!drawnRows.has(index)) drawn.remove();
   for (const drawn of drawnRows.values()) if (drawn.parentNode !== spacer) spacer.append(drawn);
+  drawnKey = key;
   const selected = selection.selected().length;
   status.textContent = `${formatCount(total)} run${total === 1 ? "" : "s"}, ${formatCount(selected)} selected`;
   bulk.hidden = selected === 0;
@@ -253,6 +265,17 @@ export function render(scrolled = false): void {
     control.hidden = readOnly;
   }
   bulk.querySelector<HTMLButtonElement>("#show-differences")!.disabled = selected < 2;
+}
+
+let askTimer: number | undefined;
+
+/** Asks for the pages of the rows in view that have not come. */
+function askPages(key: string): void {
+  if (key !== questionKey) return;
+  const [first, last] = visibleRange();
+  for (let page = Math.floor(first / PAGE_SIZE); page * PAGE_SIZE < last; page++) {
+    if (!rows.has(page * PAGE_SIZE)) void fetchPage(page * PAGE_SIZE, key);
+  }
 }
 
 async function fetchPage(offset: number, key: string): Promise<void> {
@@ -272,7 +295,7 @@ async function fetchPage(offset: number, key: string): Promise<void> {
   } finally {
     pending.delete(offset);
   }
-  render();
+  render(key === drawnKey);
 }
 
 const NAME_WIDTH = 220;

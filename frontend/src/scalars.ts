@@ -1,7 +1,7 @@
 // The scalars dashboard: one chart card per tag, grouped by the tag's prefix (before its first "/"), every shown run
 // overlaid. A card asks for its data (one request for all its runs) when it comes near the screen.
 
-import { getJson, type TagInfo } from "./api";
+import { getJson } from "./api";
 import { TOOLTIP_SORTS } from "./chart";
 import { LazyCardGrid, groupOf } from "./card_grid";
 import { formatCount, h } from "./dom";
@@ -10,15 +10,16 @@ import { regex, regexProblem } from "./regex";
 import { selectedRuns } from "./runs";
 import { ScalarCard, describeTagsWith } from "./scalar_card";
 import { commitUrl, state, update, type State } from "./state";
+import { TagRuns, type TagRunsAnswer } from "./tag_runs";
 import * as comparePanel from "./compare_panel";
 import * as definitions from "./definitions";
 import * as xAxes from "./x_axis";
 
-let tagInfo: TagInfo = {};
+let tagRuns = new TagRuns();
 const cards = new Map<string, ScalarCard>();
 const grid = new LazyCardGrid<ScalarCard>((card) => void show(card));
 
-describeTagsWith((tag) => tagInfo[selectedRuns().find((run) => tagInfo[run]?.[tag]) ?? ""]?.[tag]?.displayName);
+describeTagsWith((tag) => tagRuns.displayName(tag, selectedRuns()));
 
 const tagFilter = h("input", {
   type: "search",
@@ -146,8 +147,7 @@ function syncControls(): void {
 function groupedTags(): Map<string, string[]> {
   const runs = selectedRuns();
   const pattern = regex(state.tagFilter);
-  const tags = new Set<string>();
-  for (const run of runs) for (const tag of Object.keys(tagInfo[run] ?? {})) tags.add(tag);
+  const tags = tagRuns.tagsOf(runs);
   const byGroup = new Map<string, string[]>();
   for (const tag of [...tags].sort()) {
     if (pattern && !pattern.test(tag)) continue;
@@ -179,18 +179,20 @@ function layout(): void {
 }
 
 function show(card: ScalarCard): Promise<void> {
-  return card.show(selectedRuns().filter((run) => tagInfo[run]?.[card.tag]));
+  return card.show(selectedRuns().filter((run) => tagRuns.has(run, card.tag)));
 }
 
 function redrawVisible(): void {
   for (const card of grid.shown()) void show(card);
 }
 
-let prefetched: Promise<TagInfo> | null = null;
+// The tags in short (each once, with its runs): TensorBoard's listing repeats every tag for every run.
+const TAGS = "data/trainboard/scalar_tags";
+let prefetched: Promise<TagRunsAnswer> | null = null;
 
 /** Asks for the tags early, beside the run list; the next refresh uses the answer. */
 export function prefetch(): Promise<void> {
-  prefetched = getJson<TagInfo>("data/plugin/scalars/tags");
+  prefetched = getJson<TagRunsAnswer>(TAGS);
   return prefetched.then(
     () => undefined,
     () => undefined,
@@ -200,8 +202,8 @@ export function prefetch(): Promise<void> {
 export async function refresh(): Promise<void> {
   const pending = prefetched;
   prefetched = null;
-  tagInfo = await (pending ?? getJson<TagInfo>("data/plugin/scalars/tags"));
-  xAxes.setTags(Object.values(tagInfo).flatMap(Object.keys));
+  tagRuns = new TagRuns(await (pending ?? getJson<TagRunsAnswer>(TAGS)));
+  xAxes.setTags(tagRuns.tags());
   for (const card of cards.values()) card.invalidate();
   grouping.forget();
   layout();

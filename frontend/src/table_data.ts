@@ -4,6 +4,19 @@
 
 import { getJson, postJson } from "./api";
 
+/** The answers on their way, by question: a page asked twice while the first is coming (the table's start and the
+ * run list's arrival both ask for the first page) is fetched once. */
+const coming = new Map<string, Promise<unknown>>();
+
+function getOnce<T>(path: string, params: Record<string, string>): Promise<T> {
+  const key = JSON.stringify([path, params]);
+  const known = coming.get(key);
+  if (known) return known as Promise<T>;
+  const answer = getJson<T>(path, params).finally(() => coming.delete(key));
+  coming.set(key, answer);
+  return answer;
+}
+
 export interface Page {
   columns: string[];
   rows: unknown[][];
@@ -39,17 +52,17 @@ export function tablePage(
   // With no columns the server gives its default set: asked for one, the table shows the run and that one.
   params.columns = columns.length ? columns.join(",") : "status";
   if (sort) params.sort = sort;
-  return getJson<Page>("data/trainboard/runs_table", params);
+  return getOnce<Page>("data/trainboard/runs_table", params);
 }
 
 /** The server's default columns: the run's own, each hparam and the last value of each scalar tag. */
 export async function defaultColumns(): Promise<string[]> {
-  const page = await getJson<Page>("data/trainboard/runs_table", { limit: "1" });
+  const page = await getOnce<Page>("data/trainboard/runs_table", { limit: "1" });
   return page.columns.slice(1);
 }
 
 export async function metadata(): Promise<Map<string, RunMetadata>> {
-  const answer = await getJson<{ runs: Record<string, RunMetadata> }>("data/trainboard/run_metadata");
+  const answer = await getOnce<{ runs: Record<string, RunMetadata> }>("data/trainboard/run_metadata", {});
   return new Map(Object.entries(answer.runs));
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Any
 
 from trainboard.plugins.markdown import markdown_to_safe_html
 from trainboard.plugins.series import scalar_columns
@@ -23,6 +24,33 @@ def tags(provider: DataProvider, experiment_id: str) -> dict[str, dict[str, dict
             for tag, series in by_tag.items()
         }
         for run, by_tag in provider.list_scalars(experiment_id=experiment_id, plugin_name=PLUGIN_NAME).items()
+    }
+
+
+def tag_runs(provider: DataProvider, experiment_id: str) -> dict[str, Any]:
+    """What `tags` says, without saying again what runs share: `{"runs": [RUN, ...], "tags": {TAG: [{"displayName",
+    "description", "runs"}, ...]}}`, the runs in `tags`' order, and each tag's runs grouped by its display name and
+    description, as indices into `runs` (null: every run). 10,000 runs that log the same 50 tags are 50 entries here,
+    where `tags` repeats them 500,000 times (24 MB of JSON for the page to read before it shows its scalars)."""
+    listing = provider.list_scalars(experiment_id=experiment_id, plugin_name=PLUGIN_NAME)
+    grouped: dict[str, dict[tuple[str, str], list[int]]] = {}
+    for index, by_tag in enumerate(listing.values()):
+        for tag, series in by_tag.items():
+            grouped.setdefault(tag, {}).setdefault((series.display_name, series.description), []).append(index)
+    described = {text: markdown_to_safe_html(text) for variants in grouped.values() for _, text in variants}
+    return {
+        "runs": list(listing),
+        "tags": {
+            tag: [
+                {
+                    "displayName": display_name,
+                    "description": described[description],
+                    "runs": None if len(runs) == len(listing) else runs,
+                }
+                for (display_name, description), runs in variants.items()
+            ]
+            for tag, variants in grouped.items()
+        },
     }
 
 

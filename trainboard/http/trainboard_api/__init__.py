@@ -1,10 +1,10 @@
 """trainboard's own routes, beyond TensorBoard's and TS-VIS's APIs, under /data/trainboard/: every point as CSV, JSON
 or Parquet (`downloads`), lossless frames for `trainboard.open("http://...")` (`frames`), server-sent events when the
 data changes (`events`), what this server can do (`capabilities`), runs matching a filter (`runs`), the runs table
-(`runs_table`), groups of runs with bands (`groups`), two sets of runs compared (`compare`), derived metrics
-(`definitions`), a tag against another as its x axis (`x_axis`), runs' metadata (`run_metadata`) and saved views
-(`views`). Each module is imported when the first request for one of its routes comes (`trainboard.http.lazy`): its
-handlers are named here, not imported."""
+(`runs_table`), the scalars' tags in short (`scalar_tags`), groups of runs with bands (`groups`), two sets of runs
+compared (`compare`), derived metrics (`definitions`), a tag against another as its x axis (`x_axis`), runs' metadata
+(`run_metadata`) and saved views (`views`). Each module is imported when the first request for one of its routes
+comes (`trainboard.http.lazy`): its handlers are named here, not imported."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ def routes() -> list[BaseRoute]:
         PolicyRoute("/data/trainboard/capabilities", _later("capabilities", "capabilities"), READ),
         PolicyRoute("/data/trainboard/runs", _later("runs", "runs"), READ),
         PolicyRoute("/data/trainboard/runs_table", _later("runs_table", "runs_table"), READ),
+        PolicyRoute("/data/trainboard/scalar_tags", _later("scalar_tags", "scalar_tags"), READ),
         PolicyRoute(
             "/data/trainboard/groups/scalars", _later("groups", "group_scalars"), READ, methods=["GET", "POST"]
         ),
