@@ -102,6 +102,7 @@ const viewToggle = h("button", {
   class: "runs-view",
   onclick: () => update({ runsTable: !state.runsTable }),
 });
+/** Select all / None: of the runs the filter keeps, beside either picker. */
 const namesTools = h(
   "span",
   { class: "names-tools" },
@@ -191,7 +192,6 @@ export function render(): void {
   element.classList.toggle("wide", tableShown);
   viewToggle.textContent = tableShown ? "Names" : "Table";
   viewToggle.title = tableShown ? "Show the runs' names only" : "Show the runs table: hparams, metrics, notes";
-  namesTools.hidden = tableShown;
   count.hidden = tableShown;
   list.hidden = tableShown;
   table.element.hidden = !tableShown;

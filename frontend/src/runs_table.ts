@@ -14,6 +14,7 @@ import { colorOf, pick } from "./colors";
 import { formatCount, formatDate, formatNumber, h } from "./dom";
 import { PICK_RUN, highlightRun } from "./highlight";
 import * as place from "./place";
+import * as runQuery from "./run_query";
 import { state, subscribe, update } from "./state";
 import {
   changeMetadata,
@@ -177,11 +178,14 @@ function pickColumns(order: string[]): void {
   }
 }
 
-/** The filter box's text as a filter of the language (a regex on names becomes `name ~ "…"`). */
+/** The filter box's last text the server may be asked, as a filter of the language (a regex on names becomes
+ * `name ~ "…"`): while a text is judged, or when it is wrong, the rows of the last good one stay. */
+let lastFilter = "";
 function filterText(): string {
+  if (!runQuery.accepted()) return lastFilter;
   const text = state.runFilter.trim();
-  if (!text) return "";
-  return state.runRegex ? `name ~ ${quoted(text)}` : text;
+  lastFilter = !text ? "" : state.runRegex ? `name ~ ${quoted(text)}` : text;
+  return lastFilter;
 }
 
 subscribe((_, changed) => {

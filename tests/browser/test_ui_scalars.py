@@ -87,6 +87,7 @@ def wait_drawn(page: Page, tag: str, runs: int) -> Locator:
 def hover_step(page: Page, chart: Locator, step: float, low: float, high: float) -> list[dict[str, str]]:
     """Moves the mouse over `step` of a chart whose x-axis spans [low, high]; the tooltip's rows, top to bottom."""
     over = chart.locator(".u-over")
+    over.scroll_into_view_if_needed()  # the cards above may have grown as they drew
     box = over.bounding_box()
     assert box is not None
     page.mouse.move(box["x"] + (step - low) / (high - low) * box["width"], box["y"] + box["height"] / 2)
@@ -181,14 +182,16 @@ def test_charts_are_grouped_by_prefix_and_filtered_by_regex(server: Server, brow
         # The link's runFilter is no filter: the box opened in regex mode.
         assert page.locator("#run-regex").get_attribute("aria-pressed") == "true"
         page.fill("#run-filter", "seed_0$")
-        runs = page.locator("#run-list .run").evaluate_all("rows => rows.map(r => r.dataset.run)")
-        assert runs == ["lr_0.01/seed_0", "lr_0.1/seed_0"]
+        page.wait_for_function(
+            """() => JSON.stringify([...document.querySelectorAll('#runs-table .tbody .trow')].map(r => r.dataset.run)
+                .sort()) === '["lr_0.01/seed_0","lr_0.1/seed_0"]'"""
+        )
         assert "runFilter=seed_0%24" in page.url
 
 
 def test_select_all_matching_and_keyboard_selection(server: Server, browser: Browser) -> None:
     with ui_page(browser, "scalars-run-selector") as page:
-        page.goto(f"{server.url}/")
+        page.goto(f"{server.url}/#runsTable=0")  # the names list: its keyboard
         page.locator("#run-list .run").first.wait_for()
         total = len(loopback.get(f"{server.url}/data/runs").json())
         page.click("#run-regex")
@@ -318,10 +321,13 @@ def test_state_survives_a_reload_and_the_theme_switches(server: Server, browser:
 def test_names_are_shown_as_text(server: Server, browser: Browser) -> None:
     with ui_page(browser, "scalars-hostile") as page:
         page.goto(f"{server.url}/#runFilter=img")
-        row = page.locator("#run-list .run").first
-        assert row.inner_text().strip() == HOSTILE_RUN
+        row = page.locator("#runs-table .tbody .trow").first
+        assert row.locator(".shown-name").inner_text() == HOSTILE_RUN
         wait_drawn(page, "train/loss", 1)
-        assert page.locator("#run-list img, main img").count() == 0
+        assert page.locator(".runs img, main img").count() == 0
+        page.click("#runs-view")  # the names list
+        assert page.locator("#run-list .run").first.inner_text().strip() == HOSTILE_RUN
+        assert page.locator(".runs img, main img").count() == 0
         assert page.title() == "trainboard"
 
 
