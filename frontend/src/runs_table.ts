@@ -132,6 +132,8 @@ export function connect(chosen: Selection): void {
 /** Whether the table has asked the server for its columns: the first time it is shown, not before (a page that
  * never shows it asks nothing, and a signed-out one is refused nothing). */
 let started = false;
+/** Whether the columns, the metadata and the page's right to write are known: rows are drawn only then. */
+let ready = false;
 
 async function start(): Promise<void> {
   // The table says the server's problem when it asks for rows.
@@ -142,6 +144,7 @@ async function start(): Promise<void> {
   sortable = new Set(given.filter((column) => metadataColumns.includes(column)));
   available = given.filter((column) => !metadataColumns.includes(column) && !SHOWN_IN_PLACE.includes(column));
   await refreshMetadata();
+  ready = true;
   refresh();
 }
 
@@ -273,6 +276,7 @@ export function render(scrolled = false): void {
     void start();
     return;
   }
+  if (!ready) return;
   const shown = columns();
   const key = JSON.stringify([filterText(), shown, state.sort]);
   if (key !== questionKey) {
