@@ -244,6 +244,31 @@ def test_notes_labels_and_stars_are_edited_and_kept_by_the_server(server: Server
     ).raise_for_status()
 
 
+def test_a_rows_colour_is_a_swatch_that_opens_the_one_colour_picker(server: Server, browser: Browser) -> None:
+    """No row holds a colour input (each made a row several times dearer to build): its swatch opens the page's one
+    picker, and the colour chosen is the run's, kept by the server."""
+    with ui_page(browser, "runs-table-colour") as page:
+        open_table(page, server)
+        wait_for_rows(page, sorted(RUNS))
+        assert page.locator("#runs-table input[type=color]").count() == 0
+        page.locator(f'{TABLE}[data-run="run2"] button.run-swatch').click()
+        page.locator("#run-color-picker").fill("#123456")
+        page.wait_for_function(
+            "() => getComputedStyle(document.querySelector('#runs-table .trow[data-run=\"run2\"] .run-swatch'))"
+            ".backgroundColor === 'rgb(18, 52, 86)'"
+        )
+        # Only that run's colour changed.
+        assert (
+            page.locator(f'{TABLE}[data-run="run3"] .run-swatch').evaluate(
+                "swatch => getComputedStyle(swatch).backgroundColor"
+            )
+            != "rgb(18, 52, 86)"
+        )
+    kept = loopback.get(f"{server.url}/data/trainboard/run_metadata").json()["runs"]
+    assert kept["run2"]["color"] == "#123456"
+    loopback.post(f"{server.url}/data/trainboard/run_metadata", json={"runs": ["run2"], "color": ""}).raise_for_status()
+
+
 def test_columns_are_picked_reordered_and_kept_per_experiment(server: Server, browser: Browser) -> None:
     with ui_page(browser, "runs-table-columns") as page:
         open_table(page, server)
