@@ -8,7 +8,7 @@
 // (not on a pinned view or without the write role: a reader sees no editing control); the selection takes bulk labels,
 // stars and hiding. "Differences" shows the selected runs side by side on the columns whose values differ. A run
 // picked on a chart (a click on its line) is scrolled to and marked. A row's colour is a plain swatch: the one colour
-// picker opens on its click (an `<input type=color>` per row made each row several times dearer to build).
+// picker opens on its click (an `<input type=color>` per row made each row about twice as dear to build).
 
 import { colorOf, pick } from "./colors";
 import { formatCount, formatDate, formatNumber, h } from "./dom";
@@ -236,8 +236,8 @@ async function showPicked(run: string): Promise<void> {
   const key = questionKey;
   let index = [...rows].find(([, row]) => row[0] === run)?.[0];
   if (index === undefined && total > 0) {
-    const every = await tablePage(filterText(), ["status"], state.sort, 0, total);
-    if (key !== questionKey) return;
+    const every = await tablePage(filterText(), ["status"], state.sort, 0, total).catch(() => null);
+    if (every === null || key !== questionKey) return; // the server away: the pick is marked when its row shows
     const found = every.rows.findIndex((row) => row[0] === run);
     if (found >= 0) index = found;
   }
