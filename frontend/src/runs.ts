@@ -215,7 +215,9 @@ export function render(): void {
   count.textContent = `${formatCount(selected)} of ${formatCount(allRuns.length)} runs shown (${formatCount(rows.length)} matching)`;
   spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
   const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((list.scrollTop + (list.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN);
+  const inView = Math.ceil((list.scrollTop + (list.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN;
+  // Behind the table the names list draws no row: they are drawn when it is shown.
+  const last = tableShown ? first : Math.min(rows.length, inView);
   const items: HTMLElement[] = [];
   for (let index = first; index < last; index++) {
     const run = rows[index]!;
