@@ -5,9 +5,9 @@
 // (a pin, or a read role on a team server) the button is hidden.
 
 import "./derived.css";
-import { ApiError, experiments, getJson, me } from "./api";
+import { ApiError, getJson } from "./api";
 import { h } from "./dom";
-import * as place from "./place";
+import { writable } from "./write_access";
 
 export interface Definition {
   name: string;
@@ -96,21 +96,6 @@ form.addEventListener("submit", (event) => {
 expressionInput.addEventListener("input", () => showProblem(null));
 
 void writable().then((can) => (button.hidden = !can));
-
-/** Whether this page may define: not a pin, and not a read role on a team server (nor signed out of one). */
-async function writable(): Promise<boolean> {
-  if (place.pin !== null) return false;
-  try {
-    const who = await me();
-    if (!who.auth) return true;
-    if (who.user === null) return false;
-    const found = await experiments();
-    const entry = found.find((one) => (place.experiment === null ? one.default : one.id === place.experiment));
-    return entry?.role !== "read";
-  } catch {
-    return true; // no experiment list: a single logdir, which anyone may define on
-  }
-}
 
 async function open(): Promise<void> {
   if (!dialog.isConnected) document.body.append(dialog);

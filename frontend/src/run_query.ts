@@ -56,6 +56,15 @@ export function matcher(): Matcher {
   return lastGood;
 }
 
+/** Whether the box's text may be asked of the server as the runs table's filter: none, a regex that compiles, or a
+ * filter the server answered as one (not a text it is still asked about, nor one it refused). */
+export function accepted(): boolean {
+  const current = mode();
+  if (current === "all") return true;
+  if (current === "regex") return regex(state.runFilter) !== null;
+  return answered.text === state.runFilter && answered.kept !== null;
+}
+
 export interface Description {
   mode: Mode;
   /** The mode in words, "…" while the server is asked. */

@@ -111,6 +111,7 @@ const viewToggle = h("button", {
   class: "runs-view",
   onclick: () => update({ runsTable: !state.runsTable }),
 });
+/** Select all / None: of the runs the filter keeps, beside either picker. */
 const namesTools = h(
   "span",
   { class: "names-tools" },
@@ -200,7 +201,6 @@ export function render(): void {
   element.classList.toggle("wide", tableShown);
   viewToggle.textContent = tableShown ? "Names" : "Table";
   viewToggle.title = tableShown ? "Show the runs' names only" : "Show the runs table: hparams, metrics, notes";
-  namesTools.hidden = tableShown;
   count.hidden = tableShown;
   list.hidden = tableShown;
   table.element.hidden = !tableShown;
@@ -224,7 +224,9 @@ export function render(): void {
   count.textContent = `${formatCount(selected)} of ${formatCount(allRuns.length)} runs shown (${formatCount(rows.length)} matching)`;
   spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
   const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((list.scrollTop + (list.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN);
+  const inView = Math.ceil((list.scrollTop + (list.clientHeight || 600)) / ROW_HEIGHT) + OVERSCAN;
+  // Behind the table the names list draws no row: they are drawn when it is shown.
+  const last = tableShown ? first : Math.min(rows.length, inView);
   const items: HTMLElement[] = [];
   for (let index = first; index < last; index++) {
     const run = rows[index]!;

@@ -5,13 +5,16 @@
 // cost what thirty do. A header's click sorts; the columns are picked, hidden and reordered in "Columns" (kept per
 // experiment). Rows are selected by checkbox (shift for a range) or "Only"; hovering a row highlights its run's lines
 // in every chart, and hovering a line marks its row. Notes, labels, star, colour and display name are edited here
-// (not on a pinned view or without the write role); the selection takes bulk labels, stars and hiding. "Differences"
-// shows the selected runs side by side on the columns whose values differ.
+// (not on a pinned view or without the write role: a reader sees no editing control); the selection takes bulk labels,
+// stars and hiding. "Differences" shows the selected runs side by side on the columns whose values differ. A run
+// picked on a chart (a click on its line) is scrolled to and marked. A row's colour is a plain swatch: the one colour
+// picker opens on its click (an `<input type=color>` per row made each row about twice as dear to build).
 
 import { colorOf, pick } from "./colors";
 import { formatCount, formatDate, formatNumber, h } from "./dom";
-import { highlightRun } from "./highlight";
+import { PICK_RUN, highlightRun } from "./highlight";
 import * as place from "./place";
+import * as runQuery from "./run_query";
 import { state, subscribe, update } from "./state";
 import {
   changeMetadata,
@@ -22,6 +25,7 @@ import {
   type RunMetadata,
 } from "./table_data";
 import { differences, namesFilters, nextSort, quoted } from "./table_terms";
+import { writable } from "./write_access";
 
 /** What the table asks of the run selector: which runs are selected, and a new selection. */
 export interface Selection {
@@ -55,8 +59,10 @@ const pending = new Set<number>();
 let anchor: number | null = null;
 /** The run whose line is hovered in a chart. */
 let lineRun: string | null = null;
-/** Writes refused (a pinned view, the read role): editing is hidden. */
-let readOnly = place.pin !== null;
+/** Writes refused (a pinned view, the read role; or not known yet: no row is drawn before it is): editing is hidden. */
+let readOnly = true;
+/** The run last picked on a chart. */
+let picked: string | null = null;
 let shownColumns: string[] = [];
 /** The row elements drawn, by index. */
 let drawnRows = new Map<number, HTMLElement>();
@@ -91,6 +97,15 @@ const bulk = h(
   h("button", { type: "button", id: "show-differences", onclick: () => void showDifferences() }, "Differences"),
 );
 const picker = h("div", { class: "column-picker", id: "column-picker", hidden: true });
+/** The one colour picker, placed over the swatch clicked and opened there; `colorRun` is that swatch's run. */
+const colorPicker = h("input", {
+  type: "color",
+  id: "run-color-picker",
+  class: "color-picker",
+  tabindex: -1,
+  "aria-label": "Colour of the run",
+});
+let colorRun: string | null = null;
 const differencesPanel = h("div", { class: "differences", id: "differences", hidden: true, role: "region" });
 
 export const element = h(
@@ -107,6 +122,7 @@ export const element = h(
   problem,
   differencesPanel,
   grid,
+  colorPicker,
 );
 
 /** Starts the table: `chosen` is the run selector's selection. */
@@ -121,25 +137,26 @@ export function connect(chosen: Selection): void {
 /** Whether the table has asked the server for its columns: the first time it is shown, not before (a page that
  * never shows it asks nothing, and a signed-out one is refused nothing). */
 let started = false;
+/** Whether the columns, the metadata and the page's right to write are known: rows are drawn only then. */
+let ready = false;
 
 async function start(): Promise<void> {
-  // Columns already picked (the URL, or kept) are asked for at once, beside the defaults and the metadata.
+  // Columns already picked (the URL, or kept) are asked for at once, beside the defaults, the metadata and the right
+  // to write; rows are drawn only once all of those are known.
   if (state.columns.length) refresh();
   const known = refreshMetadata();
-  let given: string[] = [];
-  try {
-    given = await defaultColumns();
-  } catch {
-    // The table says the server's problem when it asks for rows.
-  }
+  // The table says the server's problem when it asks for rows.
+  const [given, can] = await Promise.all([defaultColumns().catch((): string[] => []), writable()]);
+  readOnly = !can;
   // A server that has the run-metadata columns lists them among its default ones: then it sorts on them.
   const metadataColumns: readonly string[] = METADATA_COLUMNS;
   sortable = new Set(given.filter((column) => metadataColumns.includes(column)));
   available = given.filter((column) => !metadataColumns.includes(column) && !SHOWN_IN_PLACE.includes(column));
   await known;
-  // The rows drawn meanwhile are drawn again with the metadata (a page is asked only if the columns changed).
-  render();
+  ready = true;
+  // The rows of a page already asked for (columns picked) are drawn now, under a header that knows what sorts.
   renderHeader();
+  render();
 }
 
 async function refreshMetadata(): Promise<void> {
@@ -175,11 +192,14 @@ function pickColumns(order: string[]): void {
   }
 }
 
-/** The filter box's text as a filter of the language (a regex on names becomes `name ~ "…"`). */
+/** The filter box's last text the server may be asked, as a filter of the language (a regex on names becomes
+ * `name ~ "…"`): while a text is judged, or when it is wrong, the rows of the last good one stay. */
+let lastFilter = "";
 function filterText(): string {
+  if (!runQuery.accepted()) return lastFilter;
   const text = state.runFilter.trim();
-  if (!text) return "";
-  return state.runRegex ? `name ~ ${quoted(text)}` : text;
+  lastFilter = !text ? "" : state.runRegex ? `name ~ ${quoted(text)}` : text;
+  return lastFilter;
 }
 
 subscribe((_, changed) => {
@@ -217,6 +237,46 @@ body.addEventListener("mouseover", (event) => {
   highlightRun(row?.dataset.run ?? null);
 });
 body.addEventListener("mouseleave", () => highlightRun(null));
+document.addEventListener(PICK_RUN, (event) => void showPicked((event as CustomEvent<string>).detail));
+
+/** Marks `run`'s row and scrolls it into the middle of the table's view (its place asked of the server when its
+ * page is not fetched: the table's order is the server's). */
+async function showPicked(run: string): Promise<void> {
+  if (!state.runsTable || !started) return;
+  picked = run;
+  const key = questionKey;
+  let index = [...rows].find(([, row]) => row[0] === run)?.[0];
+  if (index === undefined && total > 0) {
+    const every = await tablePage(filterText(), ["status"], state.sort, 0, total).catch(() => null);
+    if (every === null || key !== questionKey) return; // the server away: the pick is marked when its row shows
+    const found = every.rows.findIndex((row) => row[0] === run);
+    if (found >= 0) index = found;
+  }
+  if (index !== undefined) body.scrollTop = Math.max(0, index * ROW_HEIGHT - (body.clientHeight - ROW_HEIGHT) / 2);
+  render();
+  body.querySelector<HTMLElement>(".trow.picked button.only")?.focus({ preventScroll: true });
+}
+
+colorPicker.addEventListener("change", () => {
+  if (colorRun === null) return;
+  pick(colorRun, colorPicker.value);
+  window.dispatchEvent(new Event("trainboard:colors"));
+  void change([colorRun], { color: colorPicker.value });
+});
+
+/** Opens the colour picker over `swatch`, for `run`. */
+function chooseColor(run: string, swatch: HTMLElement): void {
+  colorRun = run;
+  colorPicker.value = colorOf(run);
+  const box = swatch.getBoundingClientRect();
+  colorPicker.style.left = `${box.left}px`;
+  colorPicker.style.top = `${box.bottom}px`;
+  try {
+    colorPicker.showPicker();
+  } catch {
+    colorPicker.click(); // a browser without showPicker for colours
+  }
+}
 
 /** Draws the rows in view, fetching the pages they are on. `scrolled`: only the rows in view changed, so the rows
  * drawn before are kept and only those new in view are built. */
@@ -227,6 +287,8 @@ export function render(scrolled = false): void {
     void start();
     return;
   }
+  // Before the defaults are known, only columns already picked can be asked for; no row is drawn before it is ready.
+  if (!ready && !state.columns.length) return;
   const shown = columns();
   const key = JSON.stringify([filterText(), shown, state.sort]);
   if (key !== questionKey) {
@@ -240,6 +302,7 @@ export function render(scrolled = false): void {
     void fetchPage(0, key);
     return;
   }
+  if (!ready) return;
   const [first, last] = visibleRange();
   drawnRange = [first, last].join();
   clearTimeout(askTimer);
@@ -353,31 +416,25 @@ function rowElement(index: number, row: unknown[]): HTMLElement {
   const checked = selection!.isSelected(run);
   const box = h("input", { type: "checkbox", checked, "aria-label": `Select ${run}`, class: "select" });
   box.addEventListener("click", (event) => void select(index, run, box.checked, event.shiftKey));
-  const color = h("input", {
-    type: "color",
-    value: colorOf(run),
-    "aria-label": `Colour of ${run}`,
-    class: "color",
-    disabled: readOnly,
-  });
-  color.addEventListener("change", () => {
-    pick(run, color.value);
-    window.dispatchEvent(new Event("trainboard:colors"));
-    void change([run], { color: color.value });
-  });
+  const swatch = { class: "run-swatch", style: `background:${colorOf(run)}` };
+  const color = readOnly
+    ? h("span", { ...swatch, role: "img", "aria-label": `Colour of ${run}` })
+    : h("button", { ...swatch, type: "button", "aria-label": `Colour of ${run}`, title: "Change the colour" });
+  if (!readOnly) color.addEventListener("click", () => chooseColor(run, color));
   const starred = entry?.starred ?? false;
-  const star = h(
-    "button",
-    {
-      type: "button",
-      class: `star${starred ? " on" : ""}`,
-      "aria-pressed": String(starred),
-      "aria-label": `Star ${run}`,
-      disabled: readOnly,
-    },
-    starred ? "★" : "☆",
-  );
-  star.addEventListener("click", () => void change([run], { starred: !starred }));
+  const star = readOnly
+    ? h("span", { class: `star${starred ? " on" : ""}`, title: starred ? "Starred" : "" }, starred ? "★" : "")
+    : h(
+        "button",
+        {
+          type: "button",
+          class: `star${starred ? " on" : ""}`,
+          "aria-pressed": String(starred),
+          "aria-label": `Star ${run}`,
+        },
+        starred ? "★" : "☆",
+      );
+  if (!readOnly) star.addEventListener("click", () => void change([run], { starred: !starred }));
   const only = h(
     "button",
     { type: "button", class: "only", title: `Show only ${run}`, onclick: () => selection!.set(new Set([run])) },
@@ -413,7 +470,9 @@ function rowElement(index: number, row: unknown[]): HTMLElement {
   return h(
     "div",
     {
-      class: ["trow", checked ? "selected" : "", run === lineRun ? "line-hovered" : ""].join(" ").trim(),
+      class: ["trow", checked ? "selected" : "", run === lineRun ? "line-hovered" : "", run === picked ? "picked" : ""]
+        .join(" ")
+        .trim(),
       role: "row",
       "aria-selected": String(checked),
       "data-run": run,

@@ -49,7 +49,7 @@ export interface State {
    * legend the user switched (on where it is off by default, off where it is on). */
   logYCards: string[];
   legendCards: string[];
-  /** The run selector shows the runs table (else the runs' names), its columns (terms of the run filter language;
+  /** The run selector shows the runs table (the default; else the runs' names), its columns (terms of the run filter language;
    * empty: the default ones) and its sort (`-max(val/acc)`: a column, `-` for descending; "": the server's order). */
   runsTable: boolean;
   columns: string[];
@@ -84,7 +84,7 @@ export const DEFAULTS: State = {
   tooltipSort: "nearest",
   logYCards: [],
   legendCards: [],
-  runsTable: false,
+  runsTable: true,
   columns: [],
   sort: "",
 };

@@ -1,12 +1,12 @@
 // Saved views: the page's state (the URL's fragment: dashboard, filter, selection, table columns and sort, groups, pins,
 // smoothing, x axis, ...) kept in the store under a name (`/data/trainboard/views`), listed here, opened by a link
-// (`#view=<id or name>`), renamed and deleted. Saving, renaming and deleting are hidden on a pinned view, and once the
-// server refused a write (the read role).
+// (`#view=<id or name>`), renamed and deleted. Saving, renaming and deleting are hidden where the page may not write
+// (a pinned view, the read role on a team server: write_access), and once the server refused a write.
 
 import { ApiError, getJson, postJson } from "./api";
 import { formatDate, h } from "./dom";
-import * as place from "./place";
 import { commitUrl } from "./state";
+import { writable } from "./write_access";
 
 interface ViewEntry {
   id: string;
@@ -21,7 +21,10 @@ interface SavedState {
 }
 
 const ROUTE = "data/trainboard/views";
-let readOnly = place.pin !== null;
+/** The server refused a write: writing is hidden from then on. */
+let refused = false;
+/** Until the server says whether this page may write, writing is hidden. */
+let readOnly = true;
 
 const nameInput = h("input", {
   type: "text",
@@ -33,7 +36,7 @@ const nameInput = h("input", {
 const saveButton = h("button", { type: "button", id: "save-view", onclick: () => void save() }, "Save view");
 const list = h("ul", { class: "view-list", id: "view-list" });
 const problem = h("div", { class: "error", id: "view-problem", role: "alert" });
-const saving = h("div", { class: "run-tools" }, nameInput, saveButton);
+const saving = h("div", { class: "run-tools", hidden: true }, nameInput, saveButton);
 
 export const element = h(
   "details",
@@ -78,6 +81,7 @@ window.addEventListener("hashchange", (event) => {
 
 async function refresh(): Promise<void> {
   let views: ViewEntry[];
+  readOnly = refused || !(await writable());
   try {
     views = (await getJson<{ views: ViewEntry[] }>(ROUTE)).views;
   } catch (error) {
@@ -118,7 +122,7 @@ async function write(action: () => Promise<unknown>): Promise<boolean> {
     problem.textContent = "";
     return true;
   } catch (error) {
-    if (error instanceof ApiError && [401, 403, 405].includes(error.status)) readOnly = true;
+    if (error instanceof ApiError && [401, 403, 405].includes(error.status)) refused = true;
     problem.textContent = (error as Error).message;
     return false;
   } finally {

@@ -5,6 +5,7 @@ screenshots (test-artifacts/ui/groups-*.png)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Literal
 
@@ -47,8 +48,12 @@ def test_the_filter_box_takes_the_language_and_regexes(server: Server, browser: 
         page.wait_for_function("() => document.querySelector('#run-count').textContent.startsWith('4 ')")
         assert page.locator("#run-filter-mode").inner_text() == "Filter on hparams & metrics"
         assert shown_runs(page) == "4 of 25 runs shown (4 matching)"
-        names = page.locator("#run-list .run").evaluate_all("rows => rows.map(row => row.dataset.run)")
-        assert names == [f"sgd/lr0.001_seed{seed}" for seed in range(4)]
+        # The runs table (the server's filter) keeps the same runs as the charts.
+        page.wait_for_function(
+            """names => JSON.stringify([...document.querySelectorAll('#runs-table .tbody .trow')]
+                .sort((a, b) => a.dataset.index - b.dataset.index).map(row => row.dataset.run)) === names""",
+            arg=json.dumps([f"sgd/lr0.001_seed{seed}" for seed in range(4)], separators=(",", ":")),
+        )
         every = loopback.get(f"{server.url}/data/trainboard/runs").json()["runs"]
         threshold = sorted(run["metrics"]["val/acc"] for run in every if "val/acc" in run["metrics"])[10]
         quoted = {"filter": f"`val/acc` < {threshold!r}"}
@@ -96,7 +101,7 @@ def test_the_placeholders_are_not_cut(server: Server, browser: Browser, width: i
     with ui_page(browser, f"groups-placeholder-{width}") as page:
         page.set_viewport_size({"width": width, "height": 800})
         page.goto(f"{server.url}/")
-        page.locator("#run-list .run").first.wait_for()
+        page.locator("#runs-table .tbody .trow").first.wait_for()
         for _ in range(2):  # the filter language's, then the regex mode's
             room, needed, placeholder = page.locator("#run-filter").evaluate(
                 """input => {

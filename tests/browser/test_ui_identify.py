@@ -33,6 +33,11 @@ SPIKE_LOW, SPIKE_HIGH = 0.3, 4.0
 # A tag the first run logged once, at this step.
 SINGLE, SINGLE_STEP = "single", 4998
 GROUP_TAGS = ("group/a", "group/b", "group/c", "group/d")
+# The run pickers: the runs table (the default) and the names list; each one's rows, its box and the URL that shows it.
+PICKERS = {
+    "table": ("#runs-table .trow", "#runs-table-body", ""),
+    "names": ("#run-list .run", "#run-list", "runsTable=0&"),
+}
 
 
 def spike_loss(step: int) -> float:
@@ -146,16 +151,20 @@ def test_the_nearest_line_comes_first_and_is_highlighted(server: Server, browser
         assert tooltip_runs(page)[:2] == [RUNS[59], RUNS[58]]
 
 
-def test_a_run_hovered_in_the_run_list_is_highlighted_in_every_chart(server: Server, browser: Browser) -> None:
-    with ui_page(browser, "identify-run-list") as page:
-        page.goto(f"{server.url}/#tagFilter=^({LOSS}|{RAMP})$")
+@pytest.mark.parametrize("picker", PICKERS)
+def test_a_run_hovered_in_the_run_list_is_highlighted_in_every_chart(
+    server: Server, browser: Browser, picker: str
+) -> None:
+    rows, _, shown = PICKERS[picker]
+    with ui_page(browser, f"identify-run-list-{picker}") as page:
+        page.goto(f"{server.url}/#{shown}tagFilter=^({LOSS}|{RAMP})$")
         drawn_chart(page, RAMP, 1)
         drawn_chart(page, LOSS, 60)
-        page.locator(f"#run-list .run[data-run='{RUNS[0]}']").hover()
+        page.locator(f"{rows}[data-run='{RUNS[0]}']").hover()
         page.wait_for_function(
             "run => [...document.querySelectorAll('.chart')].every(c => c.dataset.highlight === run)", arg=RUNS[0]
         )
-        page.locator(f"#run-list .run[data-run='{RUNS[3]}']").hover()
+        page.locator(f"{rows}[data-run='{RUNS[3]}']").hover()
         # Only the charts that draw the run say so.
         page.wait_for_function(
             "run => document.querySelector(\"article[data-tag='loss'] .chart\").dataset.highlight === run"
@@ -177,7 +186,7 @@ def test_a_run_hovered_in_the_run_list_dims_the_others_and_reaches_charts_scroll
         drawn_chart(page, LOSS, 60)
         first = page.locator(f"article.card[data-tag='{GROUP_TAGS[0]}'] .chart")
         first.scroll_into_view_if_needed()
-        page.locator(f"#run-list .run[data-run='{RUNS[0]}']").hover()
+        page.locator(f"#runs-table .trow[data-run='{RUNS[0]}']").hover()
         page.wait_for_function(
             "([tag, run]) => document.querySelector(`article.card[data-tag='${tag}'] .chart`).dataset.highlight"
             " === run",
@@ -202,20 +211,25 @@ def test_a_run_hovered_in_the_run_list_dims_the_others_and_reaches_charts_scroll
         )
 
 
-def test_a_click_on_a_line_picks_its_run(server: Server, browser: Browser) -> None:
+@pytest.mark.parametrize("picker", PICKERS)
+def test_a_click_on_a_line_picks_its_run(server: Server, browser: Browser, picker: str) -> None:
     picked = RUNS[52]
-    with ui_page(browser, "identify-click") as page:
-        page.goto(f"{server.url}/#tagFilter=^{LOSS}$")
+    rows, box, shown = PICKERS[picker]
+    with ui_page(browser, f"identify-click-{picker}") as page:
+        page.goto(f"{server.url}/#{shown}tagFilter=^{LOSS}$")
         chart = drawn_chart(page, LOSS, 60)
         page.mouse.click(*point_of(chart, 0.4, 52.0))
-        row = page.locator("#run-list .run.picked")
+        row = page.locator(f"{rows}.picked")
         row.wait_for()
         assert row.get_attribute("data-run") == picked
-        # Scrolled into the list's view, with "Only" one click away.
-        assert box_of(row).inside(box_of(page.locator("#run-list")))
+        # Scrolled into the list's view (the table's rows are as wide as its columns), with "Only" one click away.
+        found, seen = box_of(row), box_of(page.locator(box))
+        assert seen.top <= found.top and found.bottom <= seen.bottom, (found, seen)
         row.locator("button.only").click()
         page.wait_for_function("() => document.querySelector(\"article[data-tag='loss']\").dataset.runs === '1'")
         assert page.locator("#run-count").inner_text().startswith("1 of 60")
+        if picker == "table":
+            assert page.locator("#runs-table-count").inner_text() == "60 runs, 1 selected"
 
 
 def test_box_zoom_refits_y_to_the_zoomed_data(server: Server, browser: Browser) -> None:
@@ -272,10 +286,17 @@ def test_the_runs_a_filter_shows_have_distinct_colours(server: Server, browser: 
         # Twelve of the 60 runs, of which run00 and run48 (and run10 and run58) had one colour, told apart by a dash.
         page.goto(f"{server.url}/#tagFilter=^{LOSS}$&runRegex=1&runFilter={quote('[08]$')}")
         drawn_chart(page, LOSS, 12)
+        page.wait_for_function("() => document.querySelectorAll('#runs-table .run-swatch').length === 12")
+        swatches = page.locator("#runs-table .run-swatch").evaluate_all(
+            "swatches => swatches.map(swatch => swatch.style.background)"
+        )
+        assert len(set(swatches)) == 12, swatches
+        # The names list: the same colours, solid (no dash: the colours tell them apart).
+        page.click("#runs-view")
         colours = page.locator("#run-list input.color").evaluate_all("inputs => inputs.map(input => input.value)")
         assert len(colours) == 12
         assert len(set(colours)) == 12, colours
-        assert page.locator("#run-list svg.dash").count() == 0  # solid: the colours tell them apart
+        assert page.locator("#run-list svg.dash").count() == 0
 
 
 def test_a_cards_log_y_and_legend_are_kept_in_the_url(server: Server, browser: Browser) -> None:
@@ -349,6 +370,9 @@ def test_card_sizes_and_a_grid_that_fills_the_width(server: Server, browser: Bro
             )
             return sum(1 for top in tops if top == tops[0])
 
+        # The grid's columns beside the names list (280 px): the runs table's 560 px leave room for one large card.
+        page.click("#runs-view")
+        page.wait_for_selector("#run-list", state="visible")
         page.select_option("#card-size", "small")
         page.wait_for_function("() => document.querySelector('[data-card-size=\"small\"]')")
         small = columns()

@@ -1,6 +1,7 @@
-"""The run selector of trainboard's own web UI with 1,200 runs (written by tensorboardX): a virtual list that holds
-only the rows in view, a regex filter, select all matching, the charts following the selection, and colours: distinct
-for the first 24 runs, then dashed, a picked one kept after a reload."""
+"""The run selector of trainboard's own web UI with 1,200 runs (written by tensorboardX): the runs table (the default)
+and the names list, each a virtual list that holds only the rows in view, a regex filter, select all matching, the
+charts following the selection, and colours: distinct for the first 24 runs, then dashed, a picked one kept after a
+reload."""
 
 from __future__ import annotations
 
@@ -30,9 +31,37 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield server
 
 
-def test_thousands_of_runs(server: Server, browser: Browser) -> None:
-    with ui_page(browser, "runs-1200") as page:
+def test_thousands_of_runs_in_the_table(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "runs-1200-table") as page:
         page.goto(f"{server.url}/")
+        count = page.locator("#runs-table-count")
+        page.wait_for_function(f"() => document.querySelector('#runs-table-count').textContent.startsWith('{RUNS:,} ')")
+        assert count.inner_text() == f"{RUNS:,} runs, {DEFAULT_SHOWN} selected"
+        rows = page.locator("#runs-table .tbody .trow")
+        assert 10 < rows.count() < 100  # only the rows in view (and a few around) exist
+        assert page.locator("#run-list").is_hidden()
+        page.wait_for_function(f"() => document.querySelector('article.card')?.dataset.runs === '{DEFAULT_SHOWN}'")
+
+        # The last run is reached by scrolling: its page is fetched and drawn.
+        page.locator("#runs-table-body").evaluate("body => body.scrollTop = body.scrollHeight")
+        page.locator(f'#runs-table .trow[data-run="run{RUNS - 1:04d}"]').wait_for()
+
+        page.click("#run-regex")  # a regular expression on run names
+        page.fill("#run-filter", "^run11")
+        page.wait_for_function("() => document.querySelector('#runs-table-count').textContent.startsWith('100 runs')")
+        page.click("#select-matching")
+        page.wait_for_function(
+            "() => document.querySelector('#runs-table-count').textContent.endsWith(' 200 selected')"
+        )
+        page.wait_for_function("() => document.querySelector('article.card')?.dataset.runs === '100'")
+        page.fill("#run-filter", "")
+        page.wait_for_function("() => document.querySelector('article.card')?.dataset.runs === '200'")
+        assert count.inner_text() == f"{RUNS:,} runs, 200 selected"
+
+
+def test_thousands_of_runs_in_the_names_list(server: Server, browser: Browser) -> None:
+    with ui_page(browser, "runs-1200") as page:
+        page.goto(f"{server.url}/#runsTable=0")
         count = page.locator("#run-count")
         page.wait_for_function(f"() => document.querySelector('#run-count').textContent.includes('of {RUNS:,}')")
         assert count.inner_text() == f"{DEFAULT_SHOWN} of {RUNS:,} runs shown ({RUNS:,} matching)"
@@ -58,7 +87,7 @@ def test_thousands_of_runs(server: Server, browser: Browser) -> None:
 
 def test_runs_keep_distinct_colours_then_dashes_and_a_picked_colour(server: Server, browser: Browser) -> None:
     with ui_page(browser, "runs-colours") as page:
-        page.goto(f"{server.url}/")
+        page.goto(f"{server.url}/#runsTable=0")
         page.locator("#run-list .run").first.wait_for()
         rows = page.locator("#run-list .run").evaluate_all(
             """rows => rows.slice(0, 30).map(row => ({

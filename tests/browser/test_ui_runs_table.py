@@ -72,7 +72,8 @@ def _json(runs: list[str]) -> str:
 
 
 def open_table(page: Page, server: Server, fragment: str = "") -> None:
-    page.goto(f"{server.url}/#runsTable=1&col=lr&col=optimizer&col=last(val/acc){fragment}")
+    """The page with the columns asked: the table is the run picker without being asked for."""
+    page.goto(f"{server.url}/#col=lr&col=optimizer&col=last(val/acc){fragment}")
     page.wait_for_selector(TABLE)
 
 
@@ -243,6 +244,31 @@ def test_notes_labels_and_stars_are_edited_and_kept_by_the_server(server: Server
     ).raise_for_status()
 
 
+def test_a_rows_colour_is_a_swatch_that_opens_the_one_colour_picker(server: Server, browser: Browser) -> None:
+    """No row holds a colour input (each made a row several times dearer to build): its swatch opens the page's one
+    picker, and the colour chosen is the run's, kept by the server."""
+    with ui_page(browser, "runs-table-colour") as page:
+        open_table(page, server)
+        wait_for_rows(page, sorted(RUNS))
+        assert page.locator("#runs-table input[type=color]").count() == 0
+        page.locator(f'{TABLE}[data-run="run2"] button.run-swatch').click()
+        page.locator("#run-color-picker").fill("#123456")
+        page.wait_for_function(
+            "() => getComputedStyle(document.querySelector('#runs-table .trow[data-run=\"run2\"] .run-swatch'))"
+            ".backgroundColor === 'rgb(18, 52, 86)'"
+        )
+        # Only that run's colour changed.
+        assert (
+            page.locator(f'{TABLE}[data-run="run3"] .run-swatch').evaluate(
+                "swatch => getComputedStyle(swatch).backgroundColor"
+            )
+            != "rgb(18, 52, 86)"
+        )
+    kept = loopback.get(f"{server.url}/data/trainboard/run_metadata").json()["runs"]
+    assert kept["run2"]["color"] == "#123456"
+    loopback.post(f"{server.url}/data/trainboard/run_metadata", json={"runs": ["run2"], "color": ""}).raise_for_status()
+
+
 def test_columns_are_picked_reordered_and_kept_per_experiment(server: Server, browser: Browser) -> None:
     with ui_page(browser, "runs-table-columns") as page:
         open_table(page, server)
@@ -277,12 +303,17 @@ def test_saved_views_are_saved_opened_by_url_renamed_and_deleted(server: Server,
         views = loopback.get(f"{server.url}/data/trainboard/views").json()["views"]
         view_id = next(view["id"] for view in views if view["name"] == "adam by lr")
 
-        # Opened by its URL in a fresh page: the filter, sort, selection and smoothing come back.
+        # Opened by its URL from the names list: the filter, sort, selection, smoothing and the table come back.
+        page.click("#runs-view")
+        page.wait_for_selector("#run-list", state="visible")
+        assert "runsTable=0" in page.url
         page.goto(f"{server.url}/#view={view_id}")
         page.wait_for_function("() => location.hash.includes('sort=-lr')")
         hash_ = page.evaluate("decodeURIComponent(location.hash)")
-        for part in ("runFilter=optimizer+=+adam", "run=run1", "run=run4", "smoothing=0.3", "runsTable=1"):
+        for part in ("runFilter=optimizer+=+adam", "run=run1", "run=run4", "smoothing=0.3"):
             assert part in hash_.replace("%20", "+"), hash_
+        assert "runsTable" not in hash_  # the default: the table
+        page.wait_for_selector("#runs-table", state="visible")
         adam = sorted((run for run in RUNS if RUNS[run][1] == "adam"), key=lambda run: -RUNS[run][0])
         page.wait_for_function(
             "(n) => document.querySelector('#runs-table-count')?.textContent.startsWith(n + ' runs')", arg=len(adam)

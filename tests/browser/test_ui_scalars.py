@@ -199,14 +199,16 @@ def test_charts_are_grouped_by_prefix_and_filtered_by_regex(server: Server, brow
         # The link's runFilter is no filter: the box opened in regex mode.
         assert page.locator("#run-regex").get_attribute("aria-pressed") == "true"
         page.fill("#run-filter", "seed_0$")
-        runs = page.locator("#run-list .run").evaluate_all("rows => rows.map(r => r.dataset.run)")
-        assert runs == ["lr_0.01/seed_0", "lr_0.1/seed_0"]
+        page.wait_for_function(
+            """() => JSON.stringify([...document.querySelectorAll('#runs-table .tbody .trow')].map(r => r.dataset.run)
+                .sort()) === '["lr_0.01/seed_0","lr_0.1/seed_0"]'"""
+        )
         assert "runFilter=seed_0%24" in page.url
 
 
 def test_select_all_matching_and_keyboard_selection(server: Server, browser: Browser) -> None:
     with ui_page(browser, "scalars-run-selector") as page:
-        page.goto(f"{server.url}/")
+        page.goto(f"{server.url}/#runsTable=0")  # the names list: its keyboard
         page.locator("#run-list .run").first.wait_for()
         total = len(loopback.get(f"{server.url}/data/runs").json())
         page.click("#run-regex")
@@ -336,10 +338,13 @@ def test_state_survives_a_reload_and_the_theme_switches(server: Server, browser:
 def test_names_are_shown_as_text(server: Server, browser: Browser) -> None:
     with ui_page(browser, "scalars-hostile") as page:
         page.goto(f"{server.url}/#runFilter=img")
-        row = page.locator("#run-list .run").first
-        assert row.inner_text().strip() == HOSTILE_RUN
+        row = page.locator("#runs-table .tbody .trow").first
+        assert row.locator(".shown-name").inner_text() == HOSTILE_RUN
         wait_drawn(page, "train/loss", 1)
-        assert page.locator("#run-list img, main img").count() == 0
+        assert page.locator(".runs img, main img").count() == 0
+        page.click("#runs-view")  # the names list
+        assert page.locator("#run-list .run").first.inner_text().strip() == HOSTILE_RUN
+        assert page.locator(".runs img, main img").count() == 0
         assert page.title() == "trainboard"
 
 

@@ -123,8 +123,38 @@ def wait_drawn(page: Page, tag: str, runs: int) -> None:
 
 
 def shown_runs(page: Page) -> list[str]:
-    found: list[str] = page.locator("#run-list .run").evaluate_all("rows => rows.map(r => r.dataset.run)")
+    """The runs in the runs table (the run picker by default), once it holds as many as the run count says."""
+    page.wait_for_function(
+        "() => { const rows = document.querySelectorAll('#runs-table .tbody .trow');"
+        " return rows.length && document.querySelector('#runs-table-count').textContent.startsWith(rows.length + ' ');"
+        " }"
+    )
+    found: list[str] = page.locator("#runs-table .tbody .trow").evaluate_all("rows => rows.map(r => r.dataset.run)")
     return sorted(found)
+
+
+# The runs table's and saved views' editing controls (notes, labels and display name are edited on a double click).
+EDITING = (
+    "#runs-table button.star, #runs-table button.run-swatch, #bulk-label, #bulk-add-label, #bulk-star, #bulk-unstar,"
+    " #save-view"
+)
+
+
+def editing_shown(page: Page) -> list[str]:
+    """The ids or classes of the editing controls shown, once the table's rows are drawn."""
+    page.locator("#runs-table .tbody .trow").first.wait_for()
+    page.click("#views summary")
+    page.wait_for_selector("#view-list li")
+    found: list[str] = page.locator(EDITING).evaluate_all(
+        "controls => controls.filter(c => c.offsetParent !== null).map(c => c.id || c.className.split(' ')[0])"
+    )
+    return sorted(set(found))
+
+
+def edit_notes(page: Page, run: str) -> bool:
+    """Whether a double click on the run's notes opens an editor."""
+    page.locator(f"#runs-table .trow[data-run='{run}'] .notes").dblclick()
+    return page.locator("#runs-table .edit").count() > 0
 
 
 def test_sign_in_create_share_and_open_the_dashboards(team: Team, browser: Browser) -> None:
@@ -192,6 +222,55 @@ def test_sign_in_create_share_and_open_the_dashboards(team: Team, browser: Brows
         # Signed out, the same page asks for a token again.
         page.click("#sign-out")
         page.wait_for_selector("#token")
+
+
+def test_a_reader_sees_no_editing_controls_and_a_writer_does(team: Team, browser: Browser) -> None:
+    """On a team server, bob with the read role sees the runs and their metadata but no control to change them (the
+    star, the colour, bulk labels and stars, notes on a double click, saving a view), rather than controls the server
+    refuses with 403 (which the page would log); carol with the write role sees them all."""
+    experiment_id = create(team, "ada", "roles")
+    ingest(team, "roles", write_runs(team.scratch / "roles", "base", "tuned"))
+    change = {"runs": ["tuned"], "starred": True, "notes": "the better one", "add_labels": ["keep"]}
+    path = f"{team.url}/experiment/{experiment_id}/data/trainboard/run_metadata"
+    assert loopback.post(path, json=change, headers=bearer(team, "ada")).status_code == 200
+    for user, role in (("bob", "read"), ("carol", "write")):
+        granted = loopback.post(
+            f"{team.url}/experiment/{experiment_id}/admin/share",
+            json={"user": user, "role": role},
+            headers=bearer(team, "ada"),
+        )
+        assert granted.status_code == 200, granted.text
+    every = ["bulk-add-label", "bulk-label", "bulk-star", "bulk-unstar", "run-swatch", "save-view", "star"]
+    with ui_page(browser, "team-reader-table") as page:
+        sign_in(page, team, "bob", f"/experiment/{experiment_id}/")
+        assert shown_runs(page) == ["base", "tuned"]
+        tuned = page.locator("#runs-table .trow[data-run='tuned']")
+        # What the runs carry is shown: the star, the label and the notes.
+        expect(tuned.locator(".star")).to_have_text("★")
+        expect(tuned.locator(".label")).to_have_text("keep")
+        expect(tuned.locator(".notes")).to_have_text("the better one")
+        assert editing_shown(page) == []
+        assert not edit_notes(page, "tuned")
+        # Hiding and comparing the selected runs change nothing on the server: a reader has them.
+        assert page.locator("#bulk-hide").is_visible() and page.locator("#show-differences").is_visible()
+        page.screenshot(path=str(ARTIFACTS / "team-reader-table.png"))
+    with ui_page(browser, "team-writer-table") as page:
+        sign_in(page, team, "carol", f"/experiment/{experiment_id}/")
+        assert shown_runs(page) == ["base", "tuned"]
+        assert editing_shown(page) == every
+        assert edit_notes(page, "base")
+        page.keyboard.press("Escape")
+        page.locator("#runs-table .trow[data-run='base'] button.star").click()
+        page.wait_for_selector("#runs-table .trow[data-run='base'] button.star[aria-pressed='true']")
+    kept = loopback.get(path, headers=bearer(team, "bob")).json()["runs"]
+    assert kept["base"]["starred"] is True
+    for user in ("bob", "carol"):  # as the module's other tests expect them: without this experiment
+        taken = loopback.post(
+            f"{team.url}/experiment/{experiment_id}/admin/share",
+            json={"user": user, "role": None},
+            headers=bearer(team, "ada"),
+        )
+        assert taken.status_code == 200, taken.text
 
 
 def test_a_bad_token_is_refused_with_a_reason(team: Team, browser: Browser) -> None:

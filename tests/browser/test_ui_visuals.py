@@ -134,10 +134,11 @@ PLOTS_IN_VIEW = """() => {
     .filter((r) => r.width > 0 && r.top >= 0 && r.bottom <= bottom && r.left >= 0 && r.right <= innerWidth)
     .map((r) => [r.left, r.top, r.right, r.bottom]);
 }"""
-# Each run row in the run list's window of rendered rows: its name, whether it is shown, its colour.
+# Each run row in the run picker's window of rendered rows (the runs table's, or the names list's): its name, whether
+# it is shown, its colour.
 RUN_ROWS = """() => [...document.querySelectorAll(".runs [data-run]")].map((row) => {
   const input = row.querySelector("input[type=color]");
-  const swatch = row.querySelector(".swatch");
+  const swatch = row.querySelector(".swatch, .run-swatch");
   const colour = input ? input.value : swatch ? getComputedStyle(swatch).backgroundColor : "";
   return [row.dataset.run, row.getAttribute("aria-selected") === "true", colour];
 })"""
@@ -341,9 +342,10 @@ def colour_problems(page: Page, url: str, run_filter: str) -> list[str]:
 
 
 def shown_run_colours(page: Page) -> dict[str, str]:
-    """Each shown run's colour (#rrggbb) in the run list, scrolled through (it renders only the rows in view)."""
+    """Each shown run's colour (#rrggbb) in the run picker, scrolled through (it renders only the rows in view)."""
     colours: dict[str, str] = {}
-    run_list = page.locator(".runs [role=listbox]")
+    names = page.locator("#run-list").evaluate("list => !list.hidden")
+    run_list = page.locator("#run-list" if names else "#runs-table-body")
     while True:
         for run, shown, colour in page.evaluate(RUN_ROWS):
             if shown:

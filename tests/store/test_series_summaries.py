@@ -227,6 +227,38 @@ def test_run_status_and_times(loaded: tuple[Store, str]) -> None:
     }
 
 
+def test_a_run_whose_points_are_stamped_before_its_start_starts_at_its_first_point(
+    open_test_store: StoreOpener, tmp_path: Path
+) -> None:
+    """A writer given wall times of its own (a replayed log) stamps its points a year before its file-version event,
+    which TensorBoard takes as the run's start: the table's start is the earlier, so the duration is not negative."""
+    year = 365 * 86400.0
+    with torch_tensorboard.SummaryWriter(str(tmp_path / "replayed")) as writer:
+        for step in range(10):
+            writer.add_scalar("loss", 1.0 / (step + 1), step, walltime=1e9 + 60 * step)
+            writer.add_scalar("acc", step / 10, step, walltime=1e9 + 60 * step + 1)
+    _write(tmp_path / "live", {"loss": np.arange(5.0)}, range(5), ".1")
+    store = open_test_store()
+    experiment_id = store.create_experiment("replayed").id
+    Loader(LogDir(str(tmp_path)), store, experiment_id, workers=0).poll()
+    started = {run.name: run.start_time for run in store.runs(experiment_id)}
+    walls = {series.run: store.scalars(experiment_id, series.id).wall_times for series in store.series(experiment_id)}
+    assert started["replayed"] > 1e9 + year  # the file-version event is stamped now, the points long before
+    times = (Term("start_time", "start_time"), Term("duration", "duration"))
+    for reader in (store, store.pinned(experiment_id, store.create_pin(experiment_id).id)):  # type: ignore[union-attr]
+        assert reader is not None
+        rows = {row["run"]: row for row in _table(reader, experiment_id, columns=times)}
+        assert rows["replayed"]["start_time"] == 1e9
+        assert rows["replayed"]["duration"] == 9 * 60 + 1
+        # A run written as it goes: its file-version event comes first and stays its start.
+        assert rows["live"]["start_time"] == started["live"] <= walls["live"].min()
+        assert 0 <= rows["live"]["duration"] == walls["live"].max() - started["live"]
+        kept = reader.runs_table(experiment_id, TableQuery(where=parse("duration < 0", re2.compile)))
+        assert kept.total == 0
+    # TensorBoard's start (the runs listing, the HParams sessions) stays the file-version event's.
+    assert {run.name: run.start_time for run in store.runs(experiment_id)} == started
+
+
 def _value(tree: Compare, row: dict[Term, Any], run: str, hparams: dict[str, Any], status: str) -> Any:
     kind = tree.term.kind
     if kind == "name":

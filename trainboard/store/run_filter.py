@@ -7,7 +7,8 @@
 A comparison is a term, an operator (= != < <= > >= ~) and a value: a number, true/false, a quoted string or a bare
 word (`sgd`, `resnet-50`: a string). A term is one of:
 - `name`: the run's name; `status`: its status (running, finished, failed or stalled: trainboard.store.summaries);
-  `start_time`, `last_step`, `duration` (seconds from its start to its last point);
+  `start_time` (the earlier of its first event's and its first point's wall time), `last_step`, `duration` (seconds
+  from that start to its last point);
 - its metadata (trainboard.store.run_metadata): `label` (also spelt `labels`) compares each of the run's labels and
   is true when one of them matches (`label = baseline`, `label ~ "^ab"`), except `label != x`, true when none is x;
   `starred` is 1 or 0 (`starred` alone means `starred = true`, so `not starred` reads as it says); `notes`,

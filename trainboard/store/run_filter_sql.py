@@ -156,6 +156,8 @@ class Source:
     hparams: str
     # A relation of the last value of each scalar series of the experiment's runs: run_id, key (its tag), number.
     metrics: str
+    # The earliest first wall time of the scalar series of run `r` (NULL without one), as a scalar subquery.
+    first_point_time: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +232,13 @@ class Compiler:
             )
         return alias
 
+    def _start_time(self) -> str:
+        """The earliest of the run's start (its first event's wall time, which TensorBoard reports) and its points'
+        wall times: a writer given wall times of its own (a replay, a converted log) stamps its points before or
+        after its file-version event, and a run must not end before it starts."""
+        first_point = self._source.first_point_time
+        return f"COALESCE(CASE WHEN {first_point} < r.start_time THEN {first_point} END, r.start_time)"
+
     def _labels(self, condition: str = "") -> str:
         """The rows `l` of the run's labels, with a condition on `l.label`."""
         experiment = self._dialect.placeholder("experiment")
@@ -253,10 +262,12 @@ class Compiler:
                 f"(CASE WHEN r.end_status IS NOT NULL THEN r.end_status WHEN COALESCE(r.last_wall_time, r.start_time)"
                 f" >= {since} THEN '{RUNNING}' ELSE '{STALLED}' END)",
             )
-        if term.kind in ("start_time", "last_step"):
-            return Expressions(f"r.{term.kind}", None)
+        if term.kind == "start_time":
+            return Expressions(self._start_time(), None)
+        if term.kind == "last_step":
+            return Expressions("r.last_step", None)
         if term.kind == "duration":
-            return Expressions("(r.last_wall_time - r.start_time)", None)
+            return Expressions(f"(r.last_wall_time - {self._start_time()})", None)
         if term.kind == STARRED:
             # A boolean in PostgreSQL, 0 or 1 in SQLite: 1 or 0 in both.
             return Expressions(f"(CASE WHEN {self._metadata()}.starred THEN 1 ELSE 0 END)", None)

@@ -174,6 +174,10 @@ _LIVE = Source(
         "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = %(experiment)s"
         " AND data_class = %(scalar)s"
     ),
+    first_point_time=(
+        "(SELECT MIN(t.first_wall_time) FROM series t WHERE t.experiment_id = %(experiment)s AND t.run_id = r.run_id"
+        " AND t.data_class = %(scalar)s)"
+    ),
 )
 _PINNED = Source(
     runs="SELECT p.run_id, p.name, p.start_time, x.last_step, x.last_wall_time, x.end_status FROM pin_runs p"
@@ -187,6 +191,11 @@ _PINNED = Source(
         "SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s"
         " ON s.experiment_id = p.experiment_id AND s.series_id = p.series_id AND s.tag = p.tag"
         " WHERE p.experiment_id = %(experiment)s AND p.pin_id = %(pin)s AND s.data_class = %(scalar)s"
+    ),
+    first_point_time=(
+        "(SELECT MIN(t.first_wall_time) FROM pin_series t JOIN series x ON x.experiment_id = t.experiment_id"
+        " AND x.series_id = t.series_id AND x.tag = t.tag AND x.data_class = %(scalar)s"
+        " WHERE t.experiment_id = %(experiment)s AND t.pin_id = %(pin)s AND t.run_id = r.run_id)"
     ),
 )
 _QUERIES = RunQueries(POSTGRES, _LIVE, _PINNED)

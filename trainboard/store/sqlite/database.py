@@ -142,6 +142,9 @@ _LIVE = Source(
         "SELECT run_id, tag AS key, last_value AS number FROM series WHERE experiment_id = :experiment"
         " AND data_class = :scalar"
     ),
+    first_point_time=(
+        "(SELECT MIN(t.first_wall_time) FROM series t WHERE t.run_id = r.run_id AND t.data_class = :scalar)"
+    ),
 )
 _PINNED = Source(
     runs="SELECT p.run_id, p.name, p.start_time, x.last_step, x.last_wall_time, x.end_status FROM pin_runs p"
@@ -152,6 +155,10 @@ _PINNED = Source(
     metrics=(
         "SELECT p.run_id, p.tag AS key, p.last_value AS number FROM pin_series p JOIN series s ON s.id = p.series_id"
         " AND s.tag = p.tag WHERE p.experiment_id = :experiment AND p.pin_id = :pin AND s.data_class = :scalar"
+    ),
+    first_point_time=(
+        "(SELECT MIN(t.first_wall_time) FROM pin_series t JOIN series x ON x.id = t.series_id AND x.tag = t.tag"
+        " AND x.data_class = :scalar WHERE t.experiment_id = :experiment AND t.pin_id = :pin AND t.run_id = r.run_id)"
     ),
 )
 _QUERIES = RunQueries(SQLITE, _LIVE, _PINNED)
