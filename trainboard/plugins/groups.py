@@ -105,6 +105,16 @@ def groups(
     return {"tag": tag, "by": by.spec, "band": band, "align": align, "groups": answer}
 
 
+def members(provider: DataProvider, experiment_id: str, *, by: Grouping, run_filter: str | None) -> dict[str, object]:
+    """The runs the filter keeps in their groups (every run, whatever tags it has), each group's name as the chart
+    names it: the runs table's group rows."""
+    kept = provider.list_run_values(experiment_id=experiment_id, run_filter=parsed(run_filter))
+    found: dict[str, list[str]] = {}
+    for values in kept:
+        found.setdefault(by.key(values), []).append(values.run)
+    return {"by": by.spec, "groups": [{"name": name, "runs": runs} for name, runs in sorted(found.items())]}
+
+
 def band_columns(series: list[ScalarColumns], band: str, align: str = "exact") -> dict[str, np.ndarray]:
     """Every step any of the series has, in order, with the mean of their values there and the band's low and high
     (the alignment rule above)."""
