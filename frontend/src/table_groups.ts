@@ -1,0 +1,140 @@
+// The runs table's group rows, computed from the table's own rows: pure functions (unit-tested). Runs are grouped as
+// the charts group them (the server's /data/trainboard/groups/runs names each group and its runs); a group's row has,
+// per column, the mean ± the population standard deviation of its runs' values (the std of the charts' bands), with
+// non-finite values (the JSON's "NaN", "Infinity", "-Infinity") left out of both and counted, as the summaries' rules
+// say (docs/storage.md); a column of text has each value with how many runs have it.
+
+/** A group as the server names it, with its runs. */
+export interface Membership {
+  name: string;
+  runs: string[];
+}
+
+/** One column over a group's runs. Numbers: the finite values' mean and std (null without any), how many finite
+ * values, how many non-finite, and how many runs lack a value. Text: each value with its count, most frequent first. */
+export type ColumnSummary =
+  | { kind: "number"; mean: number | null; std: number | null; finite: number; nonFinite: number; missing: number }
+  | { kind: "text"; values: [string, number][]; missing: number };
+
+/** A group's row: its name, its runs in the table's order, and one summary per column. */
+export interface GroupRow {
+  name: string;
+  runs: string[];
+  columns: ColumnSummary[];
+}
+
+/** A line of the grouped table: a group's row, or a run's row (the server's: the run, then its columns' values). */
+export type TableLine = { group: GroupRow; open: boolean } | { row: unknown[] };
+
+const NON_FINITE = new Set(["NaN", "Infinity", "-Infinity"]);
+
+/** Whether a cell's value counts as a number: a number, or a non-finite one as the JSON writes it. */
+function numeric(value: unknown): boolean {
+  return typeof value === "number" || (typeof value === "string" && NON_FINITE.has(value));
+}
+
+/** A column's values over a group's runs (null or undefined: the run lacks it). */
+export function summarise(values: readonly unknown[]): ColumnSummary {
+  const present = values.filter((value) => value !== null && value !== undefined);
+  const missing = values.length - present.length;
+  if (present.length && present.every(numeric)) {
+    const finite = present.filter((value): value is number => typeof value === "number" && Number.isFinite(value));
+    const nonFinite = present.length - finite.length;
+    if (!finite.length) return { kind: "number", mean: null, std: null, finite: 0, nonFinite, missing };
+    // Equal values (a group by an hparam, in its column) are their own mean, with no spread: not 0.1 ± 1e-17.
+    if (finite.every((value) => value === finite[0])) {
+      return { kind: "number", mean: finite[0]!, std: 0, finite: finite.length, nonFinite, missing };
+    }
+    const mean = finite.reduce((sum, value) => sum + value, 0) / finite.length;
+    // Two passes, as numpy's std: the squares of the differences from the mean, not the mean of squares.
+    const squares = finite.reduce((sum, value) => sum + (value - mean) ** 2, 0);
+    return { kind: "number", mean, std: Math.sqrt(squares / finite.length), finite: finite.length, nonFinite, missing };
+  }
+  const counts = new Map<string, number>();
+  for (const value of present) {
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    counts.set(text, (counts.get(text) ?? 0) + 1);
+  }
+  const ordered = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return { kind: "text", values: ordered, missing };
+}
+
+/** Each group's row over `rows` (the table's rows, in its order: [run, ...values of `columnCount` columns]); a run of
+ * a group that no row has (the filter changed meanwhile) is left out, and a group left with no run is dropped. */
+export function groupRows(groups: readonly Membership[], rows: readonly unknown[][], columnCount: number): GroupRow[] {
+  const groupOf = new Map<string, number>();
+  groups.forEach((group, index) => group.runs.forEach((run) => groupOf.set(run, index)));
+  const members: unknown[][][] = groups.map(() => []);
+  for (const row of rows) {
+    const index = groupOf.get(String(row[0]));
+    if (index !== undefined) members[index]!.push(row);
+  }
+  return groups.flatMap((group, index) => {
+    const found = members[index]!;
+    if (!found.length) return [];
+    const columns = Array.from({ length: columnCount }, (_, at) => summarise(found.map((row) => row[at + 1])));
+    return [{ name: group.name, runs: found.map((row) => String(row[0])), columns }];
+  });
+}
+
+/** The groups in the table's sort (`column` or `-column`, as the server takes it): by the column's mean where it is
+ * a number, by name otherwise; groups without a mean last either way (the server puts missing values last). The runs
+ * keep the server's order within their group. No sort: the server's order of groups (by name). */
+export function sortGroups(groups: readonly GroupRow[], columns: readonly string[], sort: string): GroupRow[] {
+  const descending = sort.startsWith("-");
+  const key = descending ? sort.slice(1) : sort;
+  const at = columns.indexOf(key);
+  const byName = (a: GroupRow, b: GroupRow) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const direction = descending ? -1 : 1;
+  const meanOf = (group: GroupRow): number | null => {
+    const summary = group.columns[at];
+    return summary?.kind === "number" ? summary.mean : null;
+  };
+  const numbered = at >= 0 && groups.some((group) => group.columns[at]!.kind === "number");
+  if (!key || (!numbered && key !== "name")) return [...groups];
+  return [...groups].sort((a, b) => {
+    if (!numbered) return direction * byName(a, b);
+    const [left, right] = [meanOf(a), meanOf(b)];
+    if (left === null || right === null) return left === right ? byName(a, b) : left === null ? 1 : -1;
+    return direction * (left - right) || byName(a, b);
+  });
+}
+
+/** The table's lines: each group's row, then its runs' rows unless it is collapsed. */
+export function lines(
+  groups: readonly GroupRow[],
+  rows: readonly unknown[][],
+  collapsed: ReadonlySet<string>,
+): TableLine[] {
+  const rowOf = new Map(rows.map((row) => [String(row[0]), row]));
+  return groups.flatMap((group): TableLine[] => {
+    const open = !collapsed.has(group.name);
+    const runs = open ? group.runs.map((run): TableLine => ({ row: rowOf.get(run)! })) : [];
+    return [{ group, open }, ...runs];
+  });
+}
+
+/** A summary as its cell says it: a line with the value (the mean, or the text values with their counts) and one
+ * under it with the spread ("± std") and how many values were not finite. */
+export function summaryLines(summary: ColumnSummary, format: (value: number) => string): [string, string] {
+  if (summary.kind === "text") {
+    if (summary.values.length === 1) return [summary.values[0]![0], ""];
+    return [summary.values.map(([value, count]) => `${value} ×${count}`).join(", "), ""];
+  }
+  const spread = summary.std === null ? "" : `± ${format(summary.std)}`;
+  const excluded = summary.nonFinite ? `${summary.nonFinite} NaN/inf` : "";
+  return [summary.mean === null ? "—" : format(summary.mean), [spread, excluded].filter(Boolean).join(" · ")];
+}
+
+/** The whole of a summary, for its cell's title. */
+export function summaryTitle(column: string, summary: ColumnSummary, runs: number): string {
+  const lacking = summary.missing ? `; ${summary.missing} of ${runs} runs lack it` : "";
+  if (summary.kind === "text")
+    return `${column}: ${summary.values.map(([v, n]) => `${v} (${n})`).join(", ")}${lacking}`;
+  const values =
+    summary.mean === null
+      ? "no finite value"
+      : `mean ${summary.mean} ± std ${summary.std} (population) of ${summary.finite} finite values`;
+  const excluded = summary.nonFinite ? `; ${summary.nonFinite} non-finite left out` : "";
+  return `${column}: ${values}${excluded}${lacking}`;
+}
