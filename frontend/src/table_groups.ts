@@ -28,30 +28,42 @@ export type TableLine = { group: GroupRow; open: boolean } | { row: unknown[] };
 
 const NON_FINITE = new Set(["NaN", "Infinity", "-Infinity"]);
 
-/** Whether a cell's value counts as a number: a number, or a non-finite one as the JSON writes it. */
-function numeric(value: unknown): boolean {
-  return typeof value === "number" || (typeof value === "string" && NON_FINITE.has(value));
+/** A column's values over a group's runs (null or undefined: the run lacks it). One pass to count and add, a second
+ * for the squares (as numpy's std: the squares of the differences from the mean, not the mean of squares). */
+export function summarise(values: readonly unknown[]): ColumnSummary {
+  let finite = 0;
+  let nonFinite = 0;
+  let missing = 0;
+  let sum = 0;
+  let text = false;
+  let equal = true;
+  let first = NaN;
+  for (const value of values) {
+    if (value === null || value === undefined) missing++;
+    else if (typeof value === "number" && Number.isFinite(value)) {
+      if (finite === 0) first = value;
+      else if (value !== first) equal = false;
+      finite++;
+      sum += value;
+    } else if (typeof value === "number" || (typeof value === "string" && NON_FINITE.has(value))) nonFinite++;
+    else text = true;
+  }
+  if (text) return textSummary(values, missing);
+  if (!finite) return { kind: "number", mean: null, std: null, finite, nonFinite, missing };
+  // Equal values (a group by an hparam, in its column) are their own mean, with no spread: not 0.1 ± 1e-17.
+  if (equal) return { kind: "number", mean: first, std: 0, finite, nonFinite, missing };
+  const mean = sum / finite;
+  let squares = 0;
+  for (const value of values) {
+    if (typeof value === "number" && Number.isFinite(value)) squares += (value - mean) ** 2;
+  }
+  return { kind: "number", mean, std: Math.sqrt(squares / finite), finite, nonFinite, missing };
 }
 
-/** A column's values over a group's runs (null or undefined: the run lacks it). */
-export function summarise(values: readonly unknown[]): ColumnSummary {
-  const present = values.filter((value) => value !== null && value !== undefined);
-  const missing = values.length - present.length;
-  if (present.length && present.every(numeric)) {
-    const finite = present.filter((value): value is number => typeof value === "number" && Number.isFinite(value));
-    const nonFinite = present.length - finite.length;
-    if (!finite.length) return { kind: "number", mean: null, std: null, finite: 0, nonFinite, missing };
-    // Equal values (a group by an hparam, in its column) are their own mean, with no spread: not 0.1 ± 1e-17.
-    if (finite.every((value) => value === finite[0])) {
-      return { kind: "number", mean: finite[0]!, std: 0, finite: finite.length, nonFinite, missing };
-    }
-    const mean = finite.reduce((sum, value) => sum + value, 0) / finite.length;
-    // Two passes, as numpy's std: the squares of the differences from the mean, not the mean of squares.
-    const squares = finite.reduce((sum, value) => sum + (value - mean) ** 2, 0);
-    return { kind: "number", mean, std: Math.sqrt(squares / finite.length), finite: finite.length, nonFinite, missing };
-  }
+function textSummary(values: readonly unknown[], missing: number): ColumnSummary {
   const counts = new Map<string, number>();
-  for (const value of present) {
+  for (const value of values) {
+    if (value === null || value === undefined) continue;
     const text = typeof value === "string" ? value : JSON.stringify(value);
     counts.set(text, (counts.get(text) ?? 0) + 1);
   }
