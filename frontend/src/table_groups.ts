@@ -2,7 +2,11 @@
 // the charts group them (the server's /data/trainboard/groups/runs names each group and its runs); a group's row has,
 // per column, the mean ± the population standard deviation of its runs' values (the std of the charts' bands), with
 // non-finite values (the JSON's "NaN", "Infinity", "-Infinity") left out of both and counted, as the summaries' rules
-// say (docs/storage.md); a column of text has each value with how many runs have it.
+// say (docs/storage.md), and the 95 % confidence interval of the mean (Student's t with n - 1 degrees of freedom over
+// the n finite values, with their sample standard deviation: the charts' `ci` band); a column of text has each value
+// with how many runs have it.
+
+import { meanHalfWidth } from "./student_t";
 
 /** A group as the server names it, with its runs. */
 export interface Membership {
@@ -10,11 +14,23 @@ export interface Membership {
   runs: string[];
 }
 
-/** One column over a group's runs. Numbers: the finite values' mean and std (null without any), how many finite
- * values, how many non-finite, and how many runs lack a value. Text: each value with its count, most frequent first. */
-export type ColumnSummary =
-  | { kind: "number"; mean: number | null; std: number | null; finite: number; nonFinite: number; missing: number }
-  | { kind: "text"; values: [string, number][]; missing: number };
+/** A column of numbers over a group's runs: the finite values' mean and population std (null without any), the 95 %
+ * confidence interval of the mean with the sample std it comes from (null below two finite values), how many finite
+ * values, how many non-finite, and how many runs lack a value. */
+export interface NumberSummary {
+  kind: "number";
+  mean: number | null;
+  std: number | null;
+  sampleStd: number | null;
+  low: number | null;
+  high: number | null;
+  finite: number;
+  nonFinite: number;
+  missing: number;
+}
+
+/** One column over a group's runs: numbers, or text with each value and its count, most frequent first. */
+export type ColumnSummary = NumberSummary | { kind: "text"; values: [string, number][]; missing: number };
 
 /** A group's row: its name, its runs in the table's order, and one summary per column. */
 export interface GroupRow {
@@ -49,15 +65,24 @@ export function summarise(values: readonly unknown[]): ColumnSummary {
     else text = true;
   }
   if (text) return textSummary(values, missing);
-  if (!finite) return { kind: "number", mean: null, std: null, finite, nonFinite, missing };
+  const counts = { finite, nonFinite, missing };
+  if (!finite) return { kind: "number", mean: null, std: null, ...interval(null, 0, 0), ...counts };
   // Equal values (a group by an hparam, in its column) are their own mean, with no spread: not 0.1 ± 1e-17.
-  if (equal) return { kind: "number", mean: first, std: 0, finite, nonFinite, missing };
+  if (equal) return { kind: "number", mean: first, std: 0, ...interval(first, finite, 0), ...counts };
   const mean = sum / finite;
   let squares = 0;
   for (const value of values) {
     if (typeof value === "number" && Number.isFinite(value)) squares += (value - mean) ** 2;
   }
-  return { kind: "number", mean, std: Math.sqrt(squares / finite), finite, nonFinite, missing };
+  return { kind: "number", mean, std: Math.sqrt(squares / finite), ...interval(mean, finite, squares), ...counts };
+}
+
+/** The 95 % confidence interval of a mean of `n` values whose squared differences from it add up to `squares`. */
+function interval(mean: number | null, n: number, squares: number): Pick<NumberSummary, "sampleStd" | "low" | "high"> {
+  if (mean === null || n < 2) return { sampleStd: null, low: null, high: null };
+  const sampleStd = Math.sqrt(squares / (n - 1));
+  const half = meanHalfWidth(n, sampleStd)!;
+  return { sampleStd, low: mean - half, high: mean + half };
 }
 
 function textSummary(values: readonly unknown[], missing: number): ColumnSummary {
@@ -127,15 +152,20 @@ export function lines(
 }
 
 /** A summary as its cell says it: a line with the value (the mean, or the text values with their counts) and one
- * under it with the spread ("± std") and how many values were not finite. */
+ * under it with the spread ("± std"), the 95 % interval of the mean ("[low, high]") and how many values were not
+ * finite. */
 export function summaryLines(summary: ColumnSummary, format: (value: number) => string): [string, string] {
   if (summary.kind === "text") {
     if (summary.values.length === 1) return [summary.values[0]![0], ""];
     return [summary.values.map(([value, count]) => `${value} ×${count}`).join(", "), ""];
   }
   const spread = summary.std === null ? "" : `± ${format(summary.std)}`;
+  const interval =
+    summary.low === null || summary.high === null || summary.std === 0
+      ? ""
+      : `[${format(summary.low)}, ${format(summary.high)}]`;
   const excluded = summary.nonFinite ? `${summary.nonFinite} NaN/inf` : "";
-  return [summary.mean === null ? "—" : format(summary.mean), [spread, excluded].filter(Boolean).join(" · ")];
+  return [summary.mean === null ? "—" : format(summary.mean), [spread, interval, excluded].filter(Boolean).join(" · ")];
 }
 
 /** The whole of a summary, for its cell's title. */
@@ -146,7 +176,11 @@ export function summaryTitle(column: string, summary: ColumnSummary, runs: numbe
   const values =
     summary.mean === null
       ? "no finite value"
-      : `mean ${summary.mean} ± std ${summary.std} (population) of ${summary.finite} finite values`;
+      : `mean ${summary.mean} ± std ${summary.std} (population, n) of ${summary.finite} finite values` +
+        (summary.low === null
+          ? "; no 95 % interval of the mean below 2 values"
+          : `; 95 % interval of the mean [${summary.low}, ${summary.high}] (Student's t, ${summary.finite - 1}` +
+            ` degrees of freedom, sample std ${summary.sampleStd} (n − 1))`);
   const excluded = summary.nonFinite ? `; ${summary.nonFinite} non-finite left out` : "";
   return `${column}: ${values}${excluded}${lacking}`;
 }

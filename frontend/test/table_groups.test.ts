@@ -7,7 +7,9 @@ import {
   summaryLines,
   summaryTitle,
   type GroupRow,
+  type NumberSummary,
 } from "../src/table_groups";
+import { tQuantile } from "../src/student_t";
 
 /** numpy's mean and std (ddof=0), written out: the reference the group rows must equal. */
 function reference(values: number[]): [number, number] {
@@ -19,7 +21,18 @@ describe("summarise", () => {
   it("gives the mean and population std of the finite values, non-finite ones left out and counted", () => {
     const summary = summarise([1, 2, "NaN", 4, "Infinity", null, "-Infinity", undefined]);
     const [mean, std] = reference([1, 2, 4]);
-    expect(summary).toEqual({ kind: "number", mean, std, finite: 3, nonFinite: 3, missing: 2 });
+    expect(summary).toMatchObject({ kind: "number", mean, std, finite: 3, nonFinite: 3, missing: 2 });
+  });
+
+  it("gives the 95 % interval of the mean by Student's t over the finite values' sample std (SciPy's figures)", () => {
+    const summary = summarise([1, 2, "NaN", 4, null]) as NumberSummary;
+    const sampleStd = Math.sqrt(((1 - 7 / 3) ** 2 + (2 - 7 / 3) ** 2 + (4 - 7 / 3) ** 2) / 2);
+    const half = (4.302652729749462 * sampleStd) / Math.sqrt(3); // scipy.stats.t.ppf(0.975, 2)
+    expect(summary.sampleStd).toBeCloseTo(sampleStd, 14);
+    expect(summary.low).toBeCloseTo(7 / 3 - half, 12);
+    expect(summary.high).toBeCloseTo(7 / 3 + half, 12);
+    expect(summarise([5])).toMatchObject({ low: null, high: null, sampleStd: null });
+    expect(summarise([5, 5])).toMatchObject({ low: 5, high: 5, sampleStd: 0 });
   });
 
   it("has no mean where no value is finite", () => {
@@ -27,6 +40,9 @@ describe("summarise", () => {
       kind: "number",
       mean: null,
       std: null,
+      sampleStd: null,
+      low: null,
+      high: null,
       finite: 0,
       nonFinite: 2,
       missing: 0,
@@ -92,7 +108,19 @@ describe("sortGroups", () => {
   const group = (name: string, mean: number | null): GroupRow => ({
     name,
     runs: [name],
-    columns: [{ kind: "number", mean, std: 0, finite: mean === null ? 0 : 1, nonFinite: 0, missing: 0 }],
+    columns: [
+      {
+        kind: "number",
+        mean,
+        std: 0,
+        sampleStd: null,
+        low: null,
+        high: null,
+        finite: mean === null ? 0 : 1,
+        nonFinite: 0,
+        missing: 0,
+      },
+    ],
   });
   const groups = [group("a", 2), group("b", null), group("c", 1), group("d", 2)];
   const names = (sorted: GroupRow[]) => sorted.map((found) => found.name).join("");
@@ -120,18 +148,27 @@ describe("lines", () => {
 });
 
 describe("summaryLines", () => {
-  it("says the mean, then ± std and how many values were not finite", () => {
+  it("says the mean, then ± std, the 95 % interval of the mean and how many values were not finite", () => {
     const format = (value: number) => value.toFixed(2);
-    expect(summaryLines(summarise([1, 3]), format)).toEqual(["2.00", "± 1.00"]);
-    expect(summaryLines(summarise([1, 3, "NaN"]), format)).toEqual(["2.00", "± 1.00 · 1 NaN/inf"]);
+    // t.ppf(0.975, 1) = 12.706...: the half width is 12.71 for 1 and 3.
+    expect(summaryLines(summarise([1, 3]), format)).toEqual(["2.00", "± 1.00 · [-10.71, 14.71]"]);
+    expect(summaryLines(summarise([1, 3, "NaN"]), format)).toEqual(["2.00", "± 1.00 · [-10.71, 14.71] · 1 NaN/inf"]);
+    expect(summaryLines(summarise([1]), format)).toEqual(["1.00", "± 0.00"]);
+    expect(summaryLines(summarise([1, 1]), format)).toEqual(["1.00", "± 0.00"]);
     expect(summaryLines(summarise(["NaN"]), format)).toEqual(["—", "1 NaN/inf"]);
     expect(summaryLines(summarise(["adam", "adam"]), format)).toEqual(["adam", ""]);
     expect(summaryLines(summarise(["adam", "sgd", "adam"]), format)).toEqual(["adam ×2, sgd ×1", ""]);
   });
 
   it("titles the whole of it", () => {
+    const half = (tQuantile(0.975, 1) * Math.SQRT2) / Math.SQRT2;
     expect(summaryTitle("max(acc)", summarise([1, 3, "NaN", null]), 4)).toBe(
-      "max(acc): mean 2 ± std 1 (population) of 2 finite values; 1 non-finite left out; 1 of 4 runs lack it",
+      "max(acc): mean 2 ± std 1 (population, n) of 2 finite values; 95 % interval of the mean" +
+        ` [${2 - half}, ${2 + half}] (Student's t, 1 degrees of freedom,` +
+        ` sample std ${Math.SQRT2} (n − 1)); 1 non-finite left out; 1 of 4 runs lack it`,
+    );
+    expect(summaryTitle("acc", summarise([1]), 1)).toBe(
+      "acc: mean 1 ± std 0 (population, n) of 1 finite values; no 95 % interval of the mean below 2 values",
     );
   });
 });
