@@ -1,6 +1,7 @@
 // The runs table grouped as the charts are ("Group by" on the scalars dashboard): a row per group above its runs,
 // with its colour (the hue of its band in the charts), its count of runs and each column's mean ± std over them and
-// the 95 % confidence interval of the mean (table_groups.ts computes them). A group's row collapses and expands its runs, and its checkbox selects them all.
+// the 95 % confidence interval of the mean (table_groups.ts computes them). A group's row collapses and expands its
+// runs, and its checkbox selects them all.
 // Grouped, the table asks the server for every row the filter keeps (in pages of the most it gives) and which group
 // each run is in (/data/trainboard/groups/runs), and lays them out here; sorting sorts the groups by the column's mean
 // and the runs within each group.

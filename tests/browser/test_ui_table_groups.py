@@ -1,13 +1,15 @@
 """The runs table's group rows (issues 25 and 26) in Debian's Chromium on a real server over a generated logdir: twelve
 runs in three lr groups with NaN and infinities in their series, and a derived metric. Each group row's mean ± std
 (the population's) per column equals numpy's over the group's runs' summaries computed with pandas from every point
-the store holds (non-finite values left out and counted, by the summaries' rules); its colour is its band's in the
+the store holds (non-finite values left out and counted, by the summaries' rules), and its 95 % interval of the mean
+SciPy's (Student's t over the sample std); its colour is its band's in the
 charts; it collapses and expands its runs; a header's click sorts the groups by the column's mean and the runs within
 each group; its checkbox selects the group's runs."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from playwright.sync_api import Browser, Page
+from scipy import stats  # type: ignore[import-untyped]
 
 import trainboard
 from tests import loopback
@@ -151,6 +154,16 @@ def test_group_rows_are_numpy_mean_and_std_of_the_store_points(server: Server, b
                 )
                 assert mean == pytest.approx(np.mean(kept), rel=1e-12, abs=1e-15), (name, column)
                 assert std == pytest.approx(np.std(kept), rel=1e-9, abs=1e-12), (name, column)
+                # The 95 % interval of the mean: Student's t with n - 1 degrees of freedom, the sample std (ddof=1).
+                half = stats.t.ppf(0.975, len(kept) - 1) * np.std(kept, ddof=1) / math.sqrt(len(kept))
+                low, high = (float(cell.get_attribute(f"data-{end}") or "nan") for end in ("low", "high"))
+                assert low == pytest.approx(np.mean(kept) - half, rel=1e-9, abs=1e-15), (name, column)
+                assert high == pytest.approx(np.mean(kept) + half, rel=1e-9, abs=1e-15), (name, column)
+                title = cell.get_attribute("title") or ""
+                assert "(population, n)" in title, title
+                shown = re.search(r"95 % interval of the mean \[(\S+), (\S+)\]", title)
+                assert shown is not None and (float(shown[1]), float(shown[2])) == (low, high), title
+                assert f"Student's t, {len(kept) - 1} degrees of freedom, sample std" in title, title
             # A column of text says its values with their counts.
             assert row.locator('.td[data-column="status"]').inner_text() == "finished"
         # The non-finite values are said: lr=0.01's last(val/acc) has an infinity left out, lr=0.001's lacks a NaN.
