@@ -152,20 +152,17 @@ export function lines(
 }
 
 /** A summary as its cell says it: a line with the value (the mean, or the text values with their counts) and one
- * under it with the spread ("± std"), the 95 % interval of the mean ("[low, high]") and how many values were not
- * finite. */
+ * under it with the spread ("± std") and how many values were not finite. The 95 % interval of the mean is in the
+ * cell's title only: the table's columns are too narrow for its two bounds (they pushed the count of non-finite
+ * values out of sight). */
 export function summaryLines(summary: ColumnSummary, format: (value: number) => string): [string, string] {
   if (summary.kind === "text") {
     if (summary.values.length === 1) return [summary.values[0]![0], ""];
     return [summary.values.map(([value, count]) => `${value} ×${count}`).join(", "), ""];
   }
   const spread = summary.std === null ? "" : `± ${format(summary.std)}`;
-  const interval =
-    summary.low === null || summary.high === null || summary.std === 0
-      ? ""
-      : `[${format(summary.low)}, ${format(summary.high)}]`;
   const excluded = summary.nonFinite ? `${summary.nonFinite} NaN/inf` : "";
-  return [summary.mean === null ? "—" : format(summary.mean), [spread, interval, excluded].filter(Boolean).join(" · ")];
+  return [summary.mean === null ? "—" : format(summary.mean), [spread, excluded].filter(Boolean).join(" · ")];
 }
 
 /** The whole of a summary, for its cell's title. */

@@ -148,13 +148,10 @@ describe("lines", () => {
 });
 
 describe("summaryLines", () => {
-  it("says the mean, then ± std, the 95 % interval of the mean and how many values were not finite", () => {
+  it("says the mean, then ± std and how many values were not finite (the interval of the mean is in the title)", () => {
     const format = (value: number) => value.toFixed(2);
-    // t.ppf(0.975, 1) = 12.706...: the half width is 12.71 for 1 and 3.
-    expect(summaryLines(summarise([1, 3]), format)).toEqual(["2.00", "± 1.00 · [-10.71, 14.71]"]);
-    expect(summaryLines(summarise([1, 3, "NaN"]), format)).toEqual(["2.00", "± 1.00 · [-10.71, 14.71] · 1 NaN/inf"]);
-    expect(summaryLines(summarise([1]), format)).toEqual(["1.00", "± 0.00"]);
-    expect(summaryLines(summarise([1, 1]), format)).toEqual(["1.00", "± 0.00"]);
+    expect(summaryLines(summarise([1, 3]), format)).toEqual(["2.00", "± 1.00"]);
+    expect(summaryLines(summarise([1, 3, "NaN"]), format)).toEqual(["2.00", "± 1.00 · 1 NaN/inf"]);
     expect(summaryLines(summarise(["NaN"]), format)).toEqual(["—", "1 NaN/inf"]);
     expect(summaryLines(summarise(["adam", "adam"]), format)).toEqual(["adam", ""]);
     expect(summaryLines(summarise(["adam", "sgd", "adam"]), format)).toEqual(["adam ×2, sgd ×1", ""]);
