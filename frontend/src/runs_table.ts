@@ -25,6 +25,7 @@ import {
   type RunMetadata,
 } from "./table_data";
 import { differences, namesFilters, nextSort, quoted } from "./table_terms";
+import * as grouped from "./table_group_rows";
 import { writable } from "./write_access";
 
 /** What the table asks of the run selector: which runs are selected, and a new selection. */
@@ -204,6 +205,7 @@ function filterText(): string {
 
 subscribe((_, changed) => {
   if (changed.has("runFilter") || changed.has("runRegex") || changed.has("columns") || changed.has("sort")) refresh();
+  else if (changed.has("groupBy")) refresh();
   else if (changed.has("runs")) render();
 });
 
@@ -290,7 +292,7 @@ export function render(scrolled = false): void {
   // Before the defaults are known, only columns already picked can be asked for; no row is drawn before it is ready.
   if (!ready && !state.columns.length) return;
   const shown = columns();
-  const key = JSON.stringify([filterText(), shown, state.sort]);
+  const key = JSON.stringify([filterText(), shown, state.sort, state.groupBy]);
   if (key !== questionKey) {
     questionKey = key;
     drawnKey = "";
@@ -299,7 +301,7 @@ export function render(scrolled = false): void {
     anchor = null;
     shownColumns = shown;
     renderHeader();
-    void fetchPage(0, key);
+    void (state.groupBy ? fetchGrouped(key) : fetchPage(0, key));
     return;
   }
   if (!ready) return;
@@ -315,14 +317,16 @@ export function render(scrolled = false): void {
   drawnRows = new Map();
   for (let index = first; index < last; index++) {
     const row = rows.get(index);
-    const drawn = kept.get(index) ?? (row ? rowElement(index, row) : null);
+    const group = state.groupBy ? grouped.groupAt(index) : undefined;
+    const drawn = kept.get(index) ?? (group ? groupRow(index) : row ? rowElement(index, row) : null);
     if (drawn) drawnRows.set(index, drawn);
   }
   for (const [index, drawn] of kept) if (!drawnRows.has(index)) drawn.remove();
   for (const drawn of drawnRows.values()) if (drawn.parentNode !== spacer) spacer.append(drawn);
   drawnKey = key;
   const selected = selection.selected().length;
-  status.textContent = `${formatCount(total)} run${total === 1 ? "" : "s"}, ${formatCount(selected)} selected`;
+  const runs = state.groupBy ? grouped.counted() : `${formatCount(total)} run${total === 1 ? "" : "s"}`;
+  status.textContent = `${runs}, ${formatCount(selected)} selected`;
   bulk.hidden = selected === 0;
   for (const control of bulk.querySelectorAll<HTMLElement>("input, #bulk-add-label, #bulk-star, #bulk-unstar")) {
     control.hidden = readOnly;
@@ -334,7 +338,7 @@ let askTimer: number | undefined;
 
 /** Asks for the pages of the rows in view that have not come. */
 function askPages(key: string): void {
-  if (key !== questionKey) return;
+  if (key !== questionKey || state.groupBy) return; // grouped, every row was asked for at once
   const [first, last] = visibleRange();
   for (let page = Math.floor(first / PAGE_SIZE); page * PAGE_SIZE < last; page++) {
     if (!rows.has(page * PAGE_SIZE)) void fetchPage(page * PAGE_SIZE, key);
@@ -359,6 +363,37 @@ async function fetchPage(offset: number, key: string): Promise<void> {
     pending.delete(offset);
   }
   render(key === drawnKey);
+}
+
+/** Grouped ("Group by"): every row, under its group's row (table_group_rows.ts). */
+async function fetchGrouped(key: string): Promise<void> {
+  try {
+    await grouped.load(filterText(), shownColumns, state.sort, state.groupBy);
+  } catch (error) {
+    if (key === questionKey) problem.textContent = String((error as Error).message);
+    return;
+  }
+  if (key !== questionKey) return;
+  problem.textContent = "";
+  rows = grouped.layOut();
+  total = rows.size;
+  render();
+}
+
+function groupRow(index: number): HTMLElement {
+  return grouped.groupRowElement(index, index * ROW_HEIGHT, shownColumns, {
+    isSelected: (run) => selection!.isSelected(run),
+    select: (runs, on) => {
+      const others = new Set(runs);
+      const kept = selection!.selected().filter((run) => !others.has(run));
+      selection!.set(new Set(on ? [...kept, ...runs] : kept));
+    },
+    toggled: () => {
+      rows = grouped.layOut();
+      total = rows.size;
+      render();
+    },
+  });
 }
 
 const NAME_WIDTH = 220;
@@ -515,8 +550,8 @@ async function rangeRuns(low: number, high: number): Promise<string[]> {
   let complete = true;
   for (let index = low; index <= high; index++) {
     const row = rows.get(index);
-    if (row) found.push(String(row[0]));
-    else complete = false;
+    if (row?.length) found.push(String(row[0]));
+    else if (!row) complete = false; // a group's line has an empty row
   }
   if (complete) return found;
   const page = await tablePage(filterText(), ["status"], state.sort, low, high - low + 1);

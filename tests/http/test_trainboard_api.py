@@ -22,6 +22,7 @@ from trainboard.store.run_values import RunValues
 
 RUNS = "/data/trainboard/runs"
 GROUPS = "/data/trainboard/groups/scalars"
+GROUP_RUNS = "/data/trainboard/groups/runs"
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +111,37 @@ def test_bad_group_parameters_are_400s(client: httpx.Client, params: dict[str, s
 def test_an_unknown_tag_has_no_groups(client: httpx.Client) -> None:
     answer = client.get(GROUPS, params={"tag": "nope", "by": "dir:0"}).raise_for_status().json()
     assert answer["groups"] == []
+
+
+def test_group_runs_are_the_chart_groups_of_every_run(client: httpx.Client) -> None:
+    """The runs table's groups: every run the filter keeps, named and split as the chart's groups of a tag they all
+    have. `hparam:acc` names a tag, not a hyperparameter: no run has it (the table's column `acc` would be the tag's
+    last value)."""
+    for by in ("hparam:lr", "hparam:optimizer", "regex:_(seed\\d)", "dir:0", "hparam:nothing", "hparam:acc"):
+        params = {"by": by, "filter": "lr > 0.001"}
+        members = client.get(GROUP_RUNS, params=params).raise_for_status().json()
+        chart = client.get(GROUPS, params={**params, "tag": "acc"}).raise_for_status().json()
+        assert members["by"] == by
+        assert members["groups"] == [{"name": group["name"], "runs": group["runs"]} for group in chart["groups"]]
+        kept = client.get(RUNS, params={"filter": "lr > 0.001"}).raise_for_status().json()["runs"]
+        assert sorted(run for group in members["groups"] for run in group["runs"]) == sorted(r["run"] for r in kept)
+    assert [group["name"] for group in client.get(GROUP_RUNS, params={"by": "hparam:nothing"}).json()["groups"]] == [
+        "(none)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"by": "nothing"},
+        {"by": "regex:(a+)+$("},
+        {"by": "dir:0", "filter": "lr <"},
+        {"by": "regex:" + "x" * 40_000},
+    ],
+)
+def test_bad_group_runs_parameters_are_400s(client: httpx.Client, params: dict[str, str]) -> None:
+    assert client.get(GROUP_RUNS, params=params).status_code == 400
 
 
 def test_filters_work_below_an_experiment_path(client: httpx.Client, tmp_path: Path) -> None:

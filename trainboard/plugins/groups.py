@@ -28,7 +28,8 @@ from trainboard.plugins import scalars
 from trainboard.plugins.regex import compile_regex, error, error_text
 from trainboard.plugins.run_filter import parsed
 from trainboard.provider.provider import DataProvider
-from trainboard.provider.values import RunTagFilter, RunValues, ScalarColumns
+from trainboard.provider.values import RunTagFilter, RunValues, ScalarColumns, TableQuery, Term
+from trainboard.reader.logdir import walk_order
 
 BANDS = ("std", "minmax", "ci")
 ALIGNMENTS = ("exact", "asof")
@@ -44,12 +45,14 @@ class Grouping:
 
     spec: str
     key: Callable[[RunValues], str]
+    # The hyperparameter it reads, if any.
+    hparam: str | None = None
 
 
 def grouping(spec: str) -> Grouping:
     kind, _, argument = spec.partition(":")
     if kind == "hparam" and argument:
-        return Grouping(spec, lambda values: _shown(values.hparams.get(argument)))
+        return Grouping(spec, lambda values: _shown(values.hparams.get(argument)), argument)
     if kind == "regex" and argument:
         try:
             pattern = compile_regex(argument, name="by's regular expression", capture=True)
@@ -103,6 +106,29 @@ def groups(
             {"name": name, "runs": group_runs, **{key: column[picked].tolist() for key, column in columns.items()}}
         )
     return {"tag": tag, "by": by.spec, "band": band, "align": align, "groups": answer}
+
+
+def members(provider: DataProvider, experiment_id: str, *, by: Grouping, run_filter: str | None) -> dict[str, object]:
+    """The runs the filter keeps in their groups (every run, whatever tags it has), each group's name as the chart
+    names it: the runs table's group rows. The store is asked for the runs' names and the one hyperparameter the
+    grouping reads (a column of the runs table), not every series' last value: 10,000 runs are not 100,000 values."""
+    hparams, tags = provider.table_fields(experiment_id=experiment_id)
+    if by.hparam in tags:
+        # The table's column of a name that is a tag's too is the tag's last value where a run lacks the hparam.
+        kept = provider.list_run_values(experiment_id=experiment_id, run_filter=parsed(run_filter))
+    else:
+        hparam = by.hparam if by.hparam in hparams else None
+        # A column the table must have: the hyperparameter, else the cheapest of the run's own.
+        column = Term("field", hparam) if hparam is not None else Term("last_step", "last_step")
+        query = TableQuery(where=parsed(run_filter), columns=(column,))
+        kept = [
+            RunValues(str(run), {hparam: value} if hparam and isinstance(value, (int, float, str)) else {})
+            for run, value in provider.runs_table(experiment_id=experiment_id, query=query).rows
+        ]
+    found: dict[str, list[str]] = {}
+    for values in sorted(kept, key=lambda values: walk_order(values.run)):
+        found.setdefault(by.key(values), []).append(values.run)
+    return {"by": by.spec, "groups": [{"name": name, "runs": runs} for name, runs in sorted(found.items())]}
 
 
 def band_columns(series: list[ScalarColumns], band: str, align: str = "exact") -> dict[str, np.ndarray]:

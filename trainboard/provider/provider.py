@@ -210,6 +210,12 @@ class DataProvider:
         derived = self._derived_summaries(experiment_id, terms)
         return self._store.runs_table(experiment_id, query, stalled_after=self._stalled_after, derived=derived)
 
+    def table_fields(self, *, experiment_id: str) -> tuple[list[str], list[str]]:
+        """The names of the hyperparameters any run has, and of the scalar tags and derived metrics: what a runs
+        table's column may name."""
+        hparams, logged = self._store.table_fields(experiment_id)
+        return hparams, sorted({*logged, *self._derived.definitions(experiment_id)})
+
     def _derived_summaries(self, experiment_id: str, terms: list[Term]) -> Derived:
         """The summaries (`trainboard.store.summaries`) of every run's series of each derived metric the terms name,
         over every point, kept until the store's generation moves: the store cannot keep them as it writes."""

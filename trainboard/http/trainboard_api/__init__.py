@@ -34,6 +34,7 @@ def routes() -> list[BaseRoute]:
         PolicyRoute(
             "/data/trainboard/groups/scalars", _later("groups", "group_scalars"), READ, methods=["GET", "POST"]
         ),
+        PolicyRoute("/data/trainboard/groups/runs", _later("groups", "group_runs"), READ),
         PolicyRoute("/data/trainboard/scalars/against", _later("x_axis", "against"), READ),
         PolicyRoute("/data/trainboard/compare", _later("compare", "compare"), READ, methods=["GET", "POST"]),
         PolicyRoute("/data/trainboard/definitions", _later("definitions", "listing"), READ),

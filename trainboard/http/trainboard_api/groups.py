@@ -1,5 +1,6 @@
 """`/data/trainboard/groups/scalars`: a scalar tag's runs in groups, each as its mean with a band, computed on every
-point (`trainboard.plugins.groups`). GET takes its parameters in the query, POST (for long filters) in a form."""
+point (`trainboard.plugins.groups`). GET takes its parameters in the query, POST (for long filters) in a form.
+`/data/trainboard/groups/runs`: which group each run is in, for the runs table's group rows."""
 
 from __future__ import annotations
 
@@ -43,5 +44,24 @@ async def group_scalars(request: Request) -> JSONResponse:
         runs=params.repeated(query, "runs") if "runs" in query else None,
         samples=found.samples(scalars.PLUGIN_NAME, scalars.DEFAULT_SAMPLES),
         align=params.optional(query, "align", "exact") or "exact",
+    )
+    return JSONResponse(body)
+
+
+@declare(
+    "The runs the filter keeps (all without one) in groups by the rule of /data/trainboard/groups/scalars: each group"
+    "'s name and runs (the runs table's group rows)",
+    text("by", required=True),
+    text("filter", max_length=MAX_FILTER_LENGTH),
+)
+async def group_runs(request: Request) -> JSONResponse:
+    query = request.query_params
+    found = experiment(request)
+    body = await run_in_threadpool(
+        groups.members,
+        found.provider,
+        found.id,
+        by=groups.grouping(params.required(query, "by")),
+        run_filter=params.optional(query, "filter"),
     )
     return JSONResponse(body)
