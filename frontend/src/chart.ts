@@ -8,11 +8,10 @@ import uPlot from "uplot";
 import { centres, reduceLine, reduceRaw, spread, type Columns, type Grid, type RawColumns } from "./buckets";
 import { MARKERS, drawMarker, fillBetween, strokeLine, toHex } from "./chart_draw";
 import { extentOf, interpolate, nearest, percentileRange, yRangeOf } from "./chart_ranges";
-import { INTEGER_INCREMENTS, chartTheme, themedAxis, titledXAxis } from "./chart_theme";
+import { INTEGER_INCREMENTS, chartTheme, titledXAxis, valueAxis } from "./chart_theme";
 import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { PICK_RUN, highlighted, onHighlight } from "./highlight";
-import { formatTick } from "./nice_ticks";
 import {
   hideTooltip,
   intoTooltip,
@@ -413,14 +412,7 @@ export class Chart implements TooltipOwner {
         },
         y: { distr: this.options.logY ? 3 : 1, auto: false, range: () => this.yRange },
       },
-      // A log axis leaves its minor ticks' labels out as null splits: no label there, not "null".
-      axes: [
-        titledXAxis(xTitleOf(this.options), xAxis),
-        themedAxis({
-          values: (_u, splits) => splits.map((value) => (value == null ? null : formatTick(value))),
-          size: 60,
-        }),
-      ],
+      axes: [titledXAxis(xTitleOf(this.options), xAxis), valueAxis()],
       series: [
         {},
         ...this.lines.map((line) => ({

@@ -6,7 +6,7 @@
 
 import uPlot from "uplot";
 import { OTHER_TOOLTIP_COLUMNS, formatDuration, runColumnWidth, sortRows, type Line, type TooltipRow } from "./chart";
-import { themedAxis, titledXAxis } from "./chart_theme";
+import { titledXAxis, valueAxis } from "./chart_theme";
 import { formatNumber, h } from "./dom";
 import { formatTick } from "./nice_ticks";
 import { hideTooltip, intoTooltip, showTooltip, type TooltipContent, type TooltipOwner } from "./overlay";
@@ -176,10 +176,7 @@ export class OrderedChart implements TooltipOwner {
         x: { time: false, auto: false, range: () => (this.zoom ?? this.extent).x },
         y: { auto: false, range: () => (this.zoom ?? this.extent).y },
       },
-      axes: [
-        titledXAxis(this.title, { values: (_u, splits) => splits.map(formatTick) }),
-        themedAxis({ values: (_u, splits) => splits.map(formatTick), size: 60 }),
-      ],
+      axes: [titledXAxis(this.title, { values: (_u, splits) => splits.map(formatTick) }), valueAxis()],
       series,
       cursor: {
         drag: { x: true, y: true, setScale: false },

@@ -2,6 +2,7 @@
 // style built from them: every uPlot set-up takes its axes from here.
 
 import type uPlot from "uplot";
+import { formatTick } from "./nice_ticks";
 
 export interface ChartTheme {
   foreground: string;
@@ -41,6 +42,20 @@ export function themedAxis(extra: uPlot.Axis = {}): uPlot.Axis {
     ticks: { stroke: grid, width: 1 },
     ...extra,
   };
+}
+
+/** A y axis of values: its ticks written as the charts write numbers (1e-4, not "0"), and kept on the plot's element
+ * (`data-y-ticks`) for what reads the chart; a log axis leaves its minor ticks' labels out as null splits (no label
+ * there, not "null"). */
+export function valueAxis(): uPlot.Axis {
+  return themedAxis({
+    values: (u, splits) => {
+      const labels = splits.map((value) => (value == null ? null : formatTick(value)));
+      u.root.dataset.yTicks = labels.filter((label) => label !== null).join(" ");
+      return labels;
+    },
+    size: 60,
+  });
 }
 
 // The x axis's title under its tick labels: the ticks' row is made lower than uPlot's default, so that the title

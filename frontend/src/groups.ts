@@ -5,7 +5,7 @@
 
 import uPlot from "uplot";
 import { postForm } from "./api";
-import { themedAxis, titledXAxis } from "./chart_theme";
+import { titledXAxis, valueAxis } from "./chart_theme";
 import { colorOfGroup, shades, withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { state, update, type State } from "./state";
@@ -201,7 +201,7 @@ function paint(holder: HTMLElement, groups: Group[]): void {
       legend: { show: false },
       cursor: { drag: { x: true, y: false } },
       scales: { x: { time: false } },
-      axes: [titledXAxis("Step"), themedAxis({ size: 60 })],
+      axes: [titledXAxis("Step"), valueAxis()],
       series,
       bands,
     },

@@ -11,6 +11,7 @@ from typing import Literal
 
 import numpy as np
 import pytest
+import tensorboardX
 from playwright.sync_api import Browser, Page
 
 from tests import loopback
@@ -165,3 +166,23 @@ def test_groups_draw_mean_and_band_with_a_legend(
         page.wait_for_function("() => !document.querySelector(\"article.card[data-tag='acc'] .group-chart\")")
         card.locator(".chart canvas").first.wait_for(state="visible")
         assert card.get_attribute("data-groups") is None
+
+
+def test_a_group_chart_of_small_values_writes_its_ticks_apart(
+    tmp_path_factory: pytest.TempPathFactory, browser: Browser
+) -> None:
+    """Values about 1e-4 (an update ratio): the groups' chart writes its y ticks as the runs' chart does, each its own
+    number, not "0" four times."""
+    root = tmp_path_factory.mktemp("small-groups")
+    for run in ("a/seed0", "a/seed1", "b/seed0"):
+        with tensorboardX.SummaryWriter(str(root / "logs" / run)) as writer:
+            for step in range(50):
+                writer.add_scalar("update_ratio", 1e-4 * (1 + step / 50) * (2 if run.startswith("b") else 1), step)
+    with trainboard_in_process(root / "logs", root) as server, ui_page(browser, "groups-small-values") as page:
+        page.goto(f"{server.url}/#groupBy=regex:%5E(%5Cw)%2F")
+        plot = page.locator("article.card[data-tag='update_ratio'] .group-chart .uplot")
+        plot.wait_for()
+        page.wait_for_function("plot => plot.dataset.yTicks", arg=plot.element_handle())
+        ticks = (plot.get_attribute("data-y-ticks") or "").split(" ")
+        assert len(ticks) >= 3 and len(set(ticks)) == len(ticks), ticks
+        assert sorted(float(tick) for tick in ticks) == [float(tick) for tick in ticks]
