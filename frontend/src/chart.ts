@@ -13,8 +13,10 @@ import { withAlpha } from "./colors";
 import { formatNumber, h } from "./dom";
 import { PICK_RUN, highlighted, onHighlight } from "./highlight";
 import {
+  followPointer,
   hideTooltip,
   intoTooltip,
+  leavePointer,
   showTooltip,
   type PointerAt,
   type TooltipContent,
@@ -660,20 +662,12 @@ export class Chart implements TooltipOwner {
     return { nodes: [tooltipTable.element, tooltipTable.more, tooltipTable.band], shape };
   }
 
-  pointerMoved(event: PointerAt): void {
-    const plot = this.plot;
-    if (!plot) return;
-    const box = plot.over.getBoundingClientRect();
-    const [left, top] = [event.clientX - box.left, event.clientY - box.top];
-    if (left < 0 || top < 0 || left > box.width || top > box.height) this.leave();
-    else plot.setCursor({ left, top });
+  pointerMoved(at: PointerAt): void {
+    followPointer(this.plot, at, () => this.leave());
   }
 
   pointerLeft(event: MouseEvent): void {
-    if (!(event.relatedTarget instanceof Node && this.element.contains(event.relatedTarget))) {
-      this.plot?.setCursor({ left: -10, top: -10 });
-      this.leave();
-    }
+    leavePointer(this.plot, this.element, event, () => this.leave());
   }
 
   private leave(): void {

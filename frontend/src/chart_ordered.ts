@@ -9,7 +9,16 @@ import { OTHER_TOOLTIP_COLUMNS, formatDuration, runColumnWidth, sortRows, type L
 import { titledXAxis, valueAxis } from "./chart_theme";
 import { formatNumber, h } from "./dom";
 import { formatTick } from "./nice_ticks";
-import { hideTooltip, intoTooltip, showTooltip, type TooltipContent, type TooltipOwner } from "./overlay";
+import {
+  followPointer,
+  hideTooltip,
+  intoTooltip,
+  leavePointer,
+  showTooltip,
+  type PointerAt,
+  type TooltipContent,
+  type TooltipOwner,
+} from "./overlay";
 import type { TooltipSort } from "./state";
 import { TooltipTable } from "./tooltip_table";
 
@@ -131,20 +140,12 @@ export class OrderedChart implements TooltipOwner {
     return rows;
   }
 
-  pointerMoved(event: MouseEvent): void {
-    const plot = this.plot;
-    if (!plot) return;
-    const box = plot.over.getBoundingClientRect();
-    const [left, top] = [event.clientX - box.left, event.clientY - box.top];
-    if (left < 0 || top < 0 || left > box.width || top > box.height) this.leave();
-    else plot.setCursor({ left, top });
+  pointerMoved(at: PointerAt): void {
+    followPointer(this.plot, at, () => this.leave());
   }
 
   pointerLeft(event: MouseEvent): void {
-    if (!(event.relatedTarget instanceof Node && this.element.contains(event.relatedTarget))) {
-      this.plot?.setCursor({ left: -10, top: -10 });
-      this.leave();
-    }
+    leavePointer(this.plot, this.element, event, () => this.leave());
   }
 
   private render(): void {

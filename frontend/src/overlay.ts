@@ -2,6 +2,7 @@
 // that floats is clipped by its card or hidden under a neighbour; each floating box is placed in window coordinates
 // and flipped to stay inside the window.
 
+import type uPlot from "uplot";
 import { h } from "./dom";
 
 const layer = h("div", { id: "overlay" });
@@ -59,6 +60,23 @@ export interface PointerAt {
 export interface TooltipOwner {
   pointerMoved(at: PointerAt): void;
   pointerLeft(event: MouseEvent): void;
+}
+
+/** A chart's answer to the pointer moving over its tooltip (`pointerMoved`): inside the plot, the plot's cursor
+ * follows it; outside, the chart is left. */
+export function followPointer(plot: uPlot | null, at: PointerAt, leave: () => void): void {
+  if (!plot) return;
+  const box = plot.over.getBoundingClientRect();
+  const [left, top] = [at.clientX - box.left, at.clientY - box.top];
+  if (left < 0 || top < 0 || left > box.width || top > box.height) leave();
+  else plot.setCursor({ left, top });
+}
+
+/** A chart's answer to the pointer leaving its tooltip (`pointerLeft`): unless back onto the chart, it is left. */
+export function leavePointer(plot: uPlot | null, chart: HTMLElement, event: MouseEvent, leave: () => void): void {
+  if (event.relatedTarget instanceof Node && chart.contains(event.relatedTarget)) return;
+  plot?.setCursor({ left: -10, top: -10 });
+  leave();
 }
 
 // What shows the tooltip now (only it hides it: another chart's cursor leaving does not), what it shows and its size.
