@@ -22,7 +22,6 @@ from pathlib import Path
 import httpx
 
 from tests import loopback
-from tests.asgi import in_thread_client
 from tests.commands import in_process_command
 from trainboard.cli import listen, parse_flags, url
 from trainboard.http.server import server_of
@@ -232,41 +231,6 @@ def in_process(command: str, scratch: Path, *flags: str, clock: Callable[[], flo
     progress = IngestProgress() if command == "trainboard" else IngestProgress.finished()
     app = local_app(settings, progress) if command == "trainboard" else store_app(settings, clock)
     server = server_of(app)
-    listener = listen(settings, scan=False)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="trainboard-server", daemon=True)
-    with logged(scratch, command) as log:
-        thread.start()
-        try:
-            deadline = time.monotonic() + 120
-            while not (server.started and progress.done):
-                if not thread.is_alive() or time.monotonic() > deadline:
-                    raise RuntimeError(f"trainboard {command} in process did not start:\n{log.read_text()}")
-                time.sleep(0.01)
-            yield Server(url(settings, listener).rstrip("/"), log)
-        finally:
-            server.should_exit = True
-            thread.join(30)
-            listener.close()
-
-
-@contextmanager
-def serve_in_thread(
-    scratch: Path, *flags: str, clock: Callable[[], float] = time.time
-) -> Iterator[tuple[Server, httpx.Client]]:
-    """The app of `trainboard serve FLAGS`, built as `in_process` builds it, with no server: a client that calls it in
-    the test's own thread (tests.asgi), for the tests of thousands of requests. The Server's url is the client's
-    base URL (the address `in_process` would listen on, but no port); its log as `in_process`'s."""
-    settings, _ = parse_flags(["--host=127.0.0.1", "--port=0", *flags], command="serve")
-    app = store_app(settings, clock)
-    base_url = "http://127.0.0.1"
-    with logged(scratch, "serve") as log, in_thread_client(app, base_url) as client:
-        yield Server(base_url, log), client
-
-
-@contextmanager
-def logged(scratch: Path, command: str) -> Iterator[Path]:
-    """A file of what uvicorn and trainboard's loggers log meanwhile (tracebacks and the warnings a process prints on
-    stderr included)."""
     scratch.mkdir(parents=True, exist_ok=True)
     log = scratch / f"{command}-in-process.log"
     errors = logging.FileHandler(log)
@@ -279,9 +243,20 @@ def logged(scratch: Path, command: str) -> Iterator[Path]:
         uvicorn_errors.addHandler(handler)
     trainboard_logs = logging.getLogger("trainboard")
     trainboard_logs.addHandler(errors)
+    listener = listen(settings, scan=False)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="trainboard-server", daemon=True)
+    thread.start()
     try:
-        yield log
+        deadline = time.monotonic() + 120
+        while not (server.started and progress.done):
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"trainboard {command} in process did not start:\n{log.read_text()}")
+            time.sleep(0.01)
+        yield Server(url(settings, listener).rstrip("/"), log)
     finally:
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
         LOGS.remove(errors)
         uvicorn_errors.removeHandler(errors)
         trainboard_logs.removeHandler(errors)

@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests import loopback
 from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
-from tests.servers import Server, in_process, serve_in_thread
+from tests.servers import in_process
 from trainboard.errors import NoSuchExperiment
 from trainboard.http.guard import SESSION_COOKIE
 from trainboard.store.opening import open_store
@@ -70,17 +69,8 @@ def store_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> s
     return f"sqlite:{tmp_path / 'team.sqlite'}"
 
 
-@dataclass(frozen=True, slots=True)
-class TeamStore:
-    """A team's store: its URL and the tokens of its three users (as `Team` says)."""
-
-    db: str
-    admin: str
-    reader: str
-    stranger: str
-
-
-def team_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> TeamStore:
+@contextmanager
+def team_server(request: pytest.FixtureRequest, backend: str, ui: str, tmp_path: Path) -> Iterator[Team]:
     db = store_url(request, backend, tmp_path)
     for name in ("private", "other"):
         write_run(tmp_path / name / "train", steps=3)
@@ -90,42 +80,14 @@ def team_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> 
     admin = new_token(db, "ada", "--experiment=private", "--role=admin")
     reader = new_token(db, "bob", "--experiment=private", "--role=read")
     stranger = new_token(db, "eve")
-    return TeamStore(db, admin, reader, stranger)
-
-
-@contextmanager
-def team_server(request: pytest.FixtureRequest, backend: str, ui: str, tmp_path: Path) -> Iterator[Team]:
-    store = team_store(request, backend, tmp_path)
     clock = Clock()
-    with in_process("serve", tmp_path / "serve", f"--db={store.db}", f"--ui={ui}", clock=clock) as server:
-        yield team_of(store, server, clock, loopback.get, loopback.post)
-
-
-@contextmanager
-def team_in_thread(
-    request: pytest.FixtureRequest, backend: str, ui: str, tmp_path: Path
-) -> Iterator[tuple[Team, httpx.Client]]:
-    """As `team_server`, the app called in the test's thread (tests.servers.serve_in_thread) by the client given."""
-    store = team_store(request, backend, tmp_path)
-    clock = Clock()
-    with serve_in_thread(tmp_path / "serve", f"--db={store.db}", f"--ui={ui}", clock=clock) as (server, client):
-        yield team_of(store, server, clock, client.get, client.post), client
-
-
-def team_of(
-    store: TeamStore,
-    server: Server,
-    clock: Clock,
-    get: Callable[..., httpx.Response],
-    post: Callable[..., httpx.Response],
-) -> Team:
-    """The team once served: its experiments' ids and a pin of `private`, asked of the server by `get` and `post`."""
-    url, db, admin = server.url, store.db, store.admin
-    listed = get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
-    ids = {e["name"]: e["id"] for e in listed}
-    other = next(e.id for e in experiments_of(db) if e.name == "other")
-    pin = post(f"{url}/experiment/{ids['private']}/pins", headers=bearer(admin)).raise_for_status().json()
-    return Team(db, url, ids["private"], other, admin, store.reader, store.stranger, pin["pin"], server.log, clock)
+    with in_process("serve", tmp_path / "serve", f"--db={db}", f"--ui={ui}", clock=clock) as server:
+        url = server.url
+        listed = loopback.get(f"{url}/data/experiments", headers=bearer(admin)).raise_for_status().json()
+        ids = {e["name"]: e["id"] for e in listed}
+        other = next(e.id for e in experiments_of(db) if e.name == "other")
+        pin = loopback.post(f"{url}/experiment/{ids['private']}/pins", headers=bearer(admin)).raise_for_status().json()
+        yield Team(db, url, ids["private"], other, admin, reader, stranger, pin["pin"], server.log, clock)
 
 
 def experiments_of(db: str) -> list[ExperimentRow]:
@@ -140,9 +102,9 @@ def bearer(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def sign_in(url: str, token: str, post: Callable[..., httpx.Response] = loopback.post) -> str:
+def sign_in(url: str, token: str) -> str:
     """A session of the token: the value of its cookie."""
-    response = post(f"{url}/auth/session", json={"token": token}, headers={"Origin": url})
+    response = loopback.post(f"{url}/auth/session", json={"token": token}, headers={"Origin": url})
     assert response.status_code == 200, response.text
     return response.cookies[SESSION_COOKIE]
 

@@ -20,7 +20,7 @@ from starlette.staticfiles import StaticFiles
 from tests import loopback
 from tests.cli.logs import write_run
 from tests.commands import in_process_command as cli
-from tests.http.teams import Team, bearer, cookie, denial, experiments_of, new_token, sign_in, team_in_thread
+from tests.http.teams import Team, bearer, cookie, denial, experiments_of, new_token, sign_in, team_server
 from tests.servers import store_serving
 from trainboard.access.accounts import Accounts
 from trainboard.access.roles import Role
@@ -169,9 +169,9 @@ class SignedIn:
     admin: dict[str, str]
 
 
-def signed_in(team: Team, client: httpx.Client) -> list[SignedIn]:
+def signed_in(team: Team) -> list[SignedIn]:
     def browser(token: str) -> dict[str, str]:
-        return cookie(sign_in(team.url, token, client.post), team.url)
+        return cookie(sign_in(team.url, token), team.url)
 
     return [
         SignedIn("bearer", bearer(team.stranger), bearer(team.reader), bearer(team.admin)),
@@ -191,8 +191,7 @@ MATRIX = [
 def test_every_route_answers_only_whom_its_policy_allows(
     request: pytest.FixtureRequest, backend: str, ui: str, tmp_path: Path
 ) -> None:
-    # Some 11,000 requests a case: the app called in the test's thread, not through a socket (tests/asgi.py).
-    with team_in_thread(request, backend, ui, tmp_path) as (team, client):
+    with team_server(request, backend, ui, tmp_path) as team, httpx.Client(base_url=team.url, timeout=60) as client:
         routes = app_routes(team.db, ui)
         paths = {(route.path, route.scoped, route.pinned) for route in routes}
         assert ("/api/getCategory", True, PINNED) in paths  # the lazily imported ones are listed, also below a pin
@@ -216,7 +215,7 @@ def test_every_route_answers_only_whom_its_policy_allows(
                 failures.append(f"{what}: {response.request.method} {response.url.path} -> {response.status_code}")
 
         other_pin = pin_of(team.db, team.other)
-        ways = signed_in(team, client)
+        ways = signed_in(team)
         for users in ways:
             for route in routes:
                 method = route.method
